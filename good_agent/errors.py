@@ -1,0 +1,106 @@
+"""Exception types raised by good-agent. Every one derives from :class:`GoodAgentError`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from good_agent.messages import Message
+
+
+class GoodAgentError(Exception):
+    """Base class of every error raised by good-agent."""
+
+
+class ToolDefinitionError(GoodAgentError, ValueError):
+    """A tool cannot be built or registered (bad signature, duplicate name...)."""
+
+
+class ToolArgumentsError(GoodAgentError, ValueError):
+    """Arguments for a tool failed validation; the message is written for a model."""
+
+    def __init__(self, tool_name: str, problems: Sequence[str]) -> None:
+        self.tool_name = tool_name
+        self.problems = list(problems)
+        listed = "; ".join(self.problems)
+        super().__init__(f"invalid arguments for tool '{tool_name}': {listed}")
+
+
+class UnknownToolError(GoodAgentError, LookupError):
+    """A tool name that no registered tool has."""
+
+    def __init__(self, tool_name: str, available: Sequence[str]) -> None:
+        self.tool_name = tool_name
+        self.available = list(available)
+        names = ", ".join(self.available) or "none"
+        super().__init__(f"unknown tool '{tool_name}'; available tools: {names}")
+
+
+class AgentRunError(GoodAgentError):
+    """A run of the agent loop stopped; ``messages`` holds the history so far."""
+
+    def __init__(self, message: str, messages: Sequence[Message]) -> None:
+        super().__init__(message)
+        self.messages = list(messages)
+
+
+class MaxIterationsError(AgentRunError):
+    """The model kept calling tools past ``max_iterations`` model requests."""
+
+
+class ToolRetriesExceededError(AgentRunError):
+    """A tool failed more times in one run than ``max_tool_retries`` allows."""
+
+
+class ModelError(GoodAgentError):
+    """A model request failed. ``provider`` and ``status_code`` say where and how."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        status_code: int | None = None,
+        body: Any = None,
+    ) -> None:
+        super().__init__(message)
+        self.provider = provider
+        self.status_code = status_code
+        self.body = body
+
+
+class ModelAuthenticationError(ModelError):
+    """The provider refused the credentials (HTTP 401 or 403)."""
+
+
+class ModelRateLimitError(ModelError):
+    """The provider is rate limiting (HTTP 429)."""
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.retry_after = retry_after
+
+
+class ModelOverloadedError(ModelError):
+    """The provider is overloaded or failing (HTTP 5xx, 529)."""
+
+
+class ModelBadRequestError(ModelError):
+    """The provider rejected the request as malformed (HTTP 400, 404, 422)."""
+
+
+class ModelTimeoutError(ModelError):
+    """The provider did not answer in time."""
+
+
+class ModelConnectionError(ModelError):
+    """The provider could not be reached."""
+
+
+class ModelConfigError(GoodAgentError, ValueError):
+    """A model cannot be built from the given name or settings."""
+
+
+class ScriptExhaustedError(GoodAgentError):
+    """A :class:`~good_agent.testing.ScriptedModel` was asked for more replies than scripted."""

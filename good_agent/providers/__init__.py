@@ -1,0 +1,25 @@
+"""Provider strategy layer: pure data in, pure data out.
+
+Everything here speaks the OpenAI Chat Completions shapes as its lingua franca:
+messages are OpenAI chat message dicts, tools are OpenAI function definitions
+(``{"type": "function", "function": {...}}``). Codecs translate those shapes to and
+from each provider's wire format. Nothing in this package imports the agent core.
+"""
+
+from good_agent.providers.types import (
+    ChatRequest,
+    JSONDict,
+    ParsedToolCall,
+    ProviderResponse,
+    ToolChoice,
+    Usage,
+)
+
+__all__ = [
+    "ChatRequest",
+    "JSONDict",
+    "ParsedToolCall",
+    "ProviderResponse",
+    "ToolChoice",
+    "Usage",
+]
