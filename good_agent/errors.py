@@ -17,7 +17,15 @@ class ToolDefinitionError(GoodAgentError, ValueError):
     """A tool cannot be built or registered (bad signature, duplicate name...)."""
 
 
-class ToolArgumentsError(GoodAgentError, ValueError):
+class ToolError(GoodAgentError):
+    """Raise from a tool or an adapter to send ``message`` back to the model as an error.
+
+    The model reads the message and may try again; the call counts against the
+    tool's retry limit.
+    """
+
+
+class ToolArgumentsError(ToolError, ValueError):
     """Arguments for a tool failed validation; the message is written for a model."""
 
     def __init__(self, tool_name: str, problems: Sequence[str]) -> None:

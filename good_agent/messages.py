@@ -8,7 +8,7 @@ layer speaks.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +36,7 @@ class ToolCall(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True)
+    __tool_injection__: ClassVar[str] = "call"
 
     id: str
     name: str

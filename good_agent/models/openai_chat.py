@@ -1,4 +1,4 @@
-"""A :class:`~good_agent.models.base.LanguageModel` for any OpenAI-compatible Chat Completions API."""
+"""A language model for any OpenAI-compatible Chat Completions API."""
 
 from __future__ import annotations
 

@@ -1,0 +1,179 @@
+"""The :class:`ToolAdapter` base class, its metadata and conflict strategies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from good_agent.errors import GoodAgentError
+from good_agent.messages import ToolResponse
+
+if TYPE_CHECKING:
+    from good_agent.tools.tool import Tool
+
+Signature = dict[str, Any]
+"""A tool definition in OpenAI function format."""
+
+
+class ConflictStrategy(StrEnum):
+    """What happens when two adapters touch the same parameter of the same tool."""
+
+    CHAIN = "chain"
+    """Both apply, in priority order (the default)."""
+    EXCLUSIVE = "exclusive"
+    """The conflict is an error: :class:`AdapterConflictError`, every time."""
+    PRIORITY = "priority"
+    """Only the higher-priority adapter applies to that tool, in all three directions."""
+    MERGE = "merge"
+    """Both transform the same input signature; the results are merged."""
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterMetadata:
+    """Which parameters an adapter changes, adds and removes on one tool."""
+
+    modified_params: set[str] = field(default_factory=set)
+    added_params: set[str] = field(default_factory=set)
+    removed_params: set[str] = field(default_factory=set)
+
+    @property
+    def touched(self) -> set[str]:
+        """Every parameter named in this metadata."""
+        return self.modified_params | self.added_params | self.removed_params
+
+
+class AdapterConflictError(GoodAgentError):
+    """Two adapters conflict on a tool and one of them demands exclusivity."""
+
+    def __init__(self, tool_name: str, params: set[str], first: str, second: str) -> None:
+        self.tool_name = tool_name
+        self.params = set(params)
+        self.adapters = (first, second)
+        listed = ", ".join(sorted(params))
+        super().__init__(
+            f"adapters {first} and {second} conflict on tool '{tool_name}' "
+            f"(parameter(s): {listed}) and one of them is EXCLUSIVE"
+        )
+
+
+def properties_of(signature: Signature) -> dict[str, Any]:
+    """The ``properties`` of a signature's parameters (empty if none)."""
+    params = signature.get("function", {}).get("parameters") or {}
+    props = params.get("properties") or {}
+    return dict(props)
+
+
+def required_of(signature: Signature) -> list[str]:
+    """The ``required`` list of a signature's parameters."""
+    params = signature.get("function", {}).get("parameters") or {}
+    return list(params.get("required") or [])
+
+
+def diff_signatures(before: Signature, after: Signature) -> AdapterMetadata:
+    """Describe the parameter changes between two signatures."""
+    old, new = properties_of(before), properties_of(after)
+    old_req, new_req = set(required_of(before)), set(required_of(after))
+    common = old.keys() & new.keys()
+    modified = {k for k in common if old[k] != new[k] or ((k in old_req) != (k in new_req))}
+    return AdapterMetadata(
+        modified_params=modified,
+        added_params=set(new) - set(old),
+        removed_params=set(old) - set(new),
+    )
+
+
+class ToolAdapter:
+    """Changes how tools look to the model and translates the model's calls back.
+
+    Subclass and override the hooks you need. ``adapt_parameters``,
+    ``adapt_response`` and ``intercept`` may be ``async``.
+
+    Args:
+        component: The component that owns this adapter (may be ``None``).
+        priority: Higher runs first on signatures and responses, last on parameters.
+        conflict_strategy: What to do when another adapter touches the same parameter.
+    """
+
+    def __init__(
+        self,
+        component: Any = None,
+        priority: int = 100,
+        conflict_strategy: ConflictStrategy = ConflictStrategy.CHAIN,
+    ) -> None:
+        self.component = component
+        self.priority = priority
+        self.conflict_strategy = conflict_strategy
+        self.agent: Any = None
+
+    @property
+    def name(self) -> str:
+        """A readable name for error messages: the class name."""
+        return type(self).__name__
+
+    def should_adapt(self, tool: Tool, agent: Any) -> bool:
+        """Whether this adapter applies to ``tool`` now. Asked at every signature generation."""
+        return True
+
+    def analyze_transformation(self, tool: Tool, signature: Signature) -> AdapterMetadata:
+        """Describe what :meth:`adapt_signature` does to ``signature``.
+
+        The default runs :meth:`adapt_signature` (with the agent the adapter is
+        registered on) and compares; override it when that is expensive.
+        """
+        return diff_signatures(signature, self.adapt_signature(tool, signature, self.agent))
+
+    def adapt_signature(self, tool: Tool, signature: Signature, agent: Any) -> Signature:
+        """Return the signature the model should see. Must not mutate ``signature``."""
+        return signature
+
+    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        """Translate the model's arguments back towards the tool's own parameters."""
+        return parameters
+
+    def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
+        """Adapt the tool's response before the model sees it."""
+        return response
+
+    def intercept(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        """Answer a call instead of the tool by returning a :class:`ToolResponse`.
+
+        Runs after every adapter has unwrapped the parameters, so ``parameters`` are
+        exactly what the tool would receive. Return ``None`` to let the tool run.
+        """
+        return None
+
+    def merge_signature(
+        self, base: Signature, results: list[tuple[ToolAdapter, Signature]]
+    ) -> Signature:
+        """Merge the signatures MERGE-conflicting adapters made from the same ``base``.
+
+        ``results`` is in priority order. Default: removals applied, added properties
+        and ``required`` united, a property modified by several takes the
+        highest-priority definition.
+        """
+        props = properties_of(base)
+        required = required_of(base)
+        claimed: set[str] = set()
+        for _adapter, result in results:
+            out_props, out_req = properties_of(result), required_of(result)
+            for key in set(props) - set(out_props):
+                if key in properties_of(base):
+                    props.pop(key, None)
+                    required = [r for r in required if r != key]
+            for key, schema in out_props.items():
+                if key in claimed:
+                    continue
+                if key not in properties_of(base) or properties_of(base)[key] != schema:
+                    props[key] = schema
+                    claimed.add(key)
+            required.extend(r for r in out_req if r not in required and r in props)
+        merged = {**base, "function": dict(base["function"])}
+        parameters = dict(base["function"].get("parameters") or {"type": "object"})
+        parameters["properties"] = props
+        parameters["required"] = required
+        merged["function"]["parameters"] = parameters
+        return merged
+
+    def __repr__(self) -> str:
+        return f"{self.name}(priority={self.priority}, strategy={self.conflict_strategy.value})"

@@ -1,0 +1,158 @@
+"""The agent's single adapter chain: ordering, conflict resolution and the signature cache."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from good_agent.adapters.adapter import (
+    AdapterConflictError,
+    AdapterMetadata,
+    ConflictStrategy,
+    Signature,
+    ToolAdapter,
+)
+from good_agent.adapters.plan import Step, ToolPlan
+from good_agent.schema_validation import compile_schema
+from good_agent.tools.tool import Tool
+
+
+@dataclass(slots=True)
+class _Applied:
+    adapter: ToolAdapter
+    meta: AdapterMetadata
+    step: int
+
+
+class AdapterChain:
+    """Every tool adapter of one agent, across all its components.
+
+    Adapters run in descending priority; equal priorities keep registration order.
+    :meth:`plans` is cached and recomputed only when the tools, the adapters or an
+    adapter's ``should_adapt`` decision change. A conflict error is never cached:
+    it is raised again at every generation.
+    """
+
+    def __init__(self, agent: Any = None) -> None:
+        self.agent = agent
+        self._adapters: list[tuple[int, ToolAdapter]] = []
+        self._sequence = itertools.count()
+        self._ordered: list[ToolAdapter] = []
+        self.version = 0
+        self._cache_key: Any = None
+        self._cache: dict[str, ToolPlan] = {}
+
+    def add(self, adapter: ToolAdapter) -> None:
+        """Add ``adapter`` to the chain (no-op if already present)."""
+        if any(existing is adapter for _, existing in self._adapters):
+            return
+        adapter.agent = self.agent
+        self._adapters.append((next(self._sequence), adapter))
+        self._reorder()
+
+    def remove(self, adapter: ToolAdapter) -> None:
+        """Remove ``adapter`` from the chain (no-op if absent)."""
+        self._adapters = [(s, a) for s, a in self._adapters if a is not adapter]
+        self._reorder()
+
+    def _reorder(self) -> None:
+        ordered = sorted(self._adapters, key=lambda item: (-item[1].priority, item[0]))
+        self._ordered = [adapter for _, adapter in ordered]
+        self.version += 1
+
+    @property
+    def adapters(self) -> list[ToolAdapter]:
+        """The adapters in forward order (highest priority first)."""
+        return list(self._ordered)
+
+    def plans(self, tools: Iterable[Tool], tools_version: int) -> dict[str, ToolPlan]:
+        """Return the plan of every tool, from the cache when nothing has changed."""
+        tool_list = list(tools)
+        decisions = tuple(
+            tuple(adapter.should_adapt(t, self.agent) for adapter in self._ordered)
+            for t in tool_list
+        )
+        key = (tools_version, self.version, decisions)
+        if key == self._cache_key:
+            return self._cache
+        plans = {
+            t.name: self.build_plan(t, [a for a, on in zip(self._ordered, d, strict=True) if on])
+            for t, d in zip(tool_list, decisions, strict=True)
+        }
+        self._cache_key, self._cache = key, plans
+        return plans
+
+    def build_plan(self, tool: Tool, active: list[ToolAdapter]) -> ToolPlan:
+        """Resolve conflicts among ``active`` adapters and build the plan for ``tool``."""
+        base = tool.signature
+        current = base
+        steps: list[list[tuple[ToolAdapter, AdapterMetadata]]] = []
+        inputs: list[Signature] = []
+        outputs: list[list[Signature]] = []
+        applied: list[_Applied] = []
+        for adapter in active:
+            meta = adapter.analyze_transformation(tool, current)
+            clashes = [a for a in applied if a.meta.touched & meta.touched]
+            action = self._resolve(tool, adapter, meta, clashes, last_step=len(steps) - 1)
+            if action == "skip":
+                continue
+            if action == "merge":
+                index = len(steps) - 1
+                group_input = inputs[index]
+                meta = adapter.analyze_transformation(tool, group_input)
+                steps[index].append((adapter, meta))
+                outputs[index].append(adapter.adapt_signature(tool, group_input, self.agent))
+                leader = steps[index][0][0]
+                pairs = list(zip([a for a, _ in steps[index]], outputs[index], strict=True))
+                current = leader.merge_signature(group_input, pairs)
+                applied.append(_Applied(adapter, meta, index))
+                continue
+            out = adapter.adapt_signature(tool, current, self.agent)
+            steps.append([(adapter, meta)])
+            inputs.append(current)
+            outputs.append([out])
+            applied.append(_Applied(adapter, meta, len(steps) - 1))
+            current = out
+        frozen = tuple(
+            Step(
+                adapters=tuple(a for a, _ in group),
+                owned=tuple(frozenset(m.touched) for _, m in group),
+            )
+            for group in steps
+        )
+        changed = current["function"].get("parameters") != base["function"].get("parameters")
+        validator = compile_schema(current["function"].get("parameters") or {}) if changed else None
+        return ToolPlan(tool=tool, signature=current, steps=frozen, validator=validator)
+
+    @staticmethod
+    def _resolve(
+        tool: Tool,
+        adapter: ToolAdapter,
+        meta: AdapterMetadata,
+        clashes: list[_Applied],
+        *,
+        last_step: int,
+    ) -> str:
+        if not clashes:
+            return "chain"
+        for other in clashes:
+            strategies = {adapter.conflict_strategy, other.adapter.conflict_strategy}
+            if ConflictStrategy.EXCLUSIVE in strategies:
+                raise AdapterConflictError(
+                    tool.name, meta.touched & other.meta.touched, other.adapter.name, adapter.name
+                )
+        for other in clashes:
+            if ConflictStrategy.PRIORITY in {
+                adapter.conflict_strategy,
+                other.adapter.conflict_strategy,
+            }:
+                return "skip"
+        mergeable = all(
+            adapter.conflict_strategy is ConflictStrategy.MERGE
+            and other.adapter.conflict_strategy is ConflictStrategy.MERGE
+            and other.step == last_step
+            for other in clashes
+        )
+        return "merge" if mergeable else "chain"

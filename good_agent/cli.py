@@ -1,0 +1,39 @@
+"""The ``good-agent`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import anyio
+
+from good_agent.errors import GoodAgentError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="good-agent", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    demo = commands.add_parser("demo", help="run a small agent end to end")
+    demo.add_argument("--model", help="a real model, e.g. gpt-4o-mini (default: scripted)")
+    demo.add_argument("--base-url", help="an OpenAI-compatible endpoint for --model")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``good-agent`` console script."""
+    args = _parser().parse_args(argv)
+    if args.command == "demo":
+        from good_agent.demo import run_demo
+
+        try:
+            anyio.run(lambda: run_demo(args.model, base_url=args.base_url))
+        except GoodAgentError as exc:
+            print(f"good-agent demo failed: {exc}", file=sys.stderr)
+            return 1
+        return 0
+    return 2  # pragma: no cover - argparse rejects unknown commands
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

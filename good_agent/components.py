@@ -1,0 +1,109 @@
+"""Components: reusable pieces that plug tools, event handlers and tool adapters into an agent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from good_agent.events import AgentEvents, Handler
+from good_agent.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from good_agent.adapters.adapter import ToolAdapter
+    from good_agent.agent import Agent
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_HANDLER_MARK = "__good_agent_handlers__"
+
+
+def on(event: AgentEvents, *, priority: int = 0) -> Callable[[F], F]:
+    """Mark a component method as a handler of ``event``, connected while installed."""
+
+    def mark(method: F) -> F:
+        marks: list[tuple[AgentEvents, int]] = list(getattr(method, _HANDLER_MARK, []))
+        marks.append((event, priority))
+        setattr(method, _HANDLER_MARK, marks)
+        return method
+
+    return mark
+
+
+class AgentComponent:
+    """Base class for components (extensions) of an :class:`~good_agent.Agent`.
+
+    Subclasses declare handlers with :func:`on`, tools with ``@tool`` on methods, and
+    register tool adapters with :meth:`register_tool_adapter`, at install time or later.
+    Override :meth:`install` / :meth:`uninstall` for extra setup; call ``super()``.
+    """
+
+    def __init__(self) -> None:
+        self.agent: Agent | None = None
+        self._adapters: list[ToolAdapter] = []
+        self._connected: list[tuple[AgentEvents, Handler]] = []
+        self._tool_names: list[str] = []
+
+    @property
+    def tool_adapters(self) -> list[ToolAdapter]:
+        """The adapters this component has registered."""
+        return list(self._adapters)
+
+    def component_tools(self) -> list[Tool]:
+        """The tools declared on this component with ``@tool`` (bound to it)."""
+        found: list[Tool] = []
+        for klass in reversed(type(self).__mro__):
+            for name, value in vars(klass).items():
+                if isinstance(value, Tool) and all(t.name != value.name for t in found):
+                    found.append(getattr(self, name))
+        return found
+
+    def _handler_methods(self) -> list[tuple[AgentEvents, int, Handler]]:
+        result = []
+        seen: set[str] = set()
+        for klass in type(self).__mro__:
+            for name, value in vars(klass).items():
+                if name in seen or not hasattr(value, _HANDLER_MARK):
+                    continue
+                seen.add(name)
+                for event, priority in getattr(value, _HANDLER_MARK):
+                    result.append((event, priority, getattr(self, name)))
+        return result
+
+    async def install(self, agent: Agent) -> None:
+        """Attach to ``agent``: connect handlers, add tools, register pending adapters."""
+        self.agent = agent
+        for event, priority, handler in self._handler_methods():
+            agent.events.on(event, handler, priority=priority)
+            self._connected.append((event, handler))
+        for item in self.component_tools():
+            agent.tools.add(item)
+            self._tool_names.append(item.name)
+        for adapter in self._adapters:
+            agent.adapter_chain.add(adapter)
+
+    async def uninstall(self, agent: Agent) -> None:
+        """Detach from ``agent``: disconnect handlers, remove tools and adapters."""
+        for event, handler in self._connected:
+            agent.events.off(event, handler)
+        self._connected.clear()
+        for name in self._tool_names:
+            agent.tools.remove(name)
+        self._tool_names.clear()
+        for adapter in self._adapters:
+            agent.adapter_chain.remove(adapter)
+        self.agent = None
+
+    def register_tool_adapter(self, adapter: ToolAdapter) -> ToolAdapter:
+        """Register ``adapter``; it joins the agent's chain now or at install."""
+        if adapter not in self._adapters:
+            self._adapters.append(adapter)
+            if self.agent is not None:
+                self.agent.adapter_chain.add(adapter)
+        return adapter
+
+    def unregister_tool_adapter(self, adapter: ToolAdapter) -> None:
+        """Remove ``adapter`` from this component and from the agent's chain."""
+        if adapter in self._adapters:
+            self._adapters.remove(adapter)
+            if self.agent is not None:
+                self.agent.adapter_chain.remove(adapter)

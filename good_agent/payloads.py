@@ -1,0 +1,53 @@
+"""Payloads of the tool events, as handlers receive them in ``ctx.payload``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from good_agent.messages import ToolCall, ToolResponse
+from good_agent.tools.tool import Tool
+
+
+@dataclass(slots=True)
+class SignaturePayload:
+    """:attr:`~good_agent.AgentEvents.TOOLS_GENERATE_SIGNATURE`: one tool's adapted signature.
+
+    A handler may assign a new ``signature``; the model's arguments are then validated
+    against it.
+    """
+
+    tool: Tool
+    signature: dict[str, Any]
+
+
+@dataclass(slots=True)
+class ToolCallBefore:
+    """:attr:`~good_agent.AgentEvents.TOOL_CALL_BEFORE`: a call about to run.
+
+    ``parameters`` are the unwrapped parameters the tool will receive; a handler may
+    change them, or set ``response`` to answer the call without running the tool.
+    """
+
+    call: ToolCall
+    tool: Tool
+    parameters: dict[str, Any]
+    response: ToolResponse | None = None
+
+
+@dataclass(slots=True)
+class ToolCallAfter:
+    """:attr:`~good_agent.AgentEvents.TOOL_CALL_AFTER`: a call's (adapted) response."""
+
+    call: ToolCall
+    tool: Tool | None
+    parameters: dict[str, Any]
+    response: ToolResponse
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallErrorPayload:
+    """:attr:`~good_agent.AgentEvents.TOOL_CALL_ERROR`: a call that failed, and why."""
+
+    call: ToolCall
+    error: BaseException

@@ -1,0 +1,127 @@
+"""Model doubles for testing agents without a network.
+
+:class:`ScriptedModel` replays scripted replies and records every request it gets,
+including the exact tool signatures the model would have seen.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import itertools
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from good_agent.errors import ScriptExhaustedError
+from good_agent.messages import ToolCall, Usage
+from good_agent.models.base import ModelRequest, ModelResponse
+
+Responder = Callable[[ModelRequest], "ModelResponse | str | Awaitable[ModelResponse | str]"]
+"""A callable that computes a reply from the request."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """A request as the scripted model received it (deep-copied)."""
+
+    messages: list[Any]
+    tools: list[dict[str, Any]]
+    tool_choice: Any = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_names(self) -> list[str]:
+        """Names of the tools offered in this request."""
+        return [t["function"]["name"] for t in self.tools]
+
+
+class ScriptedModel:
+    """A :class:`~good_agent.models.LanguageModel` that replays a script.
+
+    Each scripted entry is a text answer (``str``), a reply built with
+    :meth:`tool_call` / :meth:`tool_calls`, a :class:`ModelResponse`, or a callable
+    that receives the :class:`ModelRequest` and returns one of those.
+
+    Example:
+        ```python
+        model = ScriptedModel([
+            ScriptedModel.tool_call("add", {"a": 1, "b": 2}),
+            "The answer is 3.",
+        ])
+        ```
+    """
+
+    def __init__(
+        self, responses: Iterable[ModelResponse | str | Responder], *, name: str = "scripted"
+    ) -> None:
+        self._script = list(responses)
+        self._position = 0
+        self._name = name
+        self.requests: list[RecordedRequest] = []
+
+    @property
+    def model_name(self) -> str:
+        """The double's name (``"scripted"`` by default)."""
+        return self._name
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted replies are left."""
+        return len(self._script) - self._position
+
+    _ids = itertools.count(1)
+
+    @classmethod
+    def tool_call(
+        cls, name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None
+    ) -> ModelResponse:
+        """A reply with one tool call."""
+        return cls.tool_calls((name, arguments or {}, id))
+
+    @classmethod
+    def tool_calls(
+        cls, *calls: tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], str | None]
+    ) -> ModelResponse:
+        """A reply with several tool calls (run in parallel by the agent)."""
+        built = []
+        for entry in calls:
+            name, arguments = entry[0], entry[1]
+            call_id = entry[2] if len(entry) > 2 else None
+            built.append(
+                ToolCall(id=call_id or f"call_{next(cls._ids)}", name=name, arguments=arguments)
+            )
+        return ModelResponse(tool_calls=built, finish_reason="tool_calls")
+
+    @staticmethod
+    def text(content: str) -> ModelResponse:
+        """A plain text reply."""
+        return ModelResponse(content=content, finish_reason="stop")
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Record ``request`` and return the next scripted reply."""
+        self.requests.append(
+            RecordedRequest(
+                messages=[m.model_copy(deep=True) for m in request.messages],
+                tools=copy.deepcopy(request.tools),
+                tool_choice=copy.deepcopy(request.tool_choice),
+                settings=dict(request.settings),
+            )
+        )
+        if self._position >= len(self._script):
+            raise ScriptExhaustedError(
+                f"ScriptedModel ran out of replies after {len(self._script)} "
+                f"(request #{len(self.requests)} has no scripted reply)"
+            )
+        entry = self._script[self._position]
+        self._position += 1
+        if callable(entry) and not isinstance(entry, ModelResponse):
+            produced = entry(request)
+            entry = await produced if inspect.isawaitable(produced) else produced
+        if isinstance(entry, str):
+            return ModelResponse(content=entry, finish_reason="stop", usage=Usage())
+        if isinstance(entry, ModelResponse):
+            return copy.deepcopy(entry)
+        raise TypeError(
+            f"a scripted reply must be str or ModelResponse, got {type(entry).__name__}"
+        )

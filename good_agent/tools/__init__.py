@@ -1,0 +1,6 @@
+"""Tools: functions the model can call, and the registry that holds them."""
+
+from good_agent.tools.registry import ToolRegistry
+from good_agent.tools.tool import Tool, tool
+
+__all__ = ["Tool", "ToolRegistry", "tool"]

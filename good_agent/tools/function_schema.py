@@ -1,0 +1,97 @@
+"""Build a tool's argument model and JSON schema from a Python function's signature."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from good_agent.errors import ToolDefinitionError
+from good_agent.tools.docstrings import parse_docstring
+
+
+class ToolJsonSchema(GenerateJsonSchema):
+    """JSON schema generation without the ``title`` noise pydantic adds to every field."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        """Never set per-field titles."""
+        return False
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        """Drop the model-level title as well."""
+        value = super().model_schema(schema)
+        value.pop("title", None)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSchema:
+    """What was read off a function: its argument model, schema and injections.
+
+    ``injected`` maps parameter names to what the agent passes for them
+    (``"agent"`` or ``"call"``); those parameters are hidden from the schema.
+    """
+
+    description: str
+    parameters: dict[str, Any]
+    model: type[BaseModel]
+    injected: dict[str, str]
+    takes_self: bool
+
+
+def injection_kind(annotation: Any) -> str | None:
+    """Return what the agent injects for a parameter of this type, or ``None``."""
+    kind = getattr(annotation, "__tool_injection__", None)
+    return kind if isinstance(kind, str) else None
+
+
+def function_schema(
+    function: Callable[..., Any], *, name: str, description: str | None = None
+) -> FunctionSchema:
+    """Read ``function``'s signature, type hints and docstring into a :class:`FunctionSchema`."""
+    try:
+        signature = inspect.signature(function)
+        hints = get_type_hints(function, include_extras=True)
+    except (NameError, TypeError, ValueError) as exc:
+        raise ToolDefinitionError(f"cannot read the signature of tool '{name}': {exc}") from exc
+    summary, arg_docs = parse_docstring(function.__doc__)
+    fields: dict[str, Any] = {}
+    injected: dict[str, str] = {}
+    params = list(signature.parameters.values())
+    takes_self = bool(params) and params[0].name in ("self", "cls")
+    for param in params[1:] if takes_self else params:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ToolDefinitionError(
+                f"tool '{name}' cannot take *{param.name}: every argument needs a name and a type"
+            )
+        annotation = hints.get(param.name, Any)
+        kind = injection_kind(annotation)
+        if kind is not None:
+            injected[param.name] = kind
+            continue
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        doc = arg_docs.get(param.name)
+        fields[param.name] = (annotation, Field(default, description=doc) if doc else default)
+    model_name = "".join(part.title() for part in name.replace("-", "_").split("_")) or "Tool"
+    try:
+        model = create_model(
+            f"{model_name}Arguments",
+            __config__=ConfigDict(extra="forbid", arbitrary_types_allowed=False),
+            **fields,
+        )
+        parameters = model.model_json_schema(schema_generator=ToolJsonSchema)
+    except Exception as exc:
+        raise ToolDefinitionError(f"cannot build a JSON schema for tool '{name}': {exc}") from exc
+    parameters.setdefault("properties", {})
+    return FunctionSchema(
+        description=description if description is not None else summary,
+        parameters=parameters,
+        model=model,
+        injected=injected,
+        takes_self=takes_self,
+    )

@@ -1,0 +1,60 @@
+"""The agent's set of tools, keyed by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from good_agent.errors import ToolDefinitionError, UnknownToolError
+from good_agent.tools.tool import Tool
+
+
+def as_tool(item: Tool | Callable[..., Any]) -> Tool:
+    """Return ``item`` as a :class:`Tool`, wrapping a plain function if needed."""
+    return item if isinstance(item, Tool) else Tool.from_function(item)
+
+
+class ToolRegistry:
+    """Tools by name; registering a second tool under a taken name is an error."""
+
+    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self.version = 0
+        for item in tools:
+            self.add(item)
+
+    def add(self, item: Tool | Callable[..., Any]) -> Tool:
+        """Register a tool (or function); raises :class:`ToolDefinitionError` on a duplicate."""
+        new = as_tool(item)
+        if new.name in self._tools:
+            raise ToolDefinitionError(
+                f"duplicate tool name '{new.name}': a tool with that name is already registered"
+            )
+        self._tools[new.name] = new
+        self.version += 1
+        return new
+
+    def remove(self, name: str) -> None:
+        """Unregister the tool called ``name``, if present."""
+        if self._tools.pop(name, None) is not None:
+            self.version += 1
+
+    def get(self, name: str) -> Tool:
+        """Return the tool called ``name`` or raise :class:`UnknownToolError`."""
+        try:
+            return self._tools[name]
+        except KeyError:
+            raise UnknownToolError(name, list(self._tools)) from None
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def names(self) -> list[str]:
+        """Names of the registered tools, in registration order."""
+        return list(self._tools)

@@ -1,0 +1,201 @@
+"""The :class:`Tool` type and the :func:`tool` decorator."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, overload
+
+import anyio.to_thread
+from pydantic import BaseModel, ValidationError
+
+from good_agent.errors import ToolArgumentsError, ToolDefinitionError
+from good_agent.schema_validation import compile_schema, describe
+from good_agent.tools.function_schema import function_schema
+
+
+def _pydantic_problems(error: ValidationError) -> list[str]:
+    problems = []
+    for item in error.errors(include_url=False):
+        loc = ".".join(str(part) for part in item["loc"]) or "arguments"
+        if item["type"] == "missing":
+            problems.append(f"{loc}: field required")
+        elif item["type"] == "extra_forbidden":
+            problems.append(f"{loc}: unexpected field")
+        else:
+            problems.append(f"{loc}: {item['msg']} (got {describe(item.get('input'))})")
+    return problems
+
+
+class Tool:
+    """A function the model can call, with its LLM-visible JSON schema.
+
+    Build one with :func:`tool` (from a Python function) or :meth:`from_schema`
+    (from a JSON schema). Calling the tool object directly calls the function.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        parameters: dict[str, Any],
+        function: Callable[..., Any] | None,
+        *,
+        arguments_model: type[BaseModel] | None = None,
+        injected: dict[str, str] | None = None,
+        takes_self: bool = False,
+    ) -> None:
+        if not name:
+            raise ToolDefinitionError("a tool needs a non-empty name")
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+        self.function = function
+        self.arguments_model = arguments_model
+        self.injected = dict(injected or {})
+        self.takes_self = takes_self
+        self.is_async = function is not None and inspect.iscoroutinefunction(function)
+        self._schema_validator = None if arguments_model else compile_schema(parameters)
+        self._signature = {
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": parameters},
+        }
+
+    @property
+    def signature(self) -> dict[str, Any]:
+        """The LLM-visible definition in OpenAI function format (a fresh copy)."""
+        return copy.deepcopy(self._signature)
+
+    @classmethod
+    def from_function(
+        cls,
+        function: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+    ) -> Tool:
+        """Build a tool from a sync or async function's signature and docstring."""
+        tool_name = name or function.__name__
+        schema = function_schema(function, name=tool_name, description=description)
+        return cls(
+            tool_name,
+            schema.description,
+            schema.parameters,
+            function,
+            arguments_model=schema.model,
+            injected=schema.injected,
+            takes_self=schema.takes_self,
+        )
+
+    @classmethod
+    def from_schema(
+        cls,
+        name: str,
+        parameters: dict[str, Any],
+        description: str = "",
+        function: Callable[..., Any] | None = None,
+    ) -> Tool:
+        """Build a tool from a JSON schema; arguments are validated against it.
+
+        ``function`` receives the arguments as keyword arguments. Without one, the
+        tool can be offered to a model but running it raises an error.
+        """
+        if parameters.get("type", "object") != "object":
+            raise ToolDefinitionError(f"tool '{name}': parameters must be a JSON object schema")
+        params = {"type": "object", "properties": {}, **parameters}
+        try:
+            return cls(name, description, params, function)
+        except ValueError as exc:
+            raise ToolDefinitionError(f"tool '{name}': invalid parameters schema: {exc}") from exc
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Validate ``arguments`` and return what the function will receive.
+
+        Raises :class:`ToolArgumentsError` naming each field, what was expected and
+        what was given.
+        """
+        if self.arguments_model is not None:
+            try:
+                model = self.arguments_model.model_validate(arguments)
+            except ValidationError as exc:
+                raise ToolArgumentsError(self.name, _pydantic_problems(exc)) from None
+            return {field: getattr(model, field) for field in type(model).model_fields}
+        assert self._schema_validator is not None
+        problems = self._schema_validator(arguments)
+        if problems:
+            raise ToolArgumentsError(self.name, problems)
+        return dict(arguments)
+
+    async def run(self, arguments: dict[str, Any], injections: dict[str, Any] | None = None) -> Any:
+        """Run the function with validated ``arguments`` (sync ones in a worker thread).
+
+        ``injections`` maps injection kinds (``"agent"``, ``"call"``) to values.
+        """
+        if self.function is None:
+            raise ToolDefinitionError(f"tool '{self.name}' has no implementation to run")
+        kwargs = dict(arguments)
+        for param, kind in self.injected.items():
+            kwargs[param] = (injections or {}).get(kind)
+        if self.is_async:
+            return await self.function(**kwargs)
+        return await anyio.to_thread.run_sync(functools.partial(self.function, **kwargs))
+
+    def bind(self, instance: Any) -> Tool:
+        """Return this method tool bound to ``instance`` (a component)."""
+        assert self.function is not None
+        bound = copy.copy(self)
+        bound.function = self.function.__get__(instance, type(instance))
+        bound.takes_self = False
+        return bound
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None or not self.takes_self:
+            return self
+        key = f"__tool_{self.name}"
+        cached = instance.__dict__.get(key)
+        if cached is None:
+            cached = self.bind(instance)
+            instance.__dict__[key] = cached
+        return cached
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly, bypassing validation."""
+        if self.function is None:
+            raise ToolDefinitionError(f"tool '{self.name}' has no implementation to run")
+        return self.function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.name!r})"
+
+
+@overload
+def tool(function: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    function: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function (or a component method) into a :class:`Tool`.
+
+    Use bare (``@tool``) or with options (``@tool(name="search")``). The schema comes
+    from the type hints, the descriptions from a Google-style docstring.
+    """
+
+    def decorate(fn: Callable[..., Any]) -> Tool:
+        return Tool.from_function(fn, name=name, description=description)
+
+    if function is not None:
+        return decorate(function)
+    return decorate
