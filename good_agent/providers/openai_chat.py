@@ -1,6 +1,11 @@
 """Codec for the OpenAI Chat Completions wire format.
 
-Reference: https://platform.openai.com/docs/api-reference/chat/create
+Tool names are sanitized to ``^[a-zA-Z0-9_-]{1,64}$`` through a per-request
+:class:`~good_agent.providers.tool_names.ToolNameMap`; with the ``strict_tools``
+setting, parameters are made strict when the schema allows it.
+
+References: https://platform.openai.com/docs/api-reference/chat/create and
+https://platform.openai.com/docs/guides/function-calling
 """
 
 from __future__ import annotations
@@ -8,6 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
+from good_agent.providers.history import history_tool_names
+from good_agent.providers.openai_tools import function_definition, restore_call, strict_setting
+from good_agent.providers.tool_choice import parse_tool_choice
+from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
 
 _SETTING_KEYS = (
@@ -20,16 +29,39 @@ _SETTING_KEYS = (
     "presence_penalty",
     "frequency_penalty",
     "user",
+    "reasoning_effort",
 )
 
 
-def encode_request(model: str, request: ChatRequest) -> JSONDict:
+def tool_names(request: ChatRequest) -> ToolNameMap:
+    """The per-request tool name map (tools first, then names in the history)."""
+    names = [tool_name(t) for t in request.tools] + history_tool_names(request.messages)
+    return ToolNameMap(OPENAI_NAMES, names)
+
+
+def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None = None) -> JSONDict:
     """Return the Chat Completions request body (also the SDK's keyword arguments)."""
-    body: JSONDict = {"model": model, "messages": [_wire_message(m) for m in request.messages]}
+    names = names or tool_names(request)
+    body: JSONDict = {
+        "model": model,
+        "messages": [_wire_message(m, names) for m in request.messages],
+    }
     if request.tools:
-        body["tools"] = request.tools
+        strict = strict_setting(request.settings)
+        tools = []
+        for tool in request.tools:
+            function, is_strict = function_definition(tool, names, strict)
+            if is_strict:
+                function["strict"] = True
+            tools.append({"type": "function", "function": function})
+        body["tools"] = tools
         if request.tool_choice is not None:
-            body["tool_choice"] = request.tool_choice
+            choice = parse_tool_choice(request.tool_choice)
+            body["tool_choice"] = (
+                {"type": "function", "function": {"name": names.to_provider(choice.name)}}
+                if choice.kind == "named" and choice.name is not None
+                else choice.kind
+            )
         if request.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.response_format is not None:
@@ -40,25 +72,37 @@ def encode_request(model: str, request: ChatRequest) -> JSONDict:
     return body
 
 
-def _wire_message(message: JSONDict) -> JSONDict:
-    """Drop the extra keys the neutral format carries that OpenAI does not accept."""
+def _wire_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
+    """Drop the extra keys OpenAI does not accept and sanitize tool names."""
     if message.get("role") == "tool":
         return {k: v for k, v in message.items() if k in ("role", "tool_call_id", "content")}
+    if message.get("tool_calls"):
+        calls = []
+        for call in message["tool_calls"]:
+            function = dict(call.get("function") or {})
+            function["name"] = names.to_provider(str(function.get("name", "")))
+            calls.append({**call, "function": function})
+        return {**message, "tool_calls": calls}
     return message
 
 
-def decode_response(raw: JSONDict) -> ProviderResponse:
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
     """Normalize a Chat Completions response body (first choice)."""
     choices: list[JSONDict] = raw.get("choices") or []
     if not choices:
-        return ProviderResponse(content=None, usage=_usage(raw.get("usage")), model=raw.get("model"))
+        return ProviderResponse(
+            content=None, usage=_usage(raw.get("usage")), model=raw.get("model")
+        )
     choice = choices[0]
     message: JSONDict = choice.get("message") or {}
     calls = tuple(
-        parsed_call(
-            str(item.get("id") or f"call_{index}"),
-            str((item.get("function") or {}).get("name", "")),
-            (item.get("function") or {}).get("arguments"),
+        restore_call(
+            parsed_call(
+                str(item.get("id") or f"call_{index}"),
+                str((item.get("function") or {}).get("name", "")),
+                (item.get("function") or {}).get("arguments"),
+            ),
+            names,
         )
         for index, item in enumerate(message.get("tool_calls") or [])
     )

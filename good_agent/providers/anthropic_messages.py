@@ -1,0 +1,229 @@
+"""Codec for the Anthropic Messages API.
+
+The system prompt is hoisted to ``system``; assistant tool calls become ``tool_use``
+blocks and tool results ``tool_result`` blocks (with ``is_error``) in a user turn,
+consecutive results merged into one turn; tools carry ``input_schema``;
+``tool_choice`` maps to ``auto``/``any``/``tool``/``none``, and
+``parallel_tool_calls=False`` to ``disable_parallel_tool_use``.
+
+References:
+https://docs.anthropic.com/en/api/messages and
+https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from good_agent.providers.arguments import parsed_call
+from good_agent.providers.history import (
+    call_arguments,
+    history_tool_names,
+    system_text,
+    text_of,
+)
+from good_agent.providers.schema.anthropic import to_anthropic_schema
+from good_agent.providers.tool_choice import parse_tool_choice
+from good_agent.providers.tool_names import (
+    ANTHROPIC_NAMES,
+    ToolNameMap,
+    tool_function,
+    tool_name,
+    tool_parameters,
+)
+from good_agent.providers.types import (
+    ChatRequest,
+    JSONDict,
+    ParsedToolCall,
+    ProviderResponse,
+    Usage,
+)
+
+DEFAULT_MAX_TOKENS = 4096
+"""``max_tokens`` sent when the request does not set one (the API requires it)."""
+
+STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "pause_turn": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+}
+"""Anthropic ``stop_reason`` values mapped to the OpenAI finish reasons."""
+
+_SETTINGS = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "stop": "stop_sequences",
+    "stop_sequences": "stop_sequences",
+    "metadata": "metadata",
+    "thinking": "thinking",
+}
+
+
+def tool_names(request: ChatRequest) -> ToolNameMap:
+    """The per-request tool name map (tools first, then names in the history)."""
+    names = [tool_name(t) for t in request.tools] + history_tool_names(request.messages)
+    return ToolNameMap(ANTHROPIC_NAMES, names)
+
+
+def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None = None) -> JSONDict:
+    """Return the Messages API request body (also ``messages.create`` keyword arguments)."""
+    names = names or tool_names(request)
+    body: JSONDict = {"model": model, "max_tokens": _max_tokens(request.settings)}
+    system = system_text(request.messages)
+    if system:
+        body["system"] = system
+    body["messages"] = encode_messages(request.messages, names)
+    if request.tools:
+        body["tools"] = [encode_tool(tool, names) for tool in request.tools]
+        choice = _tool_choice(request, names)
+        if choice is not None:
+            body["tool_choice"] = choice
+    for key, wire in _SETTINGS.items():
+        if key in request.settings:
+            value = request.settings[key]
+            body[wire] = [value] if wire == "stop_sequences" and isinstance(value, str) else value
+    return body
+
+
+def encode_tool(tool: JSONDict, names: ToolNameMap) -> JSONDict:
+    """One OpenAI function-format tool as an Anthropic tool definition."""
+    function = tool_function(tool)
+    out: JSONDict = {
+        "name": names.to_provider(tool_name(tool)),
+        "input_schema": to_anthropic_schema(tool_parameters(tool)),
+    }
+    if function.get("description"):
+        out["description"] = function["description"]
+    return out
+
+
+def _max_tokens(settings: JSONDict) -> int:
+    for key in ("max_tokens", "max_completion_tokens", "max_output_tokens"):
+        if settings.get(key):
+            return int(settings[key])
+    return DEFAULT_MAX_TOKENS
+
+
+def _tool_choice(request: ChatRequest, names: ToolNameMap) -> JSONDict | None:
+    choice = parse_tool_choice(request.tool_choice)
+    out: JSONDict
+    if choice.kind == "none":
+        return {"type": "none"}
+    if choice.kind == "required":
+        out = {"type": "any"}
+    elif choice.kind == "named" and choice.name is not None:
+        out = {"type": "tool", "name": names.to_provider(choice.name)}
+    elif request.tool_choice is None and request.parallel_tool_calls is not False:
+        return None
+    else:
+        out = {"type": "auto"}
+    if request.parallel_tool_calls is False:
+        out["disable_parallel_tool_use"] = True
+    return out
+
+
+def encode_messages(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]:
+    """Translate the neutral history; consecutive same-role turns are merged."""
+    turns: list[JSONDict] = []
+    for message in messages:
+        role = message.get("role")
+        if role in ("system", "developer"):
+            continue
+        if role == "tool":
+            blocks = [_tool_result(message)]
+            wire_role = "user"
+        elif role == "assistant":
+            blocks = _assistant_blocks(message, names)
+            wire_role = "assistant"
+        else:
+            blocks = _user_blocks(message.get("content"))
+            wire_role = "user"
+        if not blocks:
+            continue
+        if turns and turns[-1]["role"] == wire_role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": wire_role, "content": blocks})
+    return turns
+
+
+def _user_blocks(content: Any) -> list[JSONDict]:
+    if isinstance(content, list):
+        return [
+            {"type": "text", "text": part["text"]}
+            if isinstance(part, dict) and part.get("type") == "text"
+            else part
+            for part in content
+            if isinstance(part, dict)
+        ]
+    text = text_of(content)
+    return [{"type": "text", "text": text}] if text else []
+
+
+def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
+    blocks: list[JSONDict] = []
+    text = text_of(message.get("content"))
+    if text:
+        blocks.append({"type": "text", "text": text})
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.get("id"),
+                "name": names.to_provider(str(function.get("name", ""))),
+                "input": call_arguments(call),
+            }
+        )
+    return blocks
+
+
+def _tool_result(message: JSONDict) -> JSONDict:
+    block: JSONDict = {
+        "type": "tool_result",
+        "tool_use_id": message.get("tool_call_id"),
+        "content": text_of(message.get("content")),
+    }
+    if message.get("is_error"):
+        block["is_error"] = True
+    return block
+
+
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+    """Normalize a Messages API response body."""
+    texts: list[str] = []
+    thinking: list[str] = []
+    calls: list[ParsedToolCall] = []
+    for block in raw.get("content") or []:
+        kind = block.get("type")
+        if kind == "text":
+            texts.append(str(block.get("text") or ""))
+        elif kind == "thinking":
+            thinking.append(str(block.get("thinking") or ""))
+        elif kind == "tool_use":
+            name = str(block.get("name", ""))
+            calls.append(
+                parsed_call(
+                    str(block.get("id") or f"toolu_{len(calls)}"),
+                    names.to_original(name) if names else name,
+                    block.get("input"),
+                )
+            )
+    usage = raw.get("usage") or {}
+    stop = raw.get("stop_reason")
+    return ProviderResponse(
+        content="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        finish_reason=STOP_REASONS.get(str(stop), stop) if stop else None,
+        usage=Usage(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+        ),
+        reasoning="".join(thinking) if thinking else None,
+        model=raw.get("model"),
+    )

@@ -1,0 +1,305 @@
+"""Codec for the Gemini API ``generateContent`` method.
+
+Tools become ``function_declarations`` (parameters in Gemini's schema subset);
+assistant tool calls become ``function_call`` parts and tool results
+``function_response`` parts, the function name recovered by call id from the
+history; ``tool_choice`` maps to ``tool_config.function_calling_config`` (mode
+``AUTO``/``ANY``/``NONE`` and ``allowed_function_names``). Gemini may omit call
+ids: ids are then generated (prefixed ``gemini_call_``) and left out of the next
+request. The body uses snake_case field names, which the REST API and the
+``google-genai`` SDK both accept; responses are decoded in either casing.
+
+References:
+https://ai.google.dev/api/generate-content,
+https://ai.google.dev/gemini-api/docs/function-calling and
+https://ai.google.dev/gemini-api/docs/thought-signatures
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from good_agent.providers.arguments import parsed_call
+from good_agent.providers.history import (
+    call_arguments,
+    call_names_by_id,
+    history_tool_names,
+    system_text,
+    text_of,
+)
+from good_agent.providers.schema.gemini import to_gemini_schema
+from good_agent.providers.tool_choice import parse_tool_choice
+from good_agent.providers.tool_names import (
+    GEMINI_NAMES,
+    ToolNameMap,
+    tool_function,
+    tool_name,
+    tool_parameters,
+)
+from good_agent.providers.types import (
+    ChatRequest,
+    JSONDict,
+    ParsedToolCall,
+    ProviderResponse,
+    Usage,
+)
+
+GENERATED_ID_PREFIX = "gemini_call_"
+"""Prefix of call ids generated for calls Gemini returned without one."""
+
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+"""The documented placeholder thought signature for calls whose signature is unknown."""
+
+FINISH_REASONS = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+}
+"""Gemini ``finishReason`` values mapped to the OpenAI finish reasons."""
+
+_GENERATION = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "top_k": "top_k",
+    "max_tokens": "max_output_tokens",
+    "max_completion_tokens": "max_output_tokens",
+    "max_output_tokens": "max_output_tokens",
+    "stop": "stop_sequences",
+    "stop_sequences": "stop_sequences",
+    "seed": "seed",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "thinking_config": "thinking_config",
+}
+
+
+def tool_names(request: ChatRequest) -> ToolNameMap:
+    """The per-request tool name map (tools first, then names in the history)."""
+    names = [tool_name(t) for t in request.tools] + history_tool_names(request.messages)
+    return ToolNameMap(GEMINI_NAMES, names)
+
+
+def encode_request(
+    model: str,
+    request: ChatRequest,
+    names: ToolNameMap | None = None,
+    *,
+    thought_signatures: Mapping[str, str] | None = None,
+) -> JSONDict:
+    """Return the ``generateContent`` body (``model`` is kept for the transport).
+
+    ``thought_signatures`` maps call ids to the signatures Gemini returned with
+    them; Gemini 3 models require them back on their function calls.
+    """
+    names = names or tool_names(request)
+    signatures = dict(thought_signatures or {})
+    if model.startswith("gemini-3") or "/gemini-3" in model:
+        signatures = _with_placeholders(request.messages, signatures)
+    body: JSONDict = {
+        "model": model,
+        "contents": encode_contents(request.messages, names, signatures),
+    }
+    system = system_text(request.messages)
+    if system:
+        body["system_instruction"] = {"parts": [{"text": system}]}
+    if request.tools:
+        declarations = [encode_tool(tool, names) for tool in request.tools]
+        body["tools"] = [{"function_declarations": declarations}]
+        config = _function_calling_config(request, names)
+        if config is not None:
+            body["tool_config"] = {"function_calling_config": config}
+    generation = _generation_config(request)
+    if generation:
+        body["generation_config"] = generation
+    return body
+
+
+def encode_tool(tool: JSONDict, names: ToolNameMap) -> JSONDict:
+    """One OpenAI function-format tool as a Gemini function declaration."""
+    function = tool_function(tool)
+    out: JSONDict = {"name": names.to_provider(tool_name(tool))}
+    if function.get("description"):
+        out["description"] = function["description"]
+    params = to_gemini_schema(tool_parameters(tool))
+    if params.get("properties"):
+        out["parameters"] = params
+    return out
+
+
+def _function_calling_config(request: ChatRequest, names: ToolNameMap) -> JSONDict | None:
+    choice = parse_tool_choice(request.tool_choice)
+    if choice.kind == "none":
+        return {"mode": "NONE"}
+    if choice.kind == "required":
+        return {"mode": "ANY"}
+    if choice.kind == "named" and choice.name is not None:
+        return {"mode": "ANY", "allowed_function_names": [names.to_provider(choice.name)]}
+    return {"mode": "AUTO"} if request.tool_choice is not None else None
+
+
+def _generation_config(request: ChatRequest) -> JSONDict:
+    config: JSONDict = {}
+    for key, wire in _GENERATION.items():
+        if key in request.settings:
+            value = request.settings[key]
+            config[wire] = [value] if wire == "stop_sequences" and isinstance(value, str) else value
+    fmt = request.response_format or {}
+    if fmt.get("type") == "json_object":
+        config["response_mime_type"] = "application/json"
+    elif fmt.get("type") == "json_schema":
+        config["response_mime_type"] = "application/json"
+        config["response_json_schema"] = (fmt.get("json_schema") or {}).get("schema", {})
+    return config
+
+
+def _with_placeholders(messages: list[JSONDict], signatures: dict[str, str]) -> dict[str, str]:
+    out = dict(signatures)
+    for message in messages:
+        calls = message.get("tool_calls") or []
+        if calls and str(calls[0].get("id")) not in out:
+            out[str(calls[0].get("id"))] = SKIP_SIGNATURE
+    return out
+
+
+def encode_contents(
+    messages: list[JSONDict], names: ToolNameMap, signatures: Mapping[str, str] | None = None
+) -> list[JSONDict]:
+    """Translate the neutral history into ``contents``; same-role turns are merged."""
+    by_id = call_names_by_id(messages)
+    contents: list[JSONDict] = []
+    for message in messages:
+        role = message.get("role")
+        if role in ("system", "developer"):
+            continue
+        if role == "assistant":
+            parts = _model_parts(message, names, signatures or {})
+            wire_role = "model"
+        elif role == "tool":
+            parts = [_function_response(message, names, by_id)]
+            wire_role = "user"
+        else:
+            text = text_of(message.get("content"))
+            parts = [{"text": text}] if text else []
+            wire_role = "user"
+        if not parts:
+            continue
+        if contents and contents[-1]["role"] == wire_role:
+            contents[-1]["parts"].extend(parts)
+        else:
+            contents.append({"role": wire_role, "parts": parts})
+    return contents
+
+
+def _model_parts(
+    message: JSONDict, names: ToolNameMap, signatures: Mapping[str, str]
+) -> list[JSONDict]:
+    parts: list[JSONDict] = []
+    text = text_of(message.get("content"))
+    if text:
+        parts.append({"text": text})
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        call_id = str(call.get("id") or "")
+        wire: JSONDict = {
+            "name": names.to_provider(str(function.get("name", ""))),
+            "args": call_arguments(call),
+        }
+        if call_id and not call_id.startswith(GENERATED_ID_PREFIX):
+            wire["id"] = call_id
+        part: JSONDict = {"function_call": wire}
+        if call_id in signatures:
+            part["thought_signature"] = signatures[call_id]
+        parts.append(part)
+    return parts
+
+
+def _function_response(message: JSONDict, names: ToolNameMap, by_id: Mapping[str, str]) -> JSONDict:
+    call_id = str(message.get("tool_call_id") or "")
+    name = by_id.get(call_id) or str(message.get("name") or "")
+    text = text_of(message.get("content"))
+    key = "error" if message.get("is_error") else "output"
+    response: JSONDict = {"name": names.to_provider(name), "response": {key: _json_or_text(text)}}
+    if call_id and not call_id.startswith(GENERATED_ID_PREFIX):
+        response["id"] = call_id
+    return {"function_response": response}
+
+
+def _json_or_text(text: str) -> Any:
+    if text[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _get(mapping: Any, snake: str) -> Any:
+    """Read ``snake`` or its camelCase spelling from a response object."""
+    if not isinstance(mapping, dict):
+        return None
+    if snake in mapping:
+        return mapping[snake]
+    head, *rest = snake.split("_")
+    return mapping.get(head + "".join(word.title() for word in rest))
+
+
+def new_call_id() -> str:
+    """A fresh id for a call Gemini returned without one."""
+    return f"{GENERATED_ID_PREFIX}{uuid.uuid4().hex[:16]}"
+
+
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+    """Normalize a ``generateContent`` response (first candidate)."""
+    return decode_with_signatures(raw, names)[0]
+
+
+def decode_with_signatures(
+    raw: JSONDict, names: ToolNameMap | None = None
+) -> tuple[ProviderResponse, dict[str, str]]:
+    """Like :func:`decode_response`, also returning call id -> thought signature."""
+    candidates = _get(raw, "candidates") or []
+    candidate = candidates[0] if candidates else {}
+    texts: list[str] = []
+    thoughts: list[str] = []
+    calls: list[ParsedToolCall] = []
+    signatures: dict[str, str] = {}
+    for part in _get(_get(candidate, "content"), "parts") or []:
+        call = _get(part, "function_call")
+        if isinstance(call, dict):
+            call_id = str(call.get("id") or new_call_id())
+            name = str(call.get("name") or "")
+            args = call.get("args")
+            calls.append(
+                parsed_call(call_id, names.to_original(name) if names else name, args or {})
+            )
+            signature = _get(part, "thought_signature")
+            if isinstance(signature, str):
+                signatures[call_id] = signature
+        elif isinstance(part.get("text"), str):
+            (thoughts if part.get("thought") else texts).append(part["text"])
+    usage = _get(raw, "usage_metadata") or {}
+    reason = _get(candidate, "finish_reason")
+    finish = FINISH_REASONS.get(str(reason), str(reason).lower()) if reason else None
+    if calls and finish == "stop":
+        finish = "tool_calls"
+    response = ProviderResponse(
+        content="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        finish_reason=finish,
+        usage=Usage(
+            input_tokens=int(_get(usage, "prompt_token_count") or 0),
+            output_tokens=int(_get(usage, "candidates_token_count") or 0)
+            + int(_get(usage, "thoughts_token_count") or 0),
+        ),
+        reasoning="".join(thoughts) if thoughts else None,
+        model=_get(raw, "model_version"),
+    )
+    return response, signatures

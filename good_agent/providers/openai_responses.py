@@ -1,0 +1,150 @@
+"""Codec for the OpenAI Responses API.
+
+History becomes ``input`` items: messages, ``function_call`` items (``call_id``,
+``name``, string ``arguments``) and ``function_call_output`` items. Function tools
+are flat (``{"type": "function", "name", "parameters", "strict"}``); ``strict`` is
+always sent because the Responses API defaults it to true.
+
+Reference: https://platform.openai.com/docs/api-reference/responses/create and
+https://platform.openai.com/docs/guides/function-calling
+"""
+
+from __future__ import annotations
+
+import json
+
+from good_agent.providers.arguments import parsed_call
+from good_agent.providers.history import history_tool_names, text_of
+from good_agent.providers.openai_tools import function_definition, restore_call, strict_setting
+from good_agent.providers.tool_choice import parse_tool_choice
+from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
+from good_agent.providers.types import (
+    ChatRequest,
+    JSONDict,
+    ParsedToolCall,
+    ProviderResponse,
+    Usage,
+)
+
+_SETTINGS = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "max_tokens": "max_output_tokens",
+    "max_completion_tokens": "max_output_tokens",
+    "max_output_tokens": "max_output_tokens",
+    "reasoning": "reasoning",
+    "user": "user",
+    "store": "store",
+}
+
+
+def tool_names(request: ChatRequest) -> ToolNameMap:
+    """The per-request tool name map (tools first, then names in the history)."""
+    names = [tool_name(t) for t in request.tools] + history_tool_names(request.messages)
+    return ToolNameMap(OPENAI_NAMES, names)
+
+
+def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None = None) -> JSONDict:
+    """Return the ``responses.create`` body."""
+    names = names or tool_names(request)
+    body: JSONDict = {"model": model, "input": encode_input(request.messages, names)}
+    if request.tools:
+        strict = strict_setting(request.settings)
+        tools = []
+        for tool in request.tools:
+            function, is_strict = function_definition(tool, names, strict)
+            tools.append({"type": "function", **function, "strict": is_strict})
+        body["tools"] = tools
+        choice = parse_tool_choice(request.tool_choice)
+        if choice.kind == "named" and choice.name is not None:
+            body["tool_choice"] = {"type": "function", "name": names.to_provider(choice.name)}
+        elif request.tool_choice is not None:
+            body["tool_choice"] = choice.kind
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+    fmt = request.response_format
+    if fmt is not None and fmt.get("type") == "json_schema":
+        body["text"] = {"format": {"type": "json_schema", **(fmt.get("json_schema") or {})}}
+    elif fmt is not None:
+        body["text"] = {"format": fmt}
+    for key, wire in _SETTINGS.items():
+        if key in request.settings:
+            body[wire] = request.settings[key]
+    return body
+
+
+def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]:
+    """Translate the neutral history into Responses ``input`` items."""
+    items: list[JSONDict] = []
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            items.append(
+                {
+                    "type": "function_call_output",
+                    "call_id": message.get("tool_call_id"),
+                    "output": text_of(message.get("content")),
+                }
+            )
+            continue
+        text = text_of(message.get("content"))
+        if text or role != "assistant":
+            items.append({"role": role, "content": text})
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            raw = function.get("arguments")
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": call.get("id"),
+                    "name": names.to_provider(str(function.get("name", ""))),
+                    "arguments": raw if isinstance(raw, str) else json.dumps(raw or {}),
+                }
+            )
+    return items
+
+
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+    """Normalize a Responses API response object."""
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[ParsedToolCall] = []
+    for item in raw.get("output") or []:
+        kind = item.get("type")
+        if kind == "message":
+            for part in item.get("content") or []:
+                if part.get("type") == "output_text":
+                    texts.append(str(part.get("text") or ""))
+                elif part.get("type") == "refusal":
+                    texts.append(str(part.get("refusal") or ""))
+        elif kind == "function_call":
+            call = parsed_call(
+                str(item.get("call_id") or item.get("id") or f"call_{len(calls)}"),
+                str(item.get("name", "")),
+                item.get("arguments"),
+            )
+            calls.append(restore_call(call, names))
+        elif kind == "reasoning":
+            for part in item.get("summary") or []:
+                reasoning.append(str(part.get("text") or ""))
+    usage = raw.get("usage") or {}
+    return ProviderResponse(
+        content="".join(texts) if texts else None,
+        tool_calls=tuple(calls),
+        finish_reason=_finish(raw, bool(calls)),
+        usage=Usage(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+        ),
+        reasoning="\n".join(reasoning) if reasoning else None,
+        model=raw.get("model"),
+    )
+
+
+def _finish(raw: JSONDict, has_calls: bool) -> str | None:
+    if has_calls:
+        return "tool_calls"
+    if raw.get("status") == "incomplete":
+        reason = (raw.get("incomplete_details") or {}).get("reason")
+        return "content_filter" if reason == "content_filter" else "length"
+    return "stop" if raw.get("status") == "completed" else raw.get("status")
