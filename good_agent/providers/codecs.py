@@ -1,0 +1,71 @@
+"""The registry of wire-format codecs, looked up by name from a model profile."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from good_agent.providers import anthropic_messages, gemini, ollama, openai_chat, openai_responses
+from good_agent.providers.tool_names import ToolNameMap
+from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+
+
+@dataclass(frozen=True, slots=True)
+class Codec:
+    """One wire format: how to build a request and read a reply.
+
+    ``history_key`` is the request body key that holds the conversation
+    (``messages``, ``contents`` or ``input``).
+    """
+
+    name: str
+    tool_names: Callable[[ChatRequest], ToolNameMap]
+    encode_request: Callable[..., JSONDict]
+    decode_response: Callable[[JSONDict, ToolNameMap | None], ProviderResponse]
+    history_key: str = "messages"
+    supports_response_format: bool = True
+
+    @classmethod
+    def from_module(cls, name: str, module: ModuleType, **kw: Any) -> Codec:
+        """Build a codec from a module defining the three codec functions."""
+        return cls(
+            name=name,
+            tool_names=module.tool_names,
+            encode_request=module.encode_request,
+            decode_response=module.decode_response,
+            **kw,
+        )
+
+
+_CODECS: dict[str, Codec] = {
+    "openai_chat": Codec.from_module("openai_chat", openai_chat),
+    "openai_responses": Codec.from_module(
+        "openai_responses", openai_responses, history_key="input"
+    ),
+    "anthropic_messages": Codec.from_module(
+        "anthropic_messages", anthropic_messages, supports_response_format=False
+    ),
+    "gemini": Codec.from_module("gemini", gemini, history_key="contents"),
+    "ollama": Codec.from_module("ollama", ollama),
+}
+
+
+def get_codec(name: str) -> Codec:
+    """The codec registered under ``name``; :class:`KeyError` names the known ones."""
+    try:
+        return _CODECS[name]
+    except KeyError:
+        known = ", ".join(sorted(_CODECS))
+        raise KeyError(f"unknown codec '{name}'; known codecs: {known}") from None
+
+
+def register_codec(codec: Codec) -> None:
+    """Add or replace a codec (for user-registered providers)."""
+    _CODECS[codec.name] = codec
+
+
+def codec_names() -> list[str]:
+    """The names of every registered codec."""
+    return sorted(_CODECS)

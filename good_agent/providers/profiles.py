@@ -1,0 +1,210 @@
+"""Data-only model profiles, resolved from the model name by a registry of rules.
+
+A name may carry a provider prefix (``anthropic:claude-sonnet-4-5``,
+``ollama:qwen2.5``); the prefix picks the provider and its codec. Rules match the
+bare name (lower-cased, shell-style patterns); the first matching rule wins and
+user rules come first. Users add rules in code with :func:`register_profile` or from
+a TOML file with :func:`load_profiles`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from good_agent.providers.strategies.base import ToolCallingMode
+
+
+@dataclass(frozen=True, slots=True)
+class ModelProfile:
+    """What good-agent knows about one model.
+
+    ``provider`` names the transport (``openai``, ``openai-responses``,
+    ``anthropic``, ``gemini``, ``ollama``), ``codec`` the wire format, ``model``
+    the upstream id without the provider prefix, ``mode`` the default strategy.
+    """
+
+    model: str
+    provider: str = "openai"
+    codec: str = "openai_chat"
+    mode: ToolCallingMode = ToolCallingMode.VALIDATED
+    supports_strict: bool = False
+    supports_parallel: bool = True
+    supports_tool_choice: bool = True
+    supports_response_format: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderInfo:
+    """A provider prefix: its codec and the profile fields it implies."""
+
+    name: str
+    codec: str
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileRule:
+    """``pattern`` (on the bare, lower-cased name) sets ``values`` on the profile.
+
+    ``provider`` limits the rule to one provider; ``None`` matches any.
+    """
+
+    pattern: str
+    values: dict[str, Any]
+    provider: str | None = None
+
+    def matches(self, provider: str, name: str) -> bool:
+        """Whether this rule applies to ``name`` served by ``provider``."""
+        if self.provider is not None and self.provider != provider:
+            return False
+        return fnmatch.fnmatchcase(name.lower(), self.pattern.lower())
+
+
+_NATIVE = {"mode": ToolCallingMode.NATIVE, "supports_response_format": True}
+_STRUCTURED = {"mode": ToolCallingMode.STRUCTURED, "supports_response_format": True}
+
+BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
+    "openai": ProviderInfo("openai", "openai_chat"),
+    "openai-responses": ProviderInfo("openai-responses", "openai_responses"),
+    "anthropic": ProviderInfo("anthropic", "anthropic_messages", dict(_NATIVE)),
+    "gemini": ProviderInfo("gemini", "gemini", dict(_NATIVE)),
+    "ollama": ProviderInfo("ollama", "ollama", {"supports_tool_choice": False}),
+}
+"""The provider prefixes known out of the box (``google`` is an alias of ``gemini``)."""
+
+PROVIDER_ALIASES = {"google": "gemini", "google-gla": "gemini", "claude": "anthropic"}
+"""Alternative spellings of provider prefixes."""
+
+BUILTIN_RULES: list[ProfileRule] = [
+    ProfileRule("claude*", {"provider": "anthropic", **_NATIVE}, provider="openai"),
+    ProfileRule("gemini*", {"provider": "gemini", **_NATIVE}, provider="openai"),
+    ProfileRule("gpt-4o*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
+    ProfileRule("gpt-4.1*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
+    ProfileRule("o1*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
+    ProfileRule("o3*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
+    ProfileRule("gpt-4o*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
+    ProfileRule("gpt-4.1*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
+    ProfileRule("o1*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
+    ProfileRule("o3*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
+    ProfileRule("openai/gpt-oss*", dict(_STRUCTURED)),
+    ProfileRule("gpt-3.5*", {**_NATIVE, "supports_strict": True}, provider="openai"),
+    ProfileRule("gpt-4*", {**_NATIVE, "supports_strict": True}, provider="openai"),
+    ProfileRule("gpt-5*", {**_NATIVE, "supports_strict": True}, provider="openai"),
+    ProfileRule("gpt-*", {**_NATIVE, "supports_strict": True}, provider="openai-responses"),
+    ProfileRule("gpt-3.5*", dict(_NATIVE)),
+    ProfileRule("gpt-4*", dict(_NATIVE)),
+    ProfileRule("claude*", dict(_NATIVE)),
+    ProfileRule("gemini*", dict(_NATIVE)),
+    ProfileRule("mistral*", dict(_NATIVE)),
+    ProfileRule("llama*", dict(_NATIVE)),
+    ProfileRule("qwen*", dict(_NATIVE)),
+    ProfileRule("deepseek*", dict(_NATIVE)),
+    ProfileRule("openai/*", dict(_NATIVE)),
+    ProfileRule("anthropic/*", dict(_NATIVE)),
+    ProfileRule("google/*", dict(_NATIVE)),
+    ProfileRule("meta-llama/*", dict(_NATIVE)),
+    ProfileRule("mistralai/*", dict(_NATIVE)),
+    ProfileRule("*", {}, provider="anthropic"),
+    ProfileRule("*", {}, provider="gemini"),
+]
+"""The built-in rules, in order (first match wins)."""
+
+
+class ProfileRegistry:
+    """Providers and rules; user rules are consulted before the built-in ones."""
+
+    def __init__(self) -> None:
+        self.providers: dict[str, ProviderInfo] = dict(BUILTIN_PROVIDERS)
+        self.user_rules: list[ProfileRule] = []
+        self.rules: list[ProfileRule] = list(BUILTIN_RULES)
+
+    def split(self, model: str) -> tuple[str, str]:
+        """``(provider, bare name)`` for a possibly prefixed model name."""
+        prefix, sep, rest = model.partition(":")
+        key = PROVIDER_ALIASES.get(prefix.lower(), prefix.lower())
+        if sep and key in self.providers:
+            return key, rest
+        return "openai", model
+
+    def resolve(self, model: str) -> ModelProfile:
+        """The profile for ``model``: provider defaults, then the first matching rule."""
+        provider, name = self.split(model)
+        values: dict[str, Any] = {}
+        for rule in [*self.user_rules, *self.rules]:
+            if rule.matches(provider, name):
+                values = dict(rule.values)
+                break
+        provider = str(values.pop("provider", provider))
+        info = self.providers.get(provider) or self.providers["openai"]
+        merged = {**info.defaults, **values}
+        merged.setdefault("codec", info.codec)
+        return ModelProfile(model=name, provider=provider, **_profile_fields(merged))
+
+    def register(self, pattern: str, *, provider: str | None = None, **values: Any) -> None:
+        """Add a user rule, ahead of every earlier rule."""
+        if "mode" in values:
+            values["mode"] = ToolCallingMode(values["mode"])
+        _profile_fields(values)
+        self.user_rules.insert(0, ProfileRule(pattern, values, provider))
+
+    def register_provider(self, info: ProviderInfo) -> None:
+        """Add a provider prefix (a later issue adds user-registered transports)."""
+        self.providers[info.name] = info
+
+
+def _profile_fields(values: dict[str, Any]) -> dict[str, Any]:
+    known = {f.name for f in fields(ModelProfile)} | {"provider"}
+    unknown = set(values) - known
+    if unknown:
+        raise ValueError(f"unknown profile fields: {', '.join(sorted(unknown))}")
+    return {k: v for k, v in values.items() if k != "provider"}
+
+
+DEFAULT_REGISTRY = ProfileRegistry()
+"""The process-wide registry used by :func:`get_profile` and :func:`get_adapter`."""
+
+
+def get_profile(model: str, registry: ProfileRegistry | None = None) -> ModelProfile:
+    """The :class:`ModelProfile` for ``model``."""
+    return (registry or DEFAULT_REGISTRY).resolve(model)
+
+
+def register_profile(
+    pattern: str,
+    *,
+    provider: str | None = None,
+    registry: ProfileRegistry | None = None,
+    **values: Any,
+) -> None:
+    """Override the profile of models matching ``pattern`` (``mode="native"``, ...)."""
+    (registry or DEFAULT_REGISTRY).register(pattern, provider=provider, **values)
+
+
+def load_profiles(path: str | Path, registry: ProfileRegistry | None = None) -> int:
+    """Register the ``[[profile]]`` tables of a TOML file; returns how many.
+
+    Each table has a ``pattern``, an optional ``provider`` restriction (``for``)
+    and profile fields, e.g.::
+
+        [[profile]]
+        pattern = "my-finetune*"
+        mode = "native"
+        supports_strict = false
+    """
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    tables = data.get("profile", [])
+    for table in reversed(tables):
+        values = dict(table)
+        pattern = str(values.pop("pattern"))
+        restrict = values.pop("for", None)
+        register_profile(pattern, provider=restrict, registry=registry, **values)
+    return len(tables)
+
+
+def with_mode(profile: ModelProfile, mode: ToolCallingMode) -> ModelProfile:
+    """``profile`` with an explicit mode (``AUTO`` keeps the profile's own)."""
+    return profile if mode is ToolCallingMode.AUTO else replace(profile, mode=mode)
