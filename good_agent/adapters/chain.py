@@ -94,20 +94,37 @@ class AdapterChain:
         applied: list[_Applied] = []
         for adapter in active:
             meta = adapter.analyze_transformation(tool, current)
-            clashes = [a for a in applied if a.meta.touched & meta.touched]
-            action = self._resolve(tool, adapter, meta, clashes, last_step=len(steps) - 1)
+            last = len(steps) - 1
+            merge_meta = None
+            if (
+                adapter.conflict_strategy is ConflictStrategy.MERGE
+                and steps
+                and all(a.conflict_strategy is ConflictStrategy.MERGE for a, _ in steps[last])
+            ):
+                # What it would change if merged: judged on the group's shared input.
+                merge_meta = adapter.analyze_transformation(tool, inputs[last])
+            clashes = [
+                a
+                for a in applied
+                if a.meta.touched & meta.touched
+                or (
+                    merge_meta is not None
+                    and a.step == last
+                    and a.meta.touched & merge_meta.touched
+                )
+            ]
+            touched = meta.touched | (merge_meta.touched if merge_meta else set())
+            action = self._resolve(tool, adapter, touched, clashes, last_step=last)
             if action == "skip":
                 continue
-            if action == "merge":
-                index = len(steps) - 1
-                group_input = inputs[index]
-                meta = adapter.analyze_transformation(tool, group_input)
-                steps[index].append((adapter, meta))
-                outputs[index].append(adapter.adapt_signature(tool, group_input, self.agent))
-                leader = steps[index][0][0]
-                pairs = list(zip([a for a, _ in steps[index]], outputs[index], strict=True))
+            if action == "merge" and merge_meta is not None:
+                group_input = inputs[last]
+                steps[last].append((adapter, merge_meta))
+                outputs[last].append(adapter.adapt_signature(tool, group_input, self.agent))
+                leader = steps[last][0][0]
+                pairs = list(zip([a for a, _ in steps[last]], outputs[last], strict=True))
                 current = leader.merge_signature(group_input, pairs)
-                applied.append(_Applied(adapter, meta, index))
+                applied.append(_Applied(adapter, merge_meta, last))
                 continue
             out = adapter.adapt_signature(tool, current, self.agent)
             steps.append([(adapter, meta)])
@@ -130,7 +147,7 @@ class AdapterChain:
     def _resolve(
         tool: Tool,
         adapter: ToolAdapter,
-        meta: AdapterMetadata,
+        touched: set[str],
         clashes: list[_Applied],
         *,
         last_step: int,
@@ -141,7 +158,7 @@ class AdapterChain:
             strategies = {adapter.conflict_strategy, other.adapter.conflict_strategy}
             if ConflictStrategy.EXCLUSIVE in strategies:
                 raise AdapterConflictError(
-                    tool.name, meta.touched & other.meta.touched, other.adapter.name, adapter.name
+                    tool.name, touched & other.meta.touched, other.adapter.name, adapter.name
                 )
         for other in clashes:
             if ConflictStrategy.PRIORITY in {
