@@ -54,6 +54,62 @@ def map_openai_error(exc: Exception, *, provider: str) -> Exception:
     return exc
 
 
+def map_anthropic_error(exc: Exception, *, provider: str = "anthropic") -> Exception:
+    """Map an ``anthropic`` SDK exception to a :class:`ModelError`; others pass through."""
+    import anthropic
+
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return ModelConnectionError(f"cannot reach {provider}: {exc}", provider=provider)
+    if isinstance(exc, anthropic.APIStatusError):
+        return error_for_status(
+            exc.status_code,
+            _message(exc),
+            provider=provider,
+            body=exc.body,
+            retry_after=_retry_after(exc.response.headers.get("retry-after")),
+        )
+    return exc
+
+
+def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
+    """Map a ``google-genai`` exception to a :class:`ModelError`; others pass through."""
+    from google.genai import errors as genai_errors
+
+    if isinstance(exc, genai_errors.APIError):
+        message = str(exc.message or exc.status or exc)
+        return error_for_status(int(exc.code), message, provider=provider, body=exc.details)
+    return map_http_error(exc, provider=provider)
+
+
+def map_http_error(exc: Exception, *, provider: str) -> Exception:
+    """Map ``httpx2`` transport and status errors to a :class:`ModelError`."""
+    import httpx2
+
+    if isinstance(exc, httpx2.TimeoutException):
+        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
+    if isinstance(exc, httpx2.TransportError):
+        return ModelConnectionError(f"cannot reach {provider}: {exc}", provider=provider)
+    if isinstance(exc, httpx2.HTTPStatusError):
+        response = exc.response
+        try:
+            body: object = response.json()
+        except ValueError:
+            body = response.text
+        message = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(message, dict):
+            message = message.get("message", message)
+        return error_for_status(
+            response.status_code,
+            str(message),
+            provider=provider,
+            body=body,
+            retry_after=_retry_after(response.headers.get("retry-after")),
+        )
+    return exc
+
+
 def _message(exc: Exception) -> str:
     body = getattr(exc, "body", None)
     if isinstance(body, dict):

@@ -1,4 +1,4 @@
-"""A language model for any OpenAI-compatible Chat Completions API."""
+"""Models for OpenAI and OpenAI-compatible servers: Chat Completions and Responses."""
 
 from __future__ import annotations
 
@@ -6,24 +6,26 @@ import os
 from typing import Any
 
 from good_agent.errors import ModelConfigError
-from good_agent.messages import to_openai_messages
-from good_agent.models.base import ModelRequest, ModelResponse
 from good_agent.models.errors import map_openai_error
-from good_agent.providers import openai_chat
-from good_agent.providers.types import ChatRequest
+from good_agent.models.provider_model import ProviderModel, StrictSetting
+from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.types import JSONDict
 
 
-class OpenAIChatModel:
-    """Talk to OpenAI, or any server that speaks its Chat Completions API.
+class OpenAIClientTransport:
+    """Sends bodies with ``openai.AsyncOpenAI`` (Chat Completions or Responses).
 
     Args:
-        model: The upstream model id, e.g. ``"gpt-4o-mini"``.
+        model: The upstream model id (for error messages).
         base_url: Endpoint root; defaults to ``OPENAI_BASE_URL`` or OpenAI's own.
         api_key: Key; defaults to ``OPENAI_API_KEY``. With a custom ``base_url`` and
             no key, a placeholder is sent, as local servers expect.
         client: A ready ``openai.AsyncOpenAI`` client (overrides the two above).
-        settings: Default sampling settings (``temperature``, ``max_tokens``...).
+        api: ``"chat"`` or ``"responses"``.
     """
+
+    provider = "openai"
 
     def __init__(
         self,
@@ -32,20 +34,16 @@ class OpenAIChatModel:
         base_url: str | None = None,
         api_key: str | None = None,
         client: Any = None,
-        settings: dict[str, Any] | None = None,
+        api: str = "chat",
     ) -> None:
         self._model = model
         self._base_url = base_url
         self._api_key = api_key
         self._client = client
-        self.settings = dict(settings or {})
+        self._api = api
 
-    @property
-    def model_name(self) -> str:
-        """The upstream model id."""
-        return self._model
-
-    def _get_client(self) -> Any:
+    def get_client(self) -> Any:
+        """The SDK client, built on first use."""
         if self._client is None:
             from openai import AsyncOpenAI
 
@@ -61,22 +59,71 @@ class OpenAIChatModel:
             self._client = AsyncOpenAI(base_url=base_url, api_key=api_key)
         return self._client
 
-    def build_body(self, request: ModelRequest) -> dict[str, Any]:
-        """Return the Chat Completions body this model sends for ``request``."""
-        chat = ChatRequest(
-            messages=to_openai_messages(request.messages),
-            tools=request.tools,
-            tool_choice=request.tool_choice,
-            settings={**self.settings, **request.settings},
-        )
-        return openai_chat.encode_request(self._model, chat)
-
-    async def request(self, request: ModelRequest) -> ModelResponse:
-        """Send one Chat Completions request and normalize the reply."""
-        client = self._get_client()
-        body = self.build_body(request)
+    async def send(self, body: JSONDict) -> JSONDict:
+        """Call ``chat.completions.create`` or ``responses.create``."""
+        client = self.get_client()
         try:
-            completion = await client.chat.completions.create(**body)
+            if self._api == "responses":
+                reply = await client.responses.create(**body)
+            else:
+                reply = await client.chat.completions.create(**body)
         except Exception as exc:
-            raise map_openai_error(exc, provider="openai") from exc
-        return ModelResponse.from_provider(openai_chat.decode_response(completion.model_dump()))
+            raise map_openai_error(exc, provider=self.provider) from exc
+        result: JSONDict = reply.model_dump()
+        return result
+
+
+class OpenAIChatModel(ProviderModel):
+    """Talk to OpenAI, or any server that speaks its Chat Completions API.
+
+    Args:
+        model: The upstream model id, e.g. ``"gpt-4o-mini"``.
+        base_url: Endpoint root; defaults to ``OPENAI_BASE_URL`` or OpenAI's own.
+        api_key: Key; defaults to ``OPENAI_API_KEY``. With a custom ``base_url`` and
+            no key, a placeholder is sent, as local servers expect.
+        client: A ready ``openai.AsyncOpenAI`` client (overrides the two above).
+        settings: Default sampling settings (``temperature``, ``max_tokens``...).
+        mode: Tool-calling mode; ``NATIVE`` by default, ``AUTO`` follows the profile.
+        profile: A ready :class:`ModelProfile` instead of the registry's.
+        strict: Strict tool schemas; off by default so tools are sent exactly as
+            given, ``"profile"`` to follow the profile (see :class:`ProviderModel`).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        settings: dict[str, Any] | None = None,
+        mode: ToolCallingMode | str = ToolCallingMode.NATIVE,
+        profile: ModelProfile | None = None,
+        strict: StrictSetting = False,
+    ) -> None:
+        transport = OpenAIClientTransport(model, base_url=base_url, api_key=api_key, client=client)
+        profile = profile or get_profile(f"openai:{model}")
+        super().__init__(
+            model, transport, mode=mode, settings=settings, profile=profile, strict=strict
+        )
+
+
+class OpenAIResponsesModel(ProviderModel):
+    """Talk to OpenAI through the Responses API (same arguments as :class:`OpenAIChatModel`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        settings: dict[str, Any] | None = None,
+        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
+        profile: ModelProfile | None = None,
+    ) -> None:
+        transport = OpenAIClientTransport(
+            model, base_url=base_url, api_key=api_key, client=client, api="responses"
+        )
+        profile = profile or get_profile(f"openai-responses:{model}")
+        super().__init__(model, transport, mode=mode, settings=settings, profile=profile)

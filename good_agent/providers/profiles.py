@@ -24,7 +24,8 @@ class ModelProfile:
 
     ``provider`` names the transport (``openai``, ``openai-responses``,
     ``anthropic``, ``gemini``, ``ollama``), ``codec`` the wire format, ``model``
-    the upstream id without the provider prefix, ``mode`` the default strategy.
+    the upstream id without the provider prefix, ``mode`` the default strategy,
+    ``rule`` the pattern that matched (``None``: no rule, the fallback profile).
     """
 
     model: str
@@ -35,6 +36,7 @@ class ModelProfile:
     supports_parallel: bool = True
     supports_tool_choice: bool = True
     supports_response_format: bool = False
+    rule: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +138,7 @@ class ProfileRegistry:
         values: dict[str, Any] = {}
         for rule in [*self.user_rules, *self.rules]:
             if rule.matches(provider, name):
-                values = dict(rule.values)
+                values = {**rule.values, "rule": rule.pattern}
                 break
         provider = str(values.pop("provider", provider))
         info = self.providers.get(provider) or self.providers["openai"]

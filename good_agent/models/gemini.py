@@ -1,0 +1,142 @@
+"""A :class:`~good_agent.models.base.LanguageModel` for the Gemini API.
+
+Uses the official ``google-genai`` SDK (``pip install 'good-agent[google]'``).
+``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``; ``base_url`` to
+``GOOGLE_GEMINI_BASE_URL``. The codec's snake_case body maps one to one onto
+``generate_content(model=, contents=, config=)``. Thought signatures Gemini returns
+with function calls are remembered (by call name and arguments) and sent back,
+as Gemini 3 models require.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import OrderedDict
+from typing import Any
+
+from good_agent.errors import ModelConfigError
+from good_agent.models.errors import map_google_error
+from good_agent.models.provider_model import ProviderModel, StrictSetting
+from good_agent.providers.gemini import SKIP_SIGNATURE
+from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.types import JSONDict
+
+_CONFIG_KEYS = ("system_instruction", "tools", "tool_config")
+
+
+def sdk_arguments(body: JSONDict) -> JSONDict:
+    """Keyword arguments for ``client.aio.models.generate_content`` from a codec body."""
+    config: JSONDict = dict(body.get("generation_config") or {})
+    for key in _CONFIG_KEYS:
+        if key in body:
+            config[key] = body[key]
+    config.setdefault("automatic_function_calling", {"disable": True})
+    return {"model": body["model"], "contents": body.get("contents", []), "config": config}
+
+
+class GeminiTransport:
+    """Sends ``generateContent`` bodies with ``google.genai.Client``."""
+
+    provider = "gemini"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        signature_cache: int = 256,
+    ) -> None:
+        self._model = model
+        self._base_url = base_url
+        self._api_key = api_key
+        self._client = client
+        self._signatures: OrderedDict[str, str] = OrderedDict()
+        self._cache_size = signature_cache
+
+    def get_client(self) -> Any:
+        """The SDK client, built on first use."""
+        if self._client is None:
+            try:
+                from google import genai
+                from google.genai import types
+            except ImportError as exc:
+                raise ModelConfigError(
+                    f"model '{self._model}' needs the google-genai SDK: "
+                    "pip install 'good-agent[google]'"
+                ) from exc
+            api_key = (
+                self._api_key
+                or os.environ.get("GEMINI_API_KEY")
+                or os.environ.get("GOOGLE_API_KEY")
+            )
+            if not api_key:
+                raise ModelConfigError(
+                    f"no API key for model '{self._model}': set GEMINI_API_KEY "
+                    "(or GOOGLE_API_KEY), or pass api_key=..."
+                )
+            base_url = self._base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL")
+            options = types.HttpOptions(base_url=base_url) if base_url else None
+            self._client = genai.Client(api_key=api_key, http_options=options)
+        return self._client
+
+    async def send(self, body: JSONDict) -> JSONDict:
+        """Call ``aio.models.generate_content``."""
+        client = self.get_client()
+        self._attach_signatures(body)
+        try:
+            response = await client.aio.models.generate_content(**sdk_arguments(body))
+        except Exception as exc:
+            raise map_google_error(exc, provider=self.provider) from exc
+        result: JSONDict = response.model_dump(mode="json", exclude_none=True)
+        self._remember_signatures(result)
+        return result
+
+    def _attach_signatures(self, body: JSONDict) -> None:
+        for content in body.get("contents") or []:
+            for part in content.get("parts") or []:
+                call = part.get("function_call")
+                if call is None or part.get("thought_signature") not in (None, SKIP_SIGNATURE):
+                    continue
+                known = self._signatures.get(_key(call))
+                if known is not None:
+                    part["thought_signature"] = known
+
+    def _remember_signatures(self, result: JSONDict) -> None:
+        for candidate in result.get("candidates") or []:
+            for part in (candidate.get("content") or {}).get("parts") or []:
+                call = part.get("function_call")
+                signature = part.get("thought_signature")
+                if call is not None and isinstance(signature, str):
+                    self._signatures[_key(call)] = signature
+                    while len(self._signatures) > self._cache_size:
+                        self._signatures.popitem(last=False)
+
+
+def _key(call: JSONDict) -> str:
+    return json.dumps([call.get("name"), call.get("args") or {}], sort_keys=True)
+
+
+class GeminiModel(ProviderModel):
+    """Gemini models through the Gemini API (arguments as for :class:`AnthropicModel`)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        settings: dict[str, Any] | None = None,
+        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
+        profile: ModelProfile | None = None,
+        strict: StrictSetting = "profile",
+    ) -> None:
+        transport = GeminiTransport(model, base_url=base_url, api_key=api_key, client=client)
+        profile = profile or get_profile(f"gemini:{model}")
+        super().__init__(
+            model, transport, mode=mode, settings=settings, profile=profile, strict=strict
+        )

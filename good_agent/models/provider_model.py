@@ -1,0 +1,98 @@
+"""A :class:`~good_agent.models.base.LanguageModel` built from a strategy and a transport.
+
+The strategy (a :class:`~good_agent.providers.strategies.native.CodecAdapter` chosen
+from the model's profile) turns the agent's request into a provider body and the
+reply back into tool calls; the transport only sends bodies. So STRUCTURED and
+VALIDATED modes work for the agent exactly like native tool calling.
+``ModelRequest.settings`` may carry ``mode`` (a :class:`ToolCallingMode` or its
+value) and ``parallel_tool_calls``; both are consumed here, never sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Protocol
+
+from good_agent.messages import to_openai_messages
+from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.providers.modes import adapter_for_profile
+from good_agent.providers.profiles import ModelProfile, get_profile, with_mode
+from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.strategies.native import CodecAdapter
+from good_agent.providers.types import JSONDict
+
+StrictSetting = bool | None | Literal["profile"]
+"""Strict tools: ``"profile"`` follows the profile, else the codec's tri-state value."""
+
+
+class Transport(Protocol):
+    """Sends one provider request body and returns the reply body as a dict."""
+
+    provider: str
+
+    async def send(self, body: JSONDict) -> JSONDict:
+        """Send ``body``; raise a :class:`~good_agent.errors.ModelError` on failure."""
+        ...
+
+
+class ProviderModel:
+    """Codec + strategy + transport behind the ``LanguageModel`` protocol.
+
+    Args:
+        model: The model name, optionally provider-prefixed (``"anthropic:claude-..."``).
+        transport: Where bodies are sent.
+        mode: The tool-calling mode; ``AUTO`` uses the model's profile.
+        settings: Default sampling settings, merged under each request's.
+        profile: A ready profile (skips the registry lookup).
+        strict: Strict tool schemas: ``"profile"`` (when the profile supports them and
+            the schema allows), ``None`` (whenever the schema allows), ``True``, ``False``.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        transport: Transport,
+        *,
+        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
+        settings: dict[str, Any] | None = None,
+        profile: ModelProfile | None = None,
+        strict: StrictSetting = "profile",
+    ) -> None:
+        self.profile = profile or get_profile(model)
+        self.strict = strict
+        self.transport = transport
+        self.mode = ToolCallingMode(mode)
+        self.settings = dict(settings or {})
+        self.adapter = self.adapter_for(self.mode)
+
+    @property
+    def model_name(self) -> str:
+        """The upstream model id."""
+        return self.profile.model
+
+    def adapter_for(self, mode: ToolCallingMode) -> CodecAdapter:
+        """The strategy for ``mode`` (``AUTO``: the profile's)."""
+        adapter = adapter_for_profile(with_mode(self.profile, mode))
+        if self.strict != "profile":
+            adapter.strict = self.strict
+        return adapter
+
+    def _prepare(self, request: ModelRequest) -> tuple[CodecAdapter, JSONDict, dict[str, Any]]:
+        settings = {**self.settings, **request.settings}
+        mode = settings.pop("mode", None)
+        parallel = settings.pop("parallel_tool_calls", None)
+        adapter = self.adapter if mode is None else self.adapter_for(ToolCallingMode(mode))
+        kwargs: dict[str, Any] = {"settings": settings, "tool_choice": request.tool_choice}
+        if parallel is not None:
+            kwargs["parallel_tool_calls"] = bool(parallel)
+        messages = to_openai_messages(request.messages)
+        return adapter, adapter.format_request(list(request.tools), messages, **kwargs), kwargs
+
+    def build_body(self, request: ModelRequest) -> JSONDict:
+        """The provider body this model sends for ``request``."""
+        return self._prepare(request)[1]
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Send ``request`` and normalize the reply."""
+        adapter, body, _ = self._prepare(request)
+        raw = await self.transport.send(body)
+        return ModelResponse.from_provider(adapter.decode(raw, list(request.tools)))

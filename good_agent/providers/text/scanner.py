@@ -1,0 +1,104 @@
+"""A single-pass bracket scanner aware of quoted strings and escapes.
+
+It finds where a bracketed value (JSON, a Python literal or a list of Python
+calls) ends, across any number of chunks, without re-reading earlier text.
+``"`` and ``'`` both open strings; ``{[(`` and ``}])`` share one depth counter.
+"""
+
+from __future__ import annotations
+
+import re
+
+_OUTSIDE = re.compile(r"[\[\](){}\"']")
+_OPEN_RUN = re.compile(r"[\[({]+")
+_CLOSE_RUN = re.compile(r"[\])}]+")
+_IN_DOUBLE = re.compile(r'["\\]')
+_IN_SINGLE = re.compile(r"['\\]")
+
+MAX_DEPTH = 64
+"""Nesting deeper than this is never handed to a recursive decoder."""
+
+
+class BracketScanner:
+    """Incremental scanner for one bracketed value starting at an opening bracket."""
+
+    __slots__ = ("_escape", "_quote", "depth", "max_depth")
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.max_depth = 0
+        self._quote = ""
+        self._escape = False
+
+    def feed(self, text: str, start: int = 0) -> int:
+        """Scan ``text[start:]``; return the index just past the value, or -1.
+
+        The first character ever fed must be the value's opening bracket. After
+        -1, feed the next chunk; the scanner remembers strings and escapes.
+        """
+        end = len(text)
+        i = start
+        if self._escape:
+            if i >= end:
+                return -1
+            i += 1
+            self._escape = False
+        while True:
+            if self._quote:
+                found = (_IN_DOUBLE if self._quote == '"' else _IN_SINGLE).search(text, i)
+                if found is None:
+                    return -1
+                j = found.start()
+                if text[j] == "\\":
+                    if j + 1 >= end:
+                        self._escape = True
+                        return -1
+                    i = j + 2
+                    continue
+                self._quote = ""
+                i = j + 1
+                continue
+            found = _OUTSIDE.search(text, i)
+            if found is None:
+                return -1
+            j = found.start()
+            char = text[j]
+            if char == '"' or char == "'":
+                self._quote = char
+                i = j + 1
+            elif char in "[({":
+                run = _OPEN_RUN.match(text, j)
+                stop = run.end() if run is not None else j + 1
+                self.depth += stop - j
+                if self.depth > self.max_depth:
+                    self.max_depth = self.depth
+                i = stop
+            else:
+                run = _CLOSE_RUN.match(text, j)
+                stop = run.end() if run is not None else j + 1
+                if stop - j >= self.depth:
+                    result = j + self.depth
+                    self.depth = 0
+                    return result
+                self.depth -= stop - j
+                i = stop
+
+
+def nesting_depth(text: str) -> int:
+    """Return the deepest bracket nesting in ``text``, ignoring quoted strings.
+
+    Linear time; used to refuse input too deep for recursive decoders.
+    """
+    deepest = 0
+    i = 0
+    while i < len(text):
+        scanner = BracketScanner()
+        found = _OPEN_RUN.search(text, i)
+        if found is None:
+            break
+        end = scanner.feed(text, found.start())
+        deepest = max(deepest, scanner.max_depth)
+        if end < 0:
+            break
+        i = end
+    return deepest
