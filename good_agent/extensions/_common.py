@@ -1,0 +1,81 @@
+"""Helpers shared by the built-in extensions (not public API)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, SecretBytes, SecretStr
+
+from good_agent.events import EventContext
+from good_agent.messages import ToolResponse
+from good_agent.payloads import ToolCallBefore
+
+PENDING_CALL_ID = "good-agent:pending"
+"""The ``tool_call_id`` of a response an adapter returns from ``intercept``.
+
+``intercept`` does not receive the call, so an intercepted response carries this
+placeholder until :func:`stamp_call_id` (a ``TOOL_CALL_BEFORE`` handler) replaces it.
+"""
+
+REDACTED = "[REDACTED]"
+"""What a secret value is replaced with in logs, keys and error texts."""
+
+
+def pending_response(
+    tool_name: str, *, response: Any = None, error: str | None = None
+) -> ToolResponse:
+    """Build a response for ``intercept``; the call id is filled in before the call."""
+    return ToolResponse(
+        tool_name=tool_name,
+        tool_call_id=PENDING_CALL_ID,
+        response=response,
+        success=error is None,
+        error=error,
+    )
+
+
+def stamp_call_id(ctx: EventContext) -> None:
+    """Give an intercepted response the id of the call it answers."""
+    payload = ctx.payload
+    if not isinstance(payload, ToolCallBefore) or payload.response is None:
+        return
+    if payload.response.tool_call_id == PENDING_CALL_ID:
+        payload.response = payload.response.model_copy(
+            update={"tool_call_id": payload.call.id, "tool_name": payload.call.name}
+        )
+
+
+def is_secret(value: Any) -> bool:
+    """Whether ``value`` is a pydantic secret."""
+    return isinstance(value, SecretStr | SecretBytes)
+
+
+def to_json_safe(value: Any, *, secret: Any = REDACTED) -> Any:
+    """A JSON-compatible copy of ``value``; secrets become ``secret``."""
+    if is_secret(value):
+        return secret
+    if isinstance(value, Mapping):
+        return {str(k): to_json_safe(v, secret=secret) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        items = [to_json_safe(v, secret=secret) for v in value]
+        return sorted(items, key=repr) if isinstance(value, set | frozenset) else items
+    if isinstance(value, BaseModel):
+        return to_json_safe(value.model_dump(mode="python"), secret=secret)
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON for hashing (sorted keys, no spaces, secrets redacted)."""
+    return json.dumps(
+        to_json_safe(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False
+    )
+
+
+def digest(text: str, *, size: int = 32) -> str:
+    """A short hex SHA-256 digest of ``text``."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:size]

@@ -1,0 +1,367 @@
+"""The :class:`CitationManager`: the model cites numbered sources instead of long URLs.
+
+Default priority 200, conflict strategy ``CHAIN``. URLs are registered on
+``MESSAGE_APPEND`` (user messages and tool results) and rewritten to ``[n]`` in
+``LLM_REQUEST_BEFORE``, on a copy of the request: ``agent.messages`` keeps the
+original text.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from good_agent.adapters import ConflictStrategy, ToolAdapter
+from good_agent.components import AgentComponent, on
+from good_agent.errors import ToolError
+from good_agent.events import AgentEvents, EventContext
+from good_agent.extensions.citation_index import (
+    CitationIndex,
+    find_markdown_links,
+    find_urls,
+)
+from good_agent.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
+from good_agent.models import ModelRequest
+from good_agent.payloads import SignaturePayload
+from good_agent.tools import Tool
+
+_URI_FORMATS = frozenset({"uri", "url", "iri", "uri-reference"})
+_MAX_JSON_SCAN = 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class _UrlParam:
+    original: str
+    replacement: str
+    many: bool
+    nullable: bool
+    schema: dict[str, Any]
+
+
+def _core(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The non-null branch of ``schema`` and whether null is allowed."""
+    branches = schema.get("anyOf")
+    if isinstance(branches, list) and len(branches) == 2:
+        other = [b for b in branches if b != {"type": "null"}]
+        if len(other) == 1 and isinstance(other[0], dict):
+            return other[0], True
+    return schema, False
+
+
+def _detect(name: str, schema: Any) -> tuple[bool, bool] | None:
+    """``(many, nullable)`` when ``name: schema`` is a URL parameter, else ``None``."""
+    if not isinstance(schema, dict):
+        return None
+    core, nullable = _core(schema)
+    named = name == "url" or name.endswith("_url")
+    if core.get("type") == "string" and (named or core.get("format") in _URI_FORMATS):
+        return False, nullable
+    if core.get("type") == "array" and isinstance(core.get("items"), dict):
+        items = core["items"]
+        if items.get("type") == "string" and (
+            name == "urls" or name.endswith("_urls") or items.get("format") in _URI_FORMATS
+        ):
+            return True, nullable
+    return None
+
+
+def _replacement(name: str, many: bool) -> str:
+    suffix = "citation_idxs" if many else "citation_idx"
+    for ending in ("urls", "url"):
+        if name == ending:
+            return suffix
+        if name.endswith("_" + ending):
+            return name[: -len(ending)] + suffix
+    return f"{name}_{suffix}"
+
+
+def index_schema(param: _UrlParam, count: int) -> dict[str, Any]:
+    """The integer schema that replaces a URL parameter when ``count`` sources exist."""
+    bound: dict[str, Any] = {"type": "integer", "minimum": 1}
+    if count:
+        bound["maximum"] = count
+        valid = f"valid: 1 to {count}"
+    else:
+        valid = "no sources are registered yet"
+    what = "numbers n of sources [n]" if param.many else "the number n of a source [n]"
+    text = f"Instead of a URL ({param.original}): {what} from the sources list ({valid})."
+    original = param.schema.get("description")
+    if original:
+        text += f" {original}"
+    core, _ = _core(param.schema)
+    if param.many:
+        schema: dict[str, Any] = {"type": "array", "items": bound}
+        for key in ("minItems", "maxItems"):
+            if key in core:
+                schema[key] = core[key]
+    else:
+        schema = dict(bound)
+    if param.nullable:
+        schema = {"anyOf": [schema, {"type": "null"}]}
+    if "default" in param.schema:
+        schema["default"] = param.schema["default"]
+    schema["description"] = text
+    return schema
+
+
+class CitationAdapter(ToolAdapter):
+    """Replaces URL parameters with source numbers and translates them back.
+
+    A parameter is a URL parameter when it is named ``url``, ``*_url``, ``urls`` or
+    ``*_urls``, or has ``format: uri``. ``url`` becomes ``citation_idx`` and ``urls``
+    becomes ``citation_idxs``, ``source_url`` becomes ``source_citation_idx``.
+    """
+
+    def __init__(
+        self,
+        manager: CitationManager,
+        priority: int = 200,
+        conflict_strategy: ConflictStrategy = ConflictStrategy.CHAIN,
+    ) -> None:
+        super().__init__(manager, priority, conflict_strategy)
+        self.manager = manager
+        self._params: dict[str, tuple[_UrlParam, ...]] = {}
+        self._detected: dict[int, bool] = {}
+
+    def url_params(self, signature: dict[str, Any]) -> tuple[_UrlParam, ...]:
+        """The URL parameters of ``signature``."""
+        props = (signature.get("function", {}).get("parameters") or {}).get("properties") or {}
+        found = []
+        for name, schema in props.items():
+            kind = _detect(name, schema)
+            if kind is None:
+                continue
+            new = _replacement(name, kind[0])
+            if new not in props:
+                found.append(_UrlParam(name, new, kind[0], kind[1], dict(schema)))
+        return tuple(found)
+
+    def should_adapt(self, tool: Tool, agent: Any) -> bool:
+        """Adapt tools that have at least one URL parameter."""
+        key = id(tool)
+        if key not in self._detected:
+            self._detected[key] = bool(self.url_params(tool.signature))
+        return self._detected[key]
+
+    def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
+        """Replace each URL parameter with an index parameter, in place of the original."""
+        found = self.url_params(signature)
+        self._params[tool.name] = found
+        if not found:
+            return signature
+        result = copy.deepcopy(signature)
+        parameters = result["function"].setdefault("parameters", {"type": "object"})
+        by_name = {p.original: p for p in found}
+        count = len(self.manager.index)
+        parameters["properties"] = {
+            (by_name[k].replacement if k in by_name else k): (
+                index_schema(by_name[k], count) if k in by_name else v
+            )
+            for k, v in (parameters.get("properties") or {}).items()
+        }
+        if "required" in parameters:
+            parameters["required"] = [
+                by_name[r].replacement if r in by_name else r for r in parameters["required"]
+            ]
+        return result
+
+    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        """Translate source numbers back to the registered URLs; reject anything else."""
+        found = self._params.get(tool_name, ())
+        if not found:
+            return parameters
+        result = dict(parameters)
+        for param in found:
+            if param.original in result:
+                raise ToolError(
+                    f"'{param.original}' cannot be given directly; pass '{param.replacement}' "
+                    f"(valid citation indices: {self.manager.valid_indices_text()})"
+                )
+            if param.replacement not in result:
+                continue
+            value = result.pop(param.replacement)
+            if value is None:
+                result[param.original] = None
+            elif param.many:
+                if not isinstance(value, list):
+                    raise self._invalid(param, value)
+                result[param.original] = [self._url(param, item) for item in value]
+            else:
+                result[param.original] = self._url(param, value)
+        return result
+
+    def _url(self, param: _UrlParam, value: Any) -> str:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self._invalid(param, value)
+        try:
+            return self.manager.index.get(value).url
+        except KeyError:
+            raise self._invalid(param, value) from None
+
+    def _invalid(self, param: _UrlParam, value: Any) -> ToolError:
+        shown = json.dumps(value)[:40]
+        return ToolError(
+            f"{param.replacement}={shown} does not refer to a source. "
+            f"Valid citation indices: {self.manager.valid_indices_text()}"
+        )
+
+    def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
+        """Add the valid indices to schema errors about an index parameter."""
+        found = self._params.get(tool_name, ())
+        error = response.error or ""
+        if (
+            response.success
+            or not found
+            or "Valid citation indices" in error
+            or not any(p.replacement in error for p in found)
+        ):
+            return response
+        hint = f" Valid citation indices: {self.manager.valid_indices_text()}"
+        return response.model_copy(update={"error": error + hint})
+
+    def refresh(self, payload: SignaturePayload) -> SignaturePayload | None:
+        """Restate the current valid range in a signature this adapter produced."""
+        found = self._params.get(payload.tool.name, ())
+        parameters = payload.signature.get("function", {}).get("parameters") or {}
+        props = parameters.get("properties") or {}
+        count = len(self.manager.index)
+        stale = [
+            p
+            for p in found
+            if p.replacement in props and props[p.replacement] != (index_schema(p, count))
+        ]
+        if not stale:
+            return None
+        signature = copy.deepcopy(payload.signature)
+        new_props = signature["function"]["parameters"]["properties"]
+        for param in stale:
+            new_props[param.replacement] = index_schema(param, count)
+        return SignaturePayload(payload.tool, signature)
+
+
+class CitationManager(AgentComponent):
+    """Registers URLs as numbered sources and lets the model cite and pass them by number.
+
+    Args:
+        index: The :class:`CitationIndex` to use; share one between agents to keep
+            the same numbering. A new one by default.
+        rewrite_requests: Replace registered URLs with ``[n]`` in what the model reads
+            and add a sources list to the system message.
+        show_urls: Also show each source's full URL in the sources list.
+        priority: Adapter priority (default 200).
+        conflict_strategy: Adapter conflict strategy (default ``CHAIN``).
+
+    Example:
+        ```python
+        agent = Agent("...", tools=[fetch], extensions=[CitationManager()])
+        ```
+    """
+
+    def __init__(
+        self,
+        index: CitationIndex | None = None,
+        *,
+        rewrite_requests: bool = True,
+        show_urls: bool = False,
+        priority: int = 200,
+        conflict_strategy: ConflictStrategy = ConflictStrategy.CHAIN,
+    ) -> None:
+        super().__init__()
+        self.index = index if index is not None else CitationIndex()
+        self.rewrite_requests = rewrite_requests
+        self.show_urls = show_urls
+        self.adapter = CitationAdapter(self, priority, conflict_strategy)
+        self.register_tool_adapter(self.adapter)
+
+    def valid_indices_text(self) -> str:
+        """The valid indices and their labels, for error messages to the model."""
+        entries = list(self.index)
+        if not entries or len(entries) > 20:
+            return self.index.valid_range()
+        return "; ".join(f"[{e.index}] {e.label}" for e in entries)
+
+    def register_text(self, text: str, *, metadata: dict[str, Any] | None = None) -> list[int]:
+        """Register the URLs in ``text`` (markdown link titles included); return indices."""
+        indices = [
+            self.index.add(url, title=title or None, metadata=metadata)
+            for title, url in find_markdown_links(text)
+        ]
+        indices.extend(self.index.add(url, metadata=metadata) for url in find_urls(text))
+        return list(dict.fromkeys(indices))
+
+    def register_result(self, tool_name: str, content: str) -> list[int]:
+        """Register the URLs in a tool result, with titles from JSON ``url``/``title`` pairs."""
+        metadata = {"origin": "tool", "tool": tool_name}
+        indices: list[int] = []
+        stripped = content.lstrip()
+        if stripped[:1] in ("{", "[") and len(content) <= _MAX_JSON_SCAN:
+            try:
+                data = json.loads(content)
+            except ValueError:
+                data = None
+            for url, title in _records(data):
+                indices.append(self.index.add(url, title=title, metadata=metadata))
+        indices.extend(self.register_text(content, metadata=metadata))
+        return list(dict.fromkeys(indices))
+
+    @on(AgentEvents.MESSAGE_APPEND, priority=-100)
+    def _on_append(self, ctx: EventContext) -> None:
+        message = ctx.payload
+        if isinstance(message, UserMessage):
+            self.register_text(message.content, metadata={"origin": "user"})
+        elif isinstance(message, ToolMessage) and not message.is_error:
+            self.register_result(message.tool_name, message.content)
+
+    @on(AgentEvents.TOOLS_GENERATE_SIGNATURE, priority=-100)
+    def _on_signature(self, ctx: EventContext) -> SignaturePayload | None:
+        return self.adapter.refresh(ctx.payload)
+
+    @on(AgentEvents.LLM_REQUEST_BEFORE, priority=-100)
+    def _on_request(self, ctx: EventContext) -> ModelRequest | None:
+        if not self.rewrite_requests or not len(self.index):
+            return None
+        return self.rewrite(ctx.payload)
+
+    def rewrite(self, request: ModelRequest) -> ModelRequest:
+        """A copy of ``request`` with ``[n]`` for registered URLs, plus the sources list."""
+        messages: list[Any] = []
+        for message in request.messages:
+            content = getattr(message, "content", None)
+            if isinstance(content, str) and content:
+                new = self.index.replace_urls(content)
+                if new != content:
+                    message = message.model_copy(update={"content": new})
+            messages.append(message)
+        sources = (
+            "Sources (cite them as [n]; tools that take a source accept its number n):\n"
+            + self.index.sources_text(show_urls=self.show_urls)
+        )
+        if messages and isinstance(messages[0], SystemMessage):
+            first = messages[0]
+            messages[0] = first.model_copy(update={"content": f"{first.content}\n\n{sources}"})
+        else:
+            messages.insert(0, SystemMessage(content=sources))
+        return dataclasses.replace(request, messages=messages)
+
+    def render_markdown(self, text: str, *, style: str = "inline") -> str:
+        """Render the ``[n]`` references of ``text`` (a final answer) as markdown links."""
+        return self.index.render_markdown(text, style=style)
+
+
+def _records(data: Any) -> Iterable[tuple[str, str | None]]:
+    """``(url, title)`` pairs from dicts with a ``url`` key, anywhere in ``data``."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            url = item.get("url")
+            if isinstance(url, str) and url.lower().startswith(("http://", "https://")):
+                title = item.get("title") or item.get("name")
+                yield url, title if isinstance(title, str) else None
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
