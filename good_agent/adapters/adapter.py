@@ -46,13 +46,16 @@ class AdapterMetadata:
 class AdapterConflictError(GoodAgentError):
     """Two adapters conflict on a tool and one of them demands exclusivity."""
 
-    def __init__(self, tool_name: str, params: set[str], first: str, second: str) -> None:
+    def __init__(
+        self, tool_name: str, params: set[str], first: ToolAdapter, second: ToolAdapter
+    ) -> None:
         self.tool_name = tool_name
         self.params = set(params)
-        self.adapters = (first, second)
+        self.adapters = (first.name, second.name)
         listed = ", ".join(sorted(params))
         super().__init__(
-            f"adapters {first} and {second} conflict on tool '{tool_name}' "
+            f"adapters {first.name} (priority {first.priority}) and {second.name} "
+            f"(priority {second.priority}) conflict on tool '{tool_name}' "
             f"(parameter(s): {listed}) and one of them is EXCLUSIVE"
         )
 

@@ -158,7 +158,7 @@ class AdapterChain:
             strategies = {adapter.conflict_strategy, other.adapter.conflict_strategy}
             if ConflictStrategy.EXCLUSIVE in strategies:
                 raise AdapterConflictError(
-                    tool.name, touched & other.meta.touched, other.adapter.name, adapter.name
+                    tool.name, touched & other.meta.touched, other.adapter, adapter
                 )
         for other in clashes:
             if ConflictStrategy.PRIORITY in {

@@ -93,11 +93,16 @@ async def _unwrap_group(
 ) -> dict[str, Any]:
     every_owned = frozenset().union(*step.owned)
     result = {k: v for k, v in params.items() if k not in every_owned}
+    outputs = []
     for adapter, owned in zip(step.adapters, step.owned, strict=True):
         others = every_owned - owned
         view = {k: v for k, v in params.items() if k not in others}
         out = await _resolve(adapter.adapt_parameters(name, view, agent))
         if not isinstance(out, dict):
             raise GoodAgentError(f"{adapter.name}.adapt_parameters must return a dict")
+        outputs.append(out)
+    # A parameter several members own takes the highest-priority member's value,
+    # as its definition did in the merged signature.
+    for out in reversed(outputs):
         result.update(out)
     return result

@@ -5,7 +5,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, get_type_hints
+from types import UnionType
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
@@ -45,9 +46,19 @@ class FunctionSchema:
 
 
 def injection_kind(annotation: Any) -> str | None:
-    """Return what the agent injects for a parameter of this type, or ``None``."""
+    """Return what the agent injects for a parameter of this type, or ``None``.
+
+    ``Agent``, ``ToolCall`` (and their subclasses) are injected, also when written
+    as ``Agent | None``.
+    """
     kind = getattr(annotation, "__tool_injection__", None)
-    return kind if isinstance(kind, str) else None
+    if isinstance(kind, str):
+        return kind
+    if get_origin(annotation) in (Union, UnionType):
+        kinds = {injection_kind(arg) for arg in get_args(annotation) if arg is not type(None)}
+        if len(kinds) == 1:
+            return kinds.pop()
+    return None
 
 
 def function_schema(

@@ -163,3 +163,12 @@ def test_decorated_tool_is_still_callable() -> None:
 
     assert add(2, 3) == 5
     assert add.name == "plus" and add.description == "Add."
+
+
+def test_optional_injected_agent_is_hidden_too() -> None:
+    @tool
+    def f(text: str, agent: Agent | None = None) -> str:
+        return text
+
+    assert list(params_of(f)["properties"]) == ["text"]
+    assert f.injected == {"agent": "agent"}

@@ -1,0 +1,57 @@
+"""Every Python code block in the docs runs.
+
+A block is either executed here, or it includes an example file with a
+``--8<--`` snippet line (examples are run by ``test_examples.py``). A block whose
+first line is ``# not-run: <reason>`` is a signature listing, not a program.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def blocks() -> list[tuple[str, str]]:
+    found = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        for index, match in enumerate(FENCE.finditer(page.read_text())):
+            code = match.group(1)
+            if "--8<--" in code or code.lstrip().startswith("# not-run:"):
+                continue
+            found.append((f"{page.relative_to(ROOT / 'docs')}#{index}", code))
+    return found
+
+
+BLOCKS = blocks()
+
+
+def test_snippet_includes_point_at_existing_sections() -> None:
+    for page in (ROOT / "docs").rglob("*.md"):
+        for line in page.read_text().splitlines():
+            target = re.match(r'^--8<-- "([^":]+)(?::(\w+))?"', line.strip())
+            if not target:
+                continue
+            path = ROOT / target.group(1)
+            assert path.exists(), f"{page.name}: {path} is missing"
+            if target.group(2):
+                assert f"--8<-- [start:{target.group(2)}]" in path.read_text(), line
+
+
+@pytest.mark.parametrize(("where", "code"), BLOCKS, ids=[w for w, _ in BLOCKS])
+def test_docs_code_block_runs(where: str, code: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, f"{where} failed:\n{result.stderr}"
