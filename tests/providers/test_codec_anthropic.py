@@ -45,7 +45,12 @@ async def test_anthropic_sdk_round_trip() -> None:
             "role": "assistant",
             "content": [
                 {"type": "text", "text": "Checking."},
-                {"type": "tool_use", "id": "call_1", "name": "get_weather", "input": {"city": "Paris"}},
+                {
+                    "type": "tool_use",
+                    "id": "call_1",
+                    "name": "get_weather",
+                    "input": {"city": "Paris"},
+                },
                 {"type": "tool_use", "id": "call_2", "name": "math_factorial", "input": {"n": 5}},
             ],
         },

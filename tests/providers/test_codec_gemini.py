@@ -71,7 +71,13 @@ async def test_gemini_sdk_round_trip() -> None:
                 "response": {"error": "Error: service down"},
             }
         },
-        {"functionResponse": {"id": "call_2", "name": "math.factorial", "response": {"output": "120"}}},
+        {
+            "functionResponse": {
+                "id": "call_2",
+                "name": "math.factorial",
+                "response": {"output": "120"},
+            }
+        },
     ]
     decoded, signatures = codec.decode_with_signatures(
         response.model_dump(mode="json", exclude_none=True), names
@@ -116,6 +122,8 @@ def test_gemini_camel_case_reply_and_generated_ids_stay_local() -> None:
     ],
 )
 def test_gemini_tool_choice(choice: object, expected: object) -> None:
-    request = ChatRequest(messages=[{"role": "user", "content": "x"}], tools=TOOLS, tool_choice=choice)  # type: ignore[arg-type]
+    request = ChatRequest(
+        messages=[{"role": "user", "content": "x"}], tools=TOOLS, tool_choice=choice
+    )  # type: ignore[arg-type]
     body = codec.encode_request("gemini-2.5-flash", request)
     assert (body.get("tool_config") or {}).get("function_calling_config") == expected

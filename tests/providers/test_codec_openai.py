@@ -145,7 +145,12 @@ async def test_responses_sdk_round_trip() -> None:
             "name": "get_weather",
             "arguments": '{"city": "Paris"}',
         },
-        {"type": "function_call", "call_id": "call_2", "name": "math_factorial", "arguments": '{"n": 5}'},
+        {
+            "type": "function_call",
+            "call_id": "call_2",
+            "name": "math_factorial",
+            "arguments": '{"n": 5}',
+        },
         {"type": "function_call_output", "call_id": "call_1", "output": "Error: service down"},
         {"type": "function_call_output", "call_id": "call_2", "output": "120"},
     ]

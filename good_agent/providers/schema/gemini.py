@@ -127,6 +127,8 @@ def _convert(schema: JSONDict) -> JSONDict:
         node["items"] = items[0] if len(items) == 1 else {"anyOf": items}
     if nullable:
         node["nullable"] = True
+    if "default" in node and node["default"] is None:
+        del node["default"]
     node = {k: v for k, v in node.items() if k in SUPPORTED_KEYS}
     if notes:
         text = "; ".join(notes)

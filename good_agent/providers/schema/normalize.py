@@ -88,6 +88,11 @@ def object_root(schema: JSONDict | None) -> JSONDict:
     if not schema:
         return {"type": "object", "properties": {}}
     out = normalize_schema(schema)
+    ref = out.get("$ref")
+    if isinstance(ref, str) and "type" not in out:
+        target = _local_definition(out, ref)
+        if target is not None:
+            out = {**{k: v for k, v in out.items() if k != "$ref"}, **target}
     if out.get("type") == "object":
         return out
     if "type" not in out and not any(k in out for k in ("anyOf", "oneOf", "allOf", "$ref")):
@@ -95,3 +100,13 @@ def object_root(schema: JSONDict | None) -> JSONDict:
         out.setdefault("properties", {})
         return out
     return out
+
+
+def _local_definition(schema: JSONDict, ref: str) -> JSONDict | None:
+    for key in ("$defs", "definitions"):
+        prefix = f"#/{key}/"
+        table = schema.get(key)
+        if ref.startswith(prefix) and isinstance(table, dict):
+            target = table.get(ref[len(prefix) :])
+            return dict(target) if isinstance(target, dict) else None
+    return None

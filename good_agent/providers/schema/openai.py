@@ -75,7 +75,8 @@ def strict_problems(schema: JSONDict) -> list[str]:
         bad = sorted(UNSUPPORTED_IN_STRICT.intersection(node))
         if bad:
             problems.append(f"unsupported keywords in strict mode: {', '.join(bad)}")
-        if "$ref" in node and len(node) > 1:
+        siblings = set(node) - {"$ref", "description", "title", *_DROPPED_IN_STRICT}
+        if "$ref" in node and siblings:
             problems.append("$ref with sibling keywords")
     return list(dict.fromkeys(problems))
 
@@ -105,6 +106,8 @@ def make_strict(schema: JSONDict) -> JSONDict:
         out.pop(key, None)
     if "oneOf" in out:
         out["anyOf"] = out.pop("oneOf")
+    if "$ref" in out:
+        return {"$ref": out["$ref"]}
     if out.get("type") == "object" or "properties" in out:
         props: JSONDict = out.get("properties") or {}
         required = set(out.get("required") or [])

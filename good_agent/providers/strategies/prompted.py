@@ -68,7 +68,10 @@ def parse_calls(text: str, tools: list[JSONDict]) -> tuple[list[ParsedToolCall],
         module = importlib.import_module("good_agent.providers.text")
     except ImportError:
         return _parse_tags(text)
-    calls, content = module.parse_tool_calls(text, tools=tools)
+    parse = getattr(module, "parse_tool_calls", None)
+    if parse is None:
+        return _parse_tags(text)
+    calls, content = parse(text, tools=tools)
     return list(calls), content
 
 
