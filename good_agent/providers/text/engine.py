@@ -1,0 +1,317 @@
+"""The incremental parser behind every text format, one-shot and streaming.
+
+Text is scanned once. Outside regions, content streams out as soon as it cannot
+be the start of an opening; inside a region, a :class:`~.scanner.BracketScanner`
+or a literal search finds its end without re-reading earlier chunks. A finished
+region is decoded once, then emitted as tool-call deltas (or put back into the
+content). Decisions depend only on text already seen, and held-back text is
+bounded, so any chunking gives the same result in linear total time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Final
+
+from good_agent.providers.text.errors import TextParseError
+from good_agent.providers.text.markers import Marker, MarkerTable, Region, ValueSpan
+from good_agent.providers.text.results import (
+    ContentDelta,
+    ParseResult,
+    ReasoningDelta,
+    StreamEvent,
+    ToolCallDelta,
+)
+from good_agent.providers.text.scanner import BracketScanner
+from good_agent.providers.text.shapes import Decoded
+from good_agent.providers.text.trim import Trimmer
+from good_agent.providers.types import ParsedToolCall
+
+_TEXT: Final = 0
+_UNTIL: Final = 1
+_VALUE: Final = 2
+_AFTER_VALUE: Final = 3
+_SEPARATOR_WS: Final = 16
+_DECODER = json.JSONDecoder()
+
+
+class StreamingParser:
+    """Incremental tool-call parser: :meth:`feed` text deltas, then :meth:`finish`.
+
+    Emits :class:`ContentDelta`, :class:`ReasoningDelta` and :class:`ToolCallDelta`
+    events. A call is emitted in one delta (index, ``call_<index>`` id, name and
+    all of its arguments) when its region ends. After :meth:`finish`,
+    :meth:`result` gives the same :class:`ParseResult` as a one-shot parse.
+    """
+
+    def __init__(self, table: MarkerTable, tools: Collection[str] | None = None) -> None:
+        self._table = table
+        self._tools = frozenset(tools) if tools is not None else None
+        self._carry = ""
+        self._state = _TEXT
+        self._marker: Marker | None = None
+        self._parts: list[str] = []
+        self._opening = ""
+        self._name: str | None = None
+        self._values: list[ValueSpan] = []
+        self._value_parts: list[str] = []
+        self._scanner = BracketScanner()
+        self._content = Trimmer()
+        self._reasoning = Trimmer("\n")
+        self._pending: list[str] = []
+        self._events: list[StreamEvent] = []
+        self._calls: list[ParsedToolCall] = []
+        self._content_parts: list[str] = []
+        self._reasoning_parts: list[str] = []
+        self._finished = False
+
+    @property
+    def calls(self) -> list[ParsedToolCall]:
+        """The tool calls completed so far."""
+        return list(self._calls)
+
+    def feed(self, delta: str) -> list[StreamEvent]:
+        """Consume a text delta; return the events it completes."""
+        if self._finished:
+            raise TextParseError("feed() called after finish()")
+        if not isinstance(delta, str):
+            raise TextParseError(f"expected str, got {type(delta).__name__}")
+        text = self._carry + delta if self._carry else delta
+        self._carry = ""
+        self._run(text, final=False)
+        return self._drain()
+
+    def finish(self) -> list[StreamEvent]:
+        """Signal the end of the text; return the remaining events."""
+        if self._finished:
+            raise TextParseError("finish() called twice")
+        self._finished = True
+        text, self._carry = self._carry, ""
+        self._run(text, final=True)
+        if self._state == _UNTIL:
+            self._complete(closed=False)
+        elif self._state == _VALUE:
+            self._close_value(complete=False)
+            self._complete(closed=False)
+        elif self._state == _AFTER_VALUE:
+            self._complete(closed=True)
+        self._state = _TEXT
+        self._content.end_segment()
+        return self._drain()
+
+    def result(self) -> ParseResult:
+        """The accumulated result; call after :meth:`finish`."""
+        if not self._finished:
+            raise TextParseError("result() called before finish()")
+        reasoning = "".join(self._reasoning_parts) if self._reasoning.emitted else None
+        return ParseResult(list(self._calls), "".join(self._content_parts), reasoning)
+
+    # -- scanning -------------------------------------------------------------
+
+    def _run(self, text: str, *, final: bool) -> None:
+        i = 0
+        end = len(text)
+        while i < end:
+            state = self._state
+            if state == _TEXT:
+                i = self._scan_text(text, i, final)
+            elif state == _VALUE:
+                i = self._scan_value(text, i)
+            elif state == _UNTIL:
+                i = self._scan_until(text, i, final)
+            else:
+                i = self._scan_after_value(text, i, final)
+
+    def _scan_text(self, text: str, i: int, final: bool) -> int:
+        match = self._table.search(text, i)
+        if match is None:
+            stop = len(text) if final else self._table.hold_from(text, i)
+            self._out_content(text[i:stop])
+            self._carry = text[stop:]
+            return len(text)
+        self._out_content(text[i : match.start])
+        marker = match.marker
+        self._marker = marker
+        self._name = match.name
+        self._values = []
+        if marker.until is not None:
+            self._opening = text[match.start : match.end]
+            self._parts = [self._opening]
+            self._state = _UNTIL
+            return match.end
+        self._opening = text[match.start : match.value_start]
+        self._parts = [self._opening]
+        return self._start_value(text, match.value_start)
+
+    def _start_value(self, text: str, i: int) -> int:
+        marker = self._marker
+        assert marker is not None
+        if marker.json_values:
+            try:
+                value, end = _DECODER.raw_decode(text, i)
+            except (ValueError, RecursionError):
+                pass
+            else:
+                chunk = text[i:end]
+                self._parts.append(chunk)
+                self._values.append(ValueSpan(chunk, (value,)))
+                return self._value_done(end)
+        self._scanner = BracketScanner()
+        self._value_parts = []
+        self._state = _VALUE
+        return i
+
+    def _scan_value(self, text: str, i: int) -> int:
+        end = self._scanner.feed(text, i)
+        if end < 0:
+            self._value_parts.append(text[i:])
+            return len(text)
+        self._value_parts.append(text[i:end])
+        self._close_value(complete=True)
+        return self._value_done(end)
+
+    def _close_value(self, *, complete: bool) -> None:
+        chunk = "".join(self._value_parts)
+        self._value_parts = []
+        self._parts.append(chunk)
+        self._values.append(ValueSpan(chunk, None, self._scanner.max_depth, complete))
+
+    def _value_done(self, end: int) -> int:
+        marker = self._marker
+        assert marker is not None
+        if marker.separator is not None:
+            self._state = _AFTER_VALUE
+        else:
+            self._complete(closed=True)
+        return end
+
+    def _scan_after_value(self, text: str, i: int, final: bool) -> int:
+        marker = self._marker
+        assert marker is not None and marker.separator is not None
+        j = _skip_ws(text, i)
+        if j >= len(text) and not final:
+            self._carry = text[i:]
+            return len(text)
+        if j >= len(text) or not text.startswith(marker.separator, j):
+            self._complete(closed=True)
+            return i
+        after = j + len(marker.separator)
+        k = _skip_ws(text, after)
+        if k >= len(text) and not final:
+            self._carry = text[i:]
+            return len(text)
+        if k < len(text) and text[k] in "{[":
+            self._parts.append(text[i:k])
+            return self._start_value(text, k)
+        self._parts.append(text[i:after])
+        self._complete(closed=True)
+        return after
+
+    def _scan_until(self, text: str, i: int, final: bool) -> int:
+        marker = self._marker
+        assert marker is not None and marker.until is not None
+        until = marker.until
+        found = text.find(until, i)
+        if found >= 0:
+            self._out_until(text[i:found])
+            self._parts.append(until)
+            self._complete(closed=True)
+            return found + len(until)
+        stop = len(text) if final else len(text) - _partial_suffix(text, i, until)
+        self._out_until(text[i:stop])
+        self._carry = text[stop:]
+        return len(text)
+
+    # -- output ---------------------------------------------------------------
+
+    def _out_until(self, text: str) -> None:
+        marker = self._marker
+        assert marker is not None
+        if marker.reasoning:
+            self._out_reasoning(text)
+        elif text:
+            self._parts.append(text)
+
+    def _complete(self, *, closed: bool) -> None:
+        marker = self._marker
+        assert marker is not None
+        self._state = _TEXT
+        self._marker = None
+        if marker.reasoning:
+            self._reasoning.end_segment()
+            return
+        text = "".join(self._parts)
+        body = ""
+        if marker.until is not None:
+            stop = len(text) - len(marker.until) if closed else len(text)
+            body = text[len(self._opening) : stop]
+        region = Region(text, self._opening, self._name, tuple(self._values), body, closed)
+        self._parts = []
+        self._values = []
+        decoded = marker.decode(region)
+        if decoded is None or not self._allowed(decoded):
+            self._out_content(text)
+            return
+        self._emit(decoded)
+
+    def _allowed(self, decoded: Decoded) -> bool:
+        tools = self._tools
+        return tools is None or all(call.name in tools for call in decoded.calls)
+
+    def _emit(self, decoded: Decoded) -> None:
+        if decoded.reasoning:
+            self._out_reasoning(decoded.reasoning)
+            self._reasoning.end_segment()
+        self._out_content(decoded.content)
+        if decoded.calls:
+            self._flush_content()
+        for spec in decoded.calls:
+            index = len(self._calls)
+            call_id = f"call_{index}"
+            self._calls.append(
+                ParsedToolCall(call_id, spec.name, spec.arguments, spec.raw_arguments, spec.error)
+            )
+            self._events.append(ToolCallDelta(index, call_id, spec.name, spec.raw_arguments))
+
+    def _out_content(self, text: str) -> None:
+        if text:
+            out = self._content.push(text)
+            if out:
+                self._pending.append(out)
+
+    def _out_reasoning(self, text: str) -> None:
+        if text:
+            out = self._reasoning.push(text)
+            if out:
+                self._flush_content()
+                self._reasoning_parts.append(out)
+                self._events.append(ReasoningDelta(out))
+
+    def _flush_content(self) -> None:
+        if self._pending:
+            out = "".join(self._pending)
+            self._pending = []
+            self._content_parts.append(out)
+            self._events.append(ContentDelta(out))
+
+    def _drain(self) -> list[StreamEvent]:
+        self._flush_content()
+        events, self._events = self._events, []
+        return events
+
+
+def _skip_ws(text: str, i: int) -> int:
+    limit = min(len(text), i + _SEPARATOR_WS)
+    while i < limit and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _partial_suffix(text: str, start: int, literal: str) -> int:
+    """Length of the longest suffix of ``text[start:]`` that begins ``literal``."""
+    longest = min(len(literal) - 1, len(text) - start)
+    for size in range(longest, 0, -1):
+        if literal.startswith(text[len(text) - size :]):
+            return size
+    return 0

@@ -1,0 +1,1 @@
+"""The built-in text tool-call formats, one module each."""

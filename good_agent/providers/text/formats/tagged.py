@@ -1,0 +1,39 @@
+"""Formats delimited by tags or literals: Hermes/Qwen, fenced JSON, and ``<think>``.
+
+* Hermes/Qwen: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``; a last
+  tag left unclosed runs to the end of the text.
+* Fenced: a Markdown ```` ```json ```` block holding a call object or array.
+* ``<think>...</think>``: reasoning, kept apart from the content by every format.
+"""
+
+from __future__ import annotations
+
+from good_agent.providers.text.formats.common import explicit_calls
+from good_agent.providers.text.lenient import lenient_json
+from good_agent.providers.text.markers import Marker, Region
+from good_agent.providers.text.openings import Lit
+from good_agent.providers.text.shapes import Decoded, calls_from_value
+
+
+def decode_hermes(region: Region) -> Decoded | None:
+    """Decode the body of a ``<tool_call>`` tag (explicit: errors become error calls)."""
+    body = region.body.strip()
+    if not body:
+        return None
+    return explicit_calls(body, lenient_json(body))
+
+
+def decode_fenced(region: Region) -> Decoded | None:
+    """Decode a fenced JSON block; anything but a call-shaped value stays content."""
+    ok, value = lenient_json(region.body)
+    return calls_from_value(value, explicit=False) if ok else None
+
+
+HERMES = Marker("hermes", (Lit("<tool_call>"),), decode_hermes, until="</tool_call>")
+"""Hermes / Qwen ``<tool_call>`` tags."""
+
+FENCED = Marker("fenced", (Lit("```json"),), decode_fenced, until="```")
+"""Markdown ```` ```json ```` fences."""
+
+THINK = Marker("think", (Lit("<think>"),), until="</think>", reasoning=True)
+"""``<think>`` reasoning blocks."""

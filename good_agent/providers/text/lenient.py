@@ -1,0 +1,72 @@
+"""Lenient JSON decoding: strict JSON, then Python literals, then json-repair.
+
+``json_repair`` is an optional dependency; without it near-JSON that is not a
+Python literal is simply not decoded. Over-deep or very large input skips the
+slow, recursive fallbacks, so every path here is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+from types import ModuleType
+from typing import Any
+
+from good_agent.providers.text.literals import python_literal
+from good_agent.providers.text.scanner import MAX_DEPTH, nesting_depth
+
+_json_repair: ModuleType | None
+try:
+    import json_repair as _json_repair
+except ImportError:  # pragma: no cover - depends on the environment
+    _json_repair = None
+
+REPAIR_LIMIT = 32_768
+"""Longest text (in characters) handed to json-repair, whose cost per character is high."""
+
+
+def strict_json(text: str) -> tuple[bool, Any]:
+    """Decode strict JSON: ``(True, value)`` or ``(False, None)``; never raises."""
+    try:
+        return True, json.loads(text)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def lenient_json(text: str) -> tuple[bool, Any]:
+    """Decode JSON or near-JSON (trailing commas, single quotes, ``True``/``None``).
+
+    Returns ``(True, value)`` or ``(False, None)``; never raises. Repairs are
+    accepted only when they produce an object or an array.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return False, None
+    ok, value = strict_json(stripped)
+    if ok:
+        return True, value
+    if nesting_depth(stripped) > MAX_DEPTH:
+        return False, None
+    ok, value = python_literal(stripped)
+    if ok and isinstance(value, dict | list):
+        return True, value
+    return _repair(stripped)
+
+
+def _repair(text: str) -> tuple[bool, Any]:
+    if _json_repair is None or len(text) > REPAIR_LIMIT:
+        return False, None
+    try:
+        value = _json_repair.loads(text)
+    except Exception:  # a failed repair only means the text is not JSON
+        return False, None
+    if isinstance(value, dict | list):
+        return True, value
+    return False, None
+
+
+def dumps(value: Any) -> str | None:
+    """Serialize to compact-ish JSON text, or return None if it cannot be."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):
+        return None

@@ -1,0 +1,160 @@
+"""Markers: how a tool-call region opens, where it ends, and how it decodes.
+
+A :class:`Marker` is data: an opening (see :mod:`.openings`), either an end
+literal (``until``) or a bracketed value after the opening, an optional value
+separator (``;`` for Llama 3), and a ``decode`` function that turns the finished
+:class:`Region` into calls, or returns None to leave the region in the content.
+A :class:`MarkerTable` compiles a set of markers into one search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from good_agent.providers.text.openings import (
+    Element,
+    RegexBuilder,
+    could_open,
+    first_chars,
+    max_length,
+)
+from good_agent.providers.text.shapes import Decoded
+
+
+@dataclass(frozen=True, slots=True)
+class ValueSpan:
+    """One bracketed value inside a region.
+
+    ``decoded`` holds ``(value,)`` when the value was already decoded as strict
+    JSON while finding its end; ``depth`` is its bracket nesting (-1: unknown);
+    ``complete`` is False when the text ended inside the value.
+    """
+
+    text: str
+    decoded: tuple[Any] | None = None
+    depth: int = -1
+    complete: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """The text of one candidate tool-call region, split into its parts.
+
+    ``text`` is everything, kept verbatim for the content if decoding fails;
+    ``body`` is what lies between the opening and the end literal (``until``
+    regions); ``closed`` says whether the end literal or closing bracket was seen.
+    """
+
+    text: str
+    opening: str
+    name: str | None = None
+    values: tuple[ValueSpan, ...] = ()
+    body: str = ""
+    closed: bool = True
+
+
+Decoder = Callable[[Region], Decoded | None]
+"""Decodes a finished region; None leaves the region's text in the content."""
+
+
+def _no_decode(region: Region) -> Decoded | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A kind of region: its opening, how it ends, and how it decodes.
+
+    With ``until`` set, the region runs to that literal (or the end of the
+    text). Otherwise the opening must contain an :class:`~.openings.Open`
+    element, and the region is the bracketed value starting there, plus further
+    values while ``separator`` follows. ``reasoning`` regions stream as reasoning.
+    """
+
+    name: str
+    opening: tuple[Element, ...]
+    decode: Decoder = _no_decode
+    until: str | None = None
+    separator: str | None = None
+    reasoning: bool = False
+    json_values: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A complete opening found by a :class:`MarkerTable`."""
+
+    marker: Marker
+    start: int
+    end: int
+    value_start: int
+    name: str | None
+
+
+@dataclass
+class MarkerTable:
+    """Markers compiled into one regex, plus the look-back needed when streaming."""
+
+    markers: tuple[Marker, ...]
+    regex: re.Pattern[str] = field(init=False)
+    window: int = field(init=False)
+    _groups: list[tuple[Marker, str, list[str], list[str]]] = field(init=False)
+    _starters: re.Pattern[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        parts: list[str] = []
+        self._groups = []
+        starters: set[str] = set()
+        for index, marker in enumerate(self.markers):
+            builder = RegexBuilder(f"m{index}_")
+            source = builder.build(marker.opening)
+            group = f"m{index}"
+            parts.append(f"(?P<{group}>{source})")
+            self._groups.append((marker, group, builder.value_groups, builder.name_groups))
+            starters |= first_chars(marker.opening)
+        self.regex = re.compile("|".join(parts))
+        self.window = max(max_length(marker.opening) for marker in self.markers)
+        self._starters = re.compile("[" + "".join(re.escape(c) for c in sorted(starters)) + "]")
+
+    def search(self, text: str, start: int) -> Match | None:
+        """Find the first complete opening in ``text[start:]``."""
+        found = self.regex.search(text, start)
+        if found is None:
+            return None
+        for marker, group, value_groups, name_groups in self._groups:
+            if found.start(group) < 0:
+                continue
+            value_start = found.end()
+            for value_group in value_groups:
+                if found.start(value_group) >= 0:
+                    value_start = found.start(value_group)
+                    break
+            name = None
+            for name_group in name_groups:
+                if found.start(name_group) >= 0:
+                    name = found.group(name_group)
+                    break
+            return Match(marker, found.start(), found.end(), value_start, name)
+        return None  # pragma: no cover - one group always matched
+
+    def hold_from(self, text: str, start: int) -> int:
+        """Return where the text that could still grow into an opening begins.
+
+        Only the last :attr:`window` characters are examined; returns
+        ``len(text)`` when nothing needs holding back.
+        """
+        lower = max(start, len(text) - self.window)
+        for found in self._starters.finditer(text, lower):
+            position = found.start()
+            for marker in self.markers:
+                if could_open(marker.opening, text, position):
+                    return position
+        return len(text)
+
+
+def compile_markers(markers: Sequence[Marker]) -> MarkerTable:
+    """Compile markers (earlier ones win when two openings start at one place)."""
+    return MarkerTable(tuple(markers))

@@ -1,0 +1,130 @@
+"""Parser interface, the registry of text formats, and :func:`parse_tool_calls`.
+
+Every format is a set of :class:`~.markers.Marker` objects run by the same
+:class:`~.engine.StreamingParser`, so one-shot and streaming parses agree by
+construction. ``"auto"`` enables every built-in marker at once: whichever
+opening appears in the text is recognized where it appears.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Protocol, runtime_checkable
+
+from good_agent.providers.text.engine import StreamingParser
+from good_agent.providers.text.errors import TextParseError
+from good_agent.providers.text.formats import granite, json_bare
+from good_agent.providers.text.formats.llama import PYTHON_TAG
+from good_agent.providers.text.formats.mistral import MISTRAL
+from good_agent.providers.text.formats.pythonic import PYTHONIC
+from good_agent.providers.text.formats.tagged import FENCED, HERMES, THINK
+from good_agent.providers.text.markers import Marker, MarkerTable, compile_markers
+from good_agent.providers.text.results import ParseResult
+from good_agent.providers.types import ParsedToolCall
+
+
+@runtime_checkable
+class ToolCallParser(Protocol):
+    """A text tool-call format: a one-shot :meth:`parse` and a :meth:`streaming` parser."""
+
+    name: str
+
+    def parse(self, text: str, tools: Collection[str] | None = None) -> ParseResult:
+        """Parse a complete model reply."""
+        ...
+
+    def streaming(self, tools: Collection[str] | None = None) -> StreamingParser:
+        """Return a fresh incremental parser for one reply."""
+        ...
+
+
+class FormatParser:
+    """A :class:`ToolCallParser` built from markers (``<think>`` is always added).
+
+    With ``tools`` given, a region whose calls name a tool not in ``tools`` is
+    not turned into calls: its text stays in the content verbatim.
+    """
+
+    def __init__(self, name: str, markers: Sequence[Marker]) -> None:
+        self.name = name
+        self.markers = (THINK, *(marker for marker in markers if marker is not THINK))
+        self._table: MarkerTable = compile_markers(self.markers)
+
+    def parse(self, text: str, tools: Collection[str] | None = None) -> ParseResult:
+        """Parse a complete model reply into calls, content and reasoning."""
+        if not isinstance(text, str):
+            raise TextParseError(f"expected str, got {type(text).__name__}")
+        parser = self.streaming(tools)
+        parser.feed(text)
+        parser.finish()
+        return parser.result()
+
+    def streaming(self, tools: Collection[str] | None = None) -> StreamingParser:
+        """Return a fresh incremental parser for one reply."""
+        return StreamingParser(self._table, tools)
+
+    def __repr__(self) -> str:
+        return f"FormatParser({self.name!r})"
+
+
+_ALL: tuple[Marker, ...] = (
+    THINK,
+    HERMES,
+    FENCED,
+    MISTRAL,
+    PYTHON_TAG,
+    *granite.MARKERS,
+    *json_bare.MARKERS,
+    PYTHONIC,
+)
+
+_REGISTRY: dict[str, ToolCallParser] = {
+    "auto": FormatParser("auto", _ALL),
+    "json": FormatParser("json", json_bare.MARKERS),
+    "fenced": FormatParser("fenced", (FENCED,)),
+    "hermes": FormatParser("hermes", (HERMES,)),
+    "mistral": FormatParser("mistral", (MISTRAL,)),
+    "llama3": FormatParser("llama3", (PYTHON_TAG, json_bare.OBJECT)),
+    "pythonic": FormatParser("pythonic", (PYTHONIC,)),
+    "granite": FormatParser("granite", granite.MARKERS),
+}
+
+
+def get_parser(name: str = "auto") -> ToolCallParser:
+    """Return the registered parser called ``name`` (raises :class:`TextParseError`)."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise TextParseError(f"unknown text tool-call format {name!r}; known: {known}") from None
+
+
+def register_format(parser: ToolCallParser, *, replace: bool = False) -> None:
+    """Register a parser under ``parser.name`` (refuses to overwrite unless ``replace``)."""
+    if parser.name in _REGISTRY and not replace:
+        raise TextParseError(f"text tool-call format {parser.name!r} is already registered")
+    _REGISTRY[parser.name] = parser
+
+
+def available_formats() -> list[str]:
+    """Names of the registered formats, sorted."""
+    return sorted(_REGISTRY)
+
+
+def parse_text(
+    text: str, tools: Collection[str] | None = None, *, format: str = "auto"
+) -> ParseResult:
+    """Parse a model reply with the named format (default: auto-detect)."""
+    return get_parser(format).parse(text, tools)
+
+
+def parse_tool_calls(
+    text: str, tools: Collection[str] | None = None, *, format: str = "auto"
+) -> tuple[list[ParsedToolCall], str]:
+    """Extract tool calls written as text; return ``(calls, content)``.
+
+    The thin form of :func:`parse_text`: reasoning is dropped. See
+    :class:`FormatParser` for what happens to calls naming unknown tools.
+    """
+    result = parse_text(text, tools, format=format)
+    return result.calls, result.content
