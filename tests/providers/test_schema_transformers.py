@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any, Literal, Optional
 
 import pytest
@@ -20,7 +20,7 @@ from good_agent.providers.schema.openai import UNSUPPORTED_IN_STRICT
 from good_agent.providers.schema.walk import iter_schemas
 
 
-class Color(str, Enum):
+class Color(StrEnum):
     RED = "red"
     BLUE = "blue"
 
@@ -41,7 +41,7 @@ class Person(BaseModel):
 
 class Node(BaseModel):
     label: str
-    children: list["Node"] = []
+    children: list[Node] = []
 
 
 class Tagged(BaseModel):
