@@ -1,0 +1,242 @@
+"""Stores for :class:`~good_agent.ToolCache`: one small async protocol, three backends.
+
+Keys and values are strings (values are JSON). ``ttl`` is a hint in seconds for
+the store's own eviction; :class:`~good_agent.ToolCache` checks freshness itself
+with its own clock, so a store may keep an entry a little longer, never shorter.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+import anyio.to_thread
+
+T = TypeVar("T")
+
+
+@runtime_checkable
+class CacheStore(Protocol):
+    """What :class:`~good_agent.ToolCache` needs from a store."""
+
+    async def get(self, key: str) -> str | None:
+        """The value stored under ``key``, or ``None``."""
+        ...
+
+    async def set(self, key: str, value: str, ttl: float | None) -> None:
+        """Store ``value`` under ``key``; it may be evicted after ``ttl`` seconds."""
+        ...
+
+    async def delete(self, key: str) -> None:
+        """Remove ``key`` (no error if absent)."""
+        ...
+
+    async def clear(self) -> None:
+        """Remove every entry of this store."""
+        ...
+
+
+class MemoryStore:
+    """An in-process LRU store (the default).
+
+    Args:
+        max_entries: Least recently used entries are evicted beyond this count.
+        clock: Monotonic seconds, for TTL eviction.
+    """
+
+    def __init__(
+        self, max_entries: int = 1024, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if max_entries < 1:
+            raise ValueError("max_entries must be at least 1")
+        self.max_entries = max_entries
+        self._clock = clock
+        self._data: OrderedDict[str, tuple[str, float | None]] = OrderedDict()
+
+    async def get(self, key: str) -> str | None:
+        """The value under ``key``, or ``None`` if absent or expired."""
+        item = self._data.get(key)
+        if item is None:
+            return None
+        value, expires = item
+        if expires is not None and self._clock() >= expires:
+            del self._data[key]
+            return None
+        self._data.move_to_end(key)
+        return value
+
+    async def set(self, key: str, value: str, ttl: float | None) -> None:
+        """Store ``value``, evicting the least recently used entries beyond the limit."""
+        expires = None if ttl is None else self._clock() + ttl
+        self._data[key] = (value, expires)
+        self._data.move_to_end(key)
+        while len(self._data) > self.max_entries:
+            self._data.popitem(last=False)
+
+    async def delete(self, key: str) -> None:
+        """Remove ``key``."""
+        self._data.pop(key, None)
+
+    async def clear(self) -> None:
+        """Remove everything."""
+        self._data.clear()
+
+    async def items(self) -> list[tuple[str, str]]:
+        """Every ``(key, value)`` pair, for inspection."""
+        return [(k, v) for k, (v, _) in self._data.items()]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class SQLiteStore:
+    """A store in an SQLite database (stdlib ``sqlite3``), queried in a worker thread.
+
+    Args:
+        path: Database file, or ``":memory:"``.
+        table: Table name (created if missing).
+    """
+
+    def __init__(self, path: str = ":memory:", *, table: str = "good_agent_cache") -> None:
+        if not table.replace("_", "").isalnum():
+            raise ValueError(f"invalid table name: {table!r}")
+        self.path = path
+        self.table = table
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        with self._lock:
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} "
+                "(key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL)"
+            )
+
+    async def _run(self, function: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(functools.partial(self._locked, function, *args))
+
+    def _locked(self, function: Callable[..., T], *args: Any) -> T:
+        with self._lock:
+            return function(*args)
+
+    def _get(self, key: str) -> str | None:
+        row = self._conn.execute(
+            f"SELECT value, expires_at FROM {self.table} WHERE key = ?", (key,)
+        ).fetchone()
+        if row is None:
+            return None
+        if row[1] is not None and time.time() >= row[1]:
+            self._conn.execute(f"DELETE FROM {self.table} WHERE key = ?", (key,))
+            return None
+        return str(row[0])
+
+    def _set(self, key: str, value: str, ttl: float | None) -> None:
+        expires = None if ttl is None else time.time() + ttl
+        self._conn.execute(
+            f"INSERT OR REPLACE INTO {self.table} (key, value, expires_at) VALUES (?, ?, ?)",
+            (key, value, expires),
+        )
+
+    async def get(self, key: str) -> str | None:
+        """The value under ``key``, or ``None`` if absent or expired."""
+        return await self._run(self._get, key)
+
+    async def set(self, key: str, value: str, ttl: float | None) -> None:
+        """Store ``value`` under ``key``."""
+        await self._run(self._set, key, value, ttl)
+
+    async def delete(self, key: str) -> None:
+        """Remove ``key``."""
+        await self._run(self._conn.execute, f"DELETE FROM {self.table} WHERE key = ?", (key,))
+
+    async def clear(self) -> None:
+        """Remove every entry of the table."""
+        await self._run(self._conn.execute, f"DELETE FROM {self.table}")
+
+    async def purge_expired(self) -> None:
+        """Delete expired rows."""
+        sql = f"DELETE FROM {self.table} WHERE expires_at IS NOT NULL AND expires_at <= ?"
+        await self._run(self._conn.execute, sql, (time.time(),))
+
+    async def items(self) -> list[tuple[str, str]]:
+        """Every ``(key, value)`` pair, for inspection."""
+
+        def fetch() -> list[tuple[str, str]]:
+            rows = self._conn.execute(f"SELECT key, value FROM {self.table}").fetchall()
+            return [(str(k), str(v)) for k, v in rows]
+
+        return await self._run(fetch)
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._conn.close()
+
+
+class RedisStore:
+    """A store in Redis through ``redis.asyncio`` (install the ``redis`` extra).
+
+    Entries expire in Redis after ``ttl`` (``SET ... PX``), so several processes
+    share one cache. Keys are prefixed with ``prefix``; :meth:`clear` removes only
+    those.
+
+    Args:
+        client: A ``redis.asyncio.Redis`` client, or
+        url: A Redis URL to build one (``redis://localhost:6379/0``).
+        prefix: Namespace for this cache's keys.
+    """
+
+    def __init__(
+        self, client: Any = None, *, url: str | None = None, prefix: str = "good_agent:cache:"
+    ) -> None:
+        if client is None:
+            import redis.asyncio
+
+            client = redis.asyncio.Redis.from_url(url or "redis://localhost:6379/0")
+        self.client = client
+        self.prefix = prefix
+
+    async def get(self, key: str) -> str | None:
+        """The value under ``key``, or ``None``."""
+        value = await self.client.get(self.prefix + key)
+        if value is None:
+            return None
+        return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+    async def set(self, key: str, value: str, ttl: float | None) -> None:
+        """Store ``value`` with a Redis expiry of ``ttl`` seconds."""
+        px = None if ttl is None else max(1, int(ttl * 1000))
+        await self.client.set(self.prefix + key, value, px=px)
+
+    async def delete(self, key: str) -> None:
+        """Remove ``key``."""
+        await self.client.delete(self.prefix + key)
+
+    async def clear(self) -> None:
+        """Remove every key under this store's prefix."""
+        batch = []
+        async for key in self.client.scan_iter(match=self.prefix + "*", count=500):
+            batch.append(key)
+            if len(batch) >= 500:
+                await self.client.delete(*batch)
+                batch.clear()
+        if batch:
+            await self.client.delete(*batch)
+
+    async def items(self) -> list[tuple[str, str]]:
+        """Every ``(key, value)`` pair under the prefix, for inspection."""
+        pairs = []
+        async for raw in self.client.scan_iter(match=self.prefix + "*", count=500):
+            key = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+            value = await self.get(key[len(self.prefix) :])
+            if value is not None:
+                pairs.append((key[len(self.prefix) :], value))
+        return pairs
+
+    async def close(self) -> None:
+        """Close the client's connections."""
+        await self.client.aclose()
