@@ -59,9 +59,27 @@ def _repair(text: str) -> tuple[bool, Any]:
         value = _json_repair.loads(text)
     except Exception:  # a failed repair only means the text is not JSON
         return False, None
-    if isinstance(value, dict | list):
-        return True, value
-    return False, None
+    if not isinstance(value, dict | list):
+        return False, None
+    try:
+        repaired = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        return False, None
+    if _weight(repaired) < _weight(text):
+        return False, None
+    return True, value
+
+
+_INSIGNIFICANT = str.maketrans("", "", " \t\r\n\"',:")
+
+
+def _weight(text: str) -> int:
+    """Count characters other than whitespace, quotes, commas and colons.
+
+    A repair that lowers this count dropped words, numbers or brackets from the
+    model's text; such repairs are refused so nothing is lost silently.
+    """
+    return len(text.translate(_INSIGNIFICANT))
 
 
 def dumps(value: Any) -> str | None:
