@@ -49,8 +49,8 @@ class OpenAIClientTransport:
 
             base_url = self._base_url or os.environ.get("OPENAI_BASE_URL")
             api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
-            if api_key is None:
-                if base_url is None:
+            if not api_key:
+                if not base_url:
                     raise ModelConfigError(
                         f"no API key for model '{self._model}': set OPENAI_API_KEY, "
                         "or pass api_key=... (or base_url=... for a local server)"
