@@ -36,7 +36,7 @@ from good_agent.extensions._common import (
 from good_agent.extensions.auth import AuthInjector, credential_scope
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore
 from good_agent.messages import ToolResponse
-from good_agent.payloads import ToolCallErrorPayload
+from good_agent.payloads import ToolCallBefore, ToolCallErrorPayload
 from good_agent.tools import Tool
 
 logger = logging.getLogger("good_agent.extensions.cache")
@@ -323,6 +323,12 @@ class ToolCache(AgentComponent):
     @on(AgentEvents.TOOL_CALL_BEFORE, priority=10_000)
     def _stamp(self, ctx: EventContext) -> None:
         stamp_call_id(ctx)
+        call = self.state.get()
+        payload = ctx.payload
+        answered = isinstance(payload, ToolCallBefore) and payload.response is not None
+        if answered and call and call.store and call.tool_name == payload.call.name:
+            # Another adapter answered instead of the tool: that is not a result to keep.
+            self.state.set(_Call(call.tool_name, call.key, flight=call.flight))
 
     @on(AgentEvents.TOOL_CALL_ERROR, priority=10_000)
     def _on_error(self, ctx: EventContext) -> None:
