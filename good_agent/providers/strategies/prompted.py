@@ -71,8 +71,8 @@ def parse_calls(text: str, tools: list[JSONDict]) -> tuple[list[ParsedToolCall],
     parse = getattr(module, "parse_tool_calls", None)
     if parse is None:
         return _parse_tags(text)
-    calls, content = parse(text, tools=tools)
-    return list(calls), content
+    calls, content = parse(text, [tool_name(tool) for tool in tools])
+    return list(calls), content or None
 
 
 def _parse_tags(text: str) -> tuple[list[ParsedToolCall], str | None]:
