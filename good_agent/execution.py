@@ -17,7 +17,7 @@ from good_agent.payloads import (
     ToolCallBefore,
     ToolCallErrorPayload,
 )
-from good_agent.schema_validation import compile_schema
+from good_agent.providers.schema_validation import compile_schema
 
 if TYPE_CHECKING:
     from good_agent.agent import Agent

@@ -15,7 +15,7 @@ from good_agent.adapters.adapter import (
     ToolAdapter,
 )
 from good_agent.adapters.plan import Step, ToolPlan
-from good_agent.schema_validation import compile_schema
+from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
 

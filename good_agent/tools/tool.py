@@ -12,7 +12,7 @@ import anyio.to_thread
 from pydantic import BaseModel, ValidationError
 
 from good_agent.errors import ToolArgumentsError, ToolDefinitionError
-from good_agent.schema_validation import compile_schema, describe
+from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
 
 
