@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,8 +19,9 @@ from typing import Any
 from pydantic import SecretStr
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent
+from good_agent.components import AgentComponent, on
 from good_agent.errors import GoodAgentError, ToolError
+from good_agent.events import AgentEvents, EventContext
 from good_agent.extensions._common import REDACTED, is_secret
 from good_agent.messages import ToolResponse
 from good_agent.tools import Tool
@@ -34,6 +36,9 @@ DEFAULT_SCOPE_KEY = b"good-agent/auth-scope/v1"
 """The HMAC key :func:`credential_scope` uses unless given another."""
 
 _MAX_REMEMBERED = 64
+
+REDACTED_LOGGERS = ("good_agent.tools", "good_agent.events")
+"""Loggers an :class:`AuthInjector` redacts its secrets from by default."""
 
 
 def _secrets(value: Any, path: str, out: list[tuple[str, str]]) -> None:
@@ -203,6 +208,9 @@ class AuthInjector(AgentComponent):
         when: A predicate selecting the tools the ``credentials`` apply to.
         scope_key: HMAC key for :meth:`scope_of` (share it between processes that
             share a cache).
+        redact_loggers: Loggers whose records get injected secrets redacted (the
+            core's tool and event loggers by default), for tools that put a revealed
+            secret in an exception message.
         priority: Adapter priority (default 1000).
         conflict_strategy: Adapter conflict strategy (default ``EXCLUSIVE``).
 
@@ -220,6 +228,7 @@ class AuthInjector(AgentComponent):
         tools: Iterable[str] | None = None,
         when: Callable[[Tool], bool] | None = None,
         scope_key: bytes = DEFAULT_SCOPE_KEY,
+        redact_loggers: Iterable[str] = REDACTED_LOGGERS,
         priority: int = 1000,
         conflict_strategy: ConflictStrategy = ConflictStrategy.EXCLUSIVE,
     ) -> None:
@@ -228,10 +237,30 @@ class AuthInjector(AgentComponent):
         self.version = 0
         self.scope_key = scope_key
         self._remembered: dict[str, SecretStr] = {}
+        self.redact_loggers = tuple(redact_loggers)
+        self._filter = _RedactingFilter(self)
         for parameter, source in (credentials or {}).items():
             self.inject(parameter, source, tools=tools, when=when)
         self.adapter = AuthAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
+
+    async def install(self, agent: Any) -> None:
+        """Install, and add the redacting filter to :attr:`redact_loggers`."""
+        await super().install(agent)
+        for name in self.redact_loggers:
+            logging.getLogger(name).addFilter(self._filter)
+
+    async def uninstall(self, agent: Any) -> None:
+        """Uninstall, and remove the redacting filter."""
+        for name in self.redact_loggers:
+            logging.getLogger(name).removeFilter(self._filter)
+        await super().uninstall(agent)
+
+    @on(AgentEvents.TOOL_CALL_ERROR, priority=20_000)
+    def _redact_error(self, ctx: EventContext) -> None:
+        error = getattr(ctx.payload, "error", None)
+        if isinstance(error, BaseException) and self._remembered:
+            error.args = tuple(self.redact(a) if isinstance(a, str) else a for a in error.args)
 
     def _add(self, rule: CredentialRule) -> AuthInjector:
         if isinstance(rule.source, str):
@@ -341,6 +370,25 @@ class AuthInjector(AgentComponent):
 
     def __repr__(self) -> str:
         return f"AuthInjector(rules={self.rules!r})"
+
+
+class _RedactingFilter(logging.Filter):
+    """Redacts an injector's secrets from log records (message, arguments, traceback)."""
+
+    def __init__(self, injector: AuthInjector) -> None:
+        super().__init__()
+        self.injector = injector
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.injector._remembered:
+            return True
+        message = record.getMessage()
+        record.msg, record.args = self.injector.redact(message), None
+        if record.exc_info:
+            text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text = self.injector.redact(text)
+            record.exc_info = None
+        return True
 
 
 def _redact_value(value: Any, redact: Callable[[str], str]) -> Any:
