@@ -39,13 +39,27 @@ from good_agent.messages import (
     Usage,
     UserMessage,
 )
-from good_agent.models import LanguageModel, ModelRequest, ModelResponse, OpenAIChatModel
+from good_agent.models import (
+    AnthropicModel,
+    GeminiModel,
+    LanguageModel,
+    ModelRequest,
+    ModelResponse,
+    OllamaModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    ProviderModel,
+    resolve_model,
+)
 from good_agent.payloads import (
     SignaturePayload,
     ToolCallAfter,
     ToolCallBefore,
     ToolCallErrorPayload,
 )
+from good_agent.providers.modes import get_adapter
+from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
+from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools import Tool, ToolRegistry, tool
 
 __version__ = "0.1.0"
@@ -57,10 +71,12 @@ __all__ = [
     "AgentComponent",
     "AgentEvents",
     "AgentRunError",
+    "AnthropicModel",
     "AssistantMessage",
     "ConflictStrategy",
     "EventBus",
     "EventContext",
+    "GeminiModel",
     "GoodAgentError",
     "LanguageModel",
     "MaxIterationsError",
@@ -71,11 +87,15 @@ __all__ = [
     "ModelConnectionError",
     "ModelError",
     "ModelOverloadedError",
+    "ModelProfile",
     "ModelRateLimitError",
     "ModelRequest",
     "ModelResponse",
     "ModelTimeoutError",
+    "OllamaModel",
     "OpenAIChatModel",
+    "OpenAIResponsesModel",
+    "ProviderModel",
     "ScriptExhaustedError",
     "SignaturePayload",
     "SystemMessage",
@@ -86,6 +106,7 @@ __all__ = [
     "ToolCallAfter",
     "ToolCallBefore",
     "ToolCallErrorPayload",
+    "ToolCallingMode",
     "ToolDefinitionError",
     "ToolError",
     "ToolMessage",
@@ -97,6 +118,10 @@ __all__ = [
     "Usage",
     "UserMessage",
     "__version__",
+    "get_adapter",
+    "load_profiles",
     "on",
+    "register_profile",
+    "resolve_model",
     "tool",
 ]

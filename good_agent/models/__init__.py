@@ -1,7 +1,23 @@
 """Language models: the protocol the agent loop talks to, and its implementations."""
 
+from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
-from good_agent.models.openai_chat import OpenAIChatModel
+from good_agent.models.gemini import GeminiModel
+from good_agent.models.ollama import OllamaModel
+from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
+from good_agent.models.provider_model import ProviderModel, Transport
 from good_agent.models.resolve import resolve_model
 
-__all__ = ["LanguageModel", "ModelRequest", "ModelResponse", "OpenAIChatModel", "resolve_model"]
+__all__ = [
+    "AnthropicModel",
+    "GeminiModel",
+    "LanguageModel",
+    "ModelRequest",
+    "ModelResponse",
+    "OllamaModel",
+    "OpenAIChatModel",
+    "OpenAIResponsesModel",
+    "ProviderModel",
+    "Transport",
+    "resolve_model",
+]
