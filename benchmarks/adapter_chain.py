@@ -89,7 +89,8 @@ async def main() -> None:
         for n in counts:
             results[n].append(await pipeline_seconds(n))
     floor = statistics.median(floors)
-    print(f"python {platform.python_version()} on {platform.machine()}, {ROUNDS} rounds x {CALLS} calls")
+    machine = f"python {platform.python_version()} on {platform.machine()}"
+    print(f"{machine}, {ROUNDS} rounds x {CALLS} calls")
     print(f"floor (pydantic validation + bare call): {floor * 1e6:.2f} us")
     print(f"{'adapters':>8}  {'us/call':>8}  {'x floor':>8}")
     for n in counts:
