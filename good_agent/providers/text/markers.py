@@ -17,9 +17,10 @@ from typing import Any
 from good_agent.providers.text.openings import (
     Element,
     RegexBuilder,
-    could_open,
     first_chars,
+    head_source,
     max_length,
+    prefix_source,
 )
 from good_agent.providers.text.shapes import Decoded
 
@@ -103,6 +104,8 @@ class MarkerTable:
     window: int = field(init=False)
     _groups: list[tuple[Marker, str, list[str], list[str]]] = field(init=False)
     _starters: re.Pattern[str] = field(init=False)
+    _partial: re.Pattern[str] = field(init=False)
+    _heads: re.Pattern[str] = field(init=False)
 
     def __post_init__(self) -> None:
         parts: list[str] = []
@@ -116,14 +119,24 @@ class MarkerTable:
             self._groups.append((marker, group, builder.value_groups, builder.name_groups))
             starters |= first_chars(marker.opening)
         self.regex = re.compile("|".join(parts))
+        self._heads = re.compile("|".join(head_source(marker.opening) for marker in self.markers))
+        partials = "|".join(prefix_source(marker.opening) for marker in self.markers)
+        self._partial = re.compile(f"(?:{partials})")
         self.window = max(max_length(marker.opening) for marker in self.markers)
         self._starters = re.compile("[" + "".join(re.escape(c) for c in sorted(starters)) + "]")
 
     def search(self, text: str, start: int) -> Match | None:
         """Find the first complete opening in ``text[start:]``."""
-        found = self.regex.search(text, start)
-        if found is None:
-            return None
+        heads = self._heads
+        regex = self.regex
+        while True:
+            head = heads.search(text, start)
+            if head is None:
+                return None
+            found = regex.match(text, head.start())
+            if found is not None:
+                break
+            start = head.start() + 1
         for marker, group, value_groups, name_groups in self._groups:
             if found.start(group) < 0:
                 continue
@@ -148,10 +161,8 @@ class MarkerTable:
         """
         lower = max(start, len(text) - self.window)
         for found in self._starters.finditer(text, lower):
-            position = found.start()
-            for marker in self.markers:
-                if could_open(marker.opening, text, position):
-                    return position
+            if self._partial.fullmatch(text, found.start()):
+                return found.start()
         return len(text)
 
 

@@ -17,8 +17,6 @@ from dataclasses import dataclass
 WS_LIMIT = 16
 """Most whitespace characters allowed between parts of an opening."""
 
-_WS = " \t\r\n"
-
 
 @dataclass(frozen=True, slots=True)
 class Lit:
@@ -118,6 +116,30 @@ def max_length(items: Sequence[Element]) -> int:
     return total
 
 
+def head_source(items: Sequence[Element], size: int = 2) -> str:
+    """Regex source for the first ``size`` characters of an opening (a superset).
+
+    Used as a cheap prefilter: a search for these short heads skips text that
+    cannot start an opening at C speed, and the full regex confirms candidates.
+    """
+    if size <= 0 or not items:
+        return ""
+    item, rest = items[0], items[1:]
+    if isinstance(item, Lit):
+        if len(item.text) >= size:
+            return re.escape(item.text[:size])
+        return re.escape(item.text) + head_source(rest, size - len(item.text))
+    if isinstance(item, Open):
+        return re.escape(item.char) + head_source(rest, size - 1)
+    if isinstance(item, Ws):
+        return "(?:[ \\t\\r\\n]|" + head_source(rest, 1) + ")" + head_source((), size - 1)
+    if isinstance(item, Ident):
+        return "[A-Za-z_]"
+    if isinstance(item, Alt):
+        return "(?:" + "|".join(head_source((*opt, *rest), size) for opt in item.options) + ")"
+    return "(?:" + head_source((*item.items, *rest), size) + "|" + head_source(rest, size) + ")"
+
+
 def first_chars(items: Sequence[Element]) -> frozenset[str]:
     """Return the characters an opening can start with (openings never start empty)."""
     item = items[0]
@@ -130,41 +152,31 @@ def first_chars(items: Sequence[Element]) -> frozenset[str]:
     raise ValueError("an opening must start with a literal, a bracket or alternatives")
 
 
-def could_open(items: Sequence[Element], text: str, i: int = 0) -> bool:
-    """Tell whether ``text[i:]`` (which runs to the end of the text) is a proper
-    prefix of some opening, i.e. more text could complete it."""
-    if i >= len(text):
-        return True
+def prefix_source(items: Sequence[Element]) -> str:
+    """Regex source matching exactly the texts that could still grow into an opening.
+
+    Used with ``fullmatch`` on the end of a chunk: an empty text matches, and so
+    does any text that is a prefix of some complete opening. Quantifiers here are
+    bounded and the checked text is shorter than the longest opening, so the
+    matching cost is bounded too.
+    """
     if not items:
-        return False
+        return ""
     item, rest = items[0], items[1:]
+    options = [""]
     if isinstance(item, Lit):
-        chunk = text[i : i + len(item.text)]
-        if len(chunk) < len(item.text):
-            return item.text.startswith(chunk)
-        return chunk == item.text and could_open(rest, text, i + len(item.text))
-    if isinstance(item, Ws):
-        j = i
-        while j < len(text) and j - i < WS_LIMIT and text[j] in _WS:
-            j += 1
-        return could_open(rest, text, j)
-    if isinstance(item, Ident):
-        if not _ident_start(text[i]):
-            return False
-        j = i + 1
-        while j < len(text) and j - i <= item.limit and _ident_char(text[j], item.extra):
-            j += 1
-        return could_open(rest, text, j)
-    if isinstance(item, Open):
-        return text[i] == item.char and could_open(rest, text, i + 1)
-    if isinstance(item, Alt):
-        return any(could_open((*option, *rest), text, i) for option in item.options)
-    return could_open((*item.items, *rest), text, i) or could_open(rest, text, i)
-
-
-def _ident_start(char: str) -> bool:
-    return char == "_" or ("a" <= char <= "z") or ("A" <= char <= "Z")
-
-
-def _ident_char(char: str, extra: str) -> bool:
-    return _ident_start(char) or "0" <= char <= "9" or char in extra
+        options.extend(re.escape(item.text[:size]) for size in range(1, len(item.text)))
+        options.append(re.escape(item.text) + prefix_source(rest))
+    elif isinstance(item, Ws):
+        options.append(f"[ \\t\\r\\n]{{0,{WS_LIMIT}}}" + prefix_source(rest))
+    elif isinstance(item, Ident):
+        ident = f"[A-Za-z_][A-Za-z0-9_{re.escape(item.extra)}]{{0,{item.limit}}}"
+        options.append(ident + prefix_source(rest))
+    elif isinstance(item, Open):
+        options.append(re.escape(item.char) + prefix_source(rest))
+    elif isinstance(item, Alt):
+        options.extend(prefix_source((*option, *rest)) for option in item.options)
+    else:
+        options.append(prefix_source((*item.items, *rest)))
+        options.append(prefix_source(rest))
+    return "(?:" + "|".join(options) + ")"

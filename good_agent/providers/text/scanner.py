@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 
-_OUTSIDE = re.compile(r"[\[\](){}\"']")
+_DOUBLE_BODY = r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+'
+_SINGLE_BODY = r"[^'\\]*+(?:\\[\s\S][^'\\]*+)*+"
+_SKIP = re.compile(r"""(?:[^\[\](){}"']++|""" + f'"{_DOUBLE_BODY}"|' + f"'{_SINGLE_BODY}')*+")
+_IN_DOUBLE = re.compile(_DOUBLE_BODY)
+_IN_SINGLE = re.compile(_SINGLE_BODY)
 _OPEN_RUN = re.compile(r"[\[({]+")
 _CLOSE_RUN = re.compile(r"[\])}]+")
-_IN_DOUBLE = re.compile(r'["\\]')
-_IN_SINGLE = re.compile(r"['\\]")
 
 MAX_DEPTH = 64
 """Nesting deeper than this is never handed to a recursive decoder."""
@@ -45,23 +47,20 @@ class BracketScanner:
             self._escape = False
         while True:
             if self._quote:
-                found = (_IN_DOUBLE if self._quote == '"' else _IN_SINGLE).search(text, i)
-                if found is None:
+                body = (_IN_DOUBLE if self._quote == '"' else _IN_SINGLE).match(text, i)
+                j = body.end() if body is not None else i
+                if j >= end:
                     return -1
-                j = found.start()
                 if text[j] == "\\":
-                    if j + 1 >= end:
-                        self._escape = True
-                        return -1
-                    i = j + 2
-                    continue
+                    self._escape = True
+                    return -1
                 self._quote = ""
                 i = j + 1
                 continue
-            found = _OUTSIDE.search(text, i)
-            if found is None:
+            skipped = _SKIP.match(text, i)
+            j = skipped.end() if skipped is not None else i
+            if j >= end:
                 return -1
-            j = found.start()
             char = text[j]
             if char == '"' or char == "'":
                 self._quote = char

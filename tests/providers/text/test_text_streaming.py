@@ -1,0 +1,95 @@
+"""Streaming parses agree with one-shot parses for every chunking of the corpus."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from text_corpus_cases import CASES, Case
+
+from good_agent.providers.text import (
+    ContentDelta,
+    ParseResult,
+    ReasoningDelta,
+    StreamEvent,
+    ToolCallDelta,
+    get_parser,
+)
+
+
+def stream(case: Case, chunks: list[str]) -> tuple[list[StreamEvent], ParseResult]:
+    parser = get_parser(case.fmt).streaming(case.tools)
+    events: list[StreamEvent] = []
+    for chunk in chunks:
+        events.extend(parser.feed(chunk))
+    events.extend(parser.finish())
+    return events, parser.result()
+
+
+def check_events(events: list[StreamEvent], result: ParseResult) -> None:
+    content = "".join(e.text for e in events if isinstance(e, ContentDelta))
+    reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+    assert content == result.content
+    assert reasoning == (result.reasoning or "")
+    fragments: dict[int, list[str]] = {}
+    for event in events:
+        if not isinstance(event, ToolCallDelta):
+            continue
+        if event.index not in fragments:
+            assert event.index == len(fragments), "indexes are contiguous from 0"
+            assert event.id == f"call_{event.index}"
+            assert event.name
+            fragments[event.index] = []
+        else:
+            assert event.id is None and event.name is None
+        fragments[event.index].append(event.arguments)
+    assert len(fragments) == len(result.calls)
+    for index, call in enumerate(result.calls):
+        joined = "".join(fragments[index])
+        assert joined == call.raw_arguments
+        if call.arguments is not None:
+            assert json.loads(joined) == call.arguments
+
+
+def split(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({0, len(text), *cuts})
+    return [text[a:b] for a, b in pairwise(points)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_one_character_deltas(case: Case) -> None:
+    expected = get_parser(case.fmt).parse(case.text, case.tools)
+    events, result = stream(case, list(case.text))
+    assert result == expected
+    check_events(events, result)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+@settings(max_examples=15, deadline=None)
+@given(data=st.data())
+def test_random_chunkings(case: Case, data: st.DataObject) -> None:
+    size = len(case.text)
+    cuts = data.draw(st.lists(st.integers(0, size), max_size=min(size, 12)), label="cuts")
+    expected = get_parser(case.fmt).parse(case.text, case.tools)
+    events, result = stream(case, split(case.text, cuts))
+    assert result == expected
+    check_events(events, result)
+
+
+def test_content_streams_before_the_call_ends() -> None:
+    parser = get_parser().streaming()
+    first = parser.feed("Let me look that up. <tool_ca")
+    assert first == [ContentDelta("Let me look that up.")]
+    assert parser.feed('ll>{"name": "f", "arguments": {"a"') == []
+    done = parser.feed(": 1}}</tool_call>")
+    assert done == [ToolCallDelta(0, "call_0", "f", '{"a": 1}')]
+    assert parser.finish() == []
+
+
+def test_partial_marker_is_released_when_it_is_not_one() -> None:
+    parser = get_parser().streaming()
+    assert parser.feed("a <tool") == [ContentDelta("a")]
+    assert parser.feed("s> b") == [ContentDelta(" <tools> b")]
