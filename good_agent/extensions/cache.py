@@ -202,8 +202,6 @@ class ToolCache(AgentComponent):
         self.register_tool_adapter(self.adapter)
 
     def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
-        if self.scope is not None:
-            return self.scope(tool_name, parameters)
         for component in getattr(self.agent, "components", ()):
             if isinstance(component, AuthInjector):
                 return component.scope_of(tool_name, parameters)
@@ -211,9 +209,19 @@ class ToolCache(AgentComponent):
 
     def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
         """The store key of a call with these unwrapped ``parameters``."""
-        body = canonical_json(
-            {"arguments": parameters, "scope": self._scope(tool_name, parameters)}
-        )
+        try:
+            # Fast path: plain JSON arguments, so there is no secret in them.
+            arguments = json.dumps(
+                parameters, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            )
+            secretless = True
+        except (TypeError, ValueError):
+            arguments, secretless = canonical_json(parameters), False
+        if self.scope is not None:
+            scope = self.scope(tool_name, parameters)
+        else:
+            scope = None if secretless else self._scope(tool_name, parameters)
+        body = f"{arguments}\x00{scope or ''}"
         return f"v1:{tool_name}:{digest(body, size=64)}"
 
     def _emit(self, kind: CacheEventKind, tool_name: str, key: str) -> None:
