@@ -77,8 +77,14 @@ class StreamingParser:
             raise TextParseError("feed() called after finish()")
         if not isinstance(delta, str):
             raise TextParseError(f"expected str, got {type(delta).__name__}")
-        text = self._carry + delta if self._carry else delta
-        self._carry = ""
+        if self._carry:
+            text = self._carry + delta
+            self._carry = ""
+        elif self._state == _TEXT and not self._table.may_open(delta):
+            self._out_content(delta)
+            return self._drain()
+        else:
+            text = delta
         self._run(text, final=False)
         return self._drain()
 

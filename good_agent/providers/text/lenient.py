@@ -11,6 +11,8 @@ import json
 from types import ModuleType
 from typing import Any
 
+import pydantic_core
+
 from good_agent.providers.text.literals import python_literal
 from good_agent.providers.text.scanner import MAX_DEPTH, nesting_depth
 
@@ -27,7 +29,7 @@ REPAIR_LIMIT = 32_768
 def strict_json(text: str) -> tuple[bool, Any]:
     """Decode strict JSON: ``(True, value)`` or ``(False, None)``; never raises."""
     try:
-        return True, json.loads(text)
+        return True, pydantic_core.from_json(text, cache_strings=False)
     except (ValueError, RecursionError):
         return False, None
 
@@ -83,8 +85,12 @@ def _weight(text: str) -> int:
 
 
 def dumps(value: Any) -> str | None:
-    """Serialize to compact-ish JSON text, or return None if it cannot be."""
+    """Serialize to compact JSON text (UTF-8, no spaces), or return None if it cannot be."""
     try:
-        return json.dumps(value, ensure_ascii=False)
+        return pydantic_core.to_json(value).decode()
+    except (ValueError, TypeError, RecursionError):
+        pass
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (ValueError, TypeError, RecursionError):
         return None

@@ -153,6 +153,10 @@ class MarkerTable:
             return Match(marker, found.start(), found.end(), value_start, name)
         return None  # pragma: no cover - one group always matched
 
+    def may_open(self, text: str) -> bool:
+        """Whether ``text`` contains a character that can start an opening."""
+        return self._starters.search(text) is not None
+
     def hold_from(self, text: str, start: int) -> int:
         """Return where the text that could still grow into an opening begins.
 

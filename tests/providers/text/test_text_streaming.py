@@ -85,7 +85,7 @@ def test_content_streams_before_the_call_ends() -> None:
     assert first == [ContentDelta("Let me look that up.")]
     assert parser.feed('ll>{"name": "f", "arguments": {"a"') == []
     done = parser.feed(": 1}}</tool_call>")
-    assert done == [ToolCallDelta(0, "call_0", "f", '{"a": 1}')]
+    assert done == [ToolCallDelta(0, "call_0", "f", '{"a":1}')]
     assert parser.finish() == []
 
 
