@@ -6,6 +6,7 @@ from good_agent.models.gemini import GeminiModel
 from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.provider_model import ProviderModel, Transport
+from good_agent.models.registry import register_provider
 from good_agent.models.resolve import resolve_model
 
 __all__ = [
@@ -19,5 +20,6 @@ __all__ = [
     "OpenAIResponsesModel",
     "ProviderModel",
     "Transport",
+    "register_provider",
     "resolve_model",
 ]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, Protocol
 
+from good_agent.errors import ModelError
 from good_agent.messages import to_openai_messages
+from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import ModelProfile, get_profile, with_mode
@@ -91,8 +93,53 @@ class ProviderModel:
         """The provider body this model sends for ``request``."""
         return self._prepare(request)[1]
 
+    @property
+    def fallback_key(self) -> str:
+        """The name under which fallback decisions for this model are remembered."""
+        return f"{self.profile.provider}:{self.profile.model}"
+
+    def _may_fall_back(self, request: ModelRequest) -> bool:
+        return (
+            self.mode is ToolCallingMode.AUTO
+            and "mode" not in request.settings
+            and bool(request.tools)
+            and self.adapter.mode is ToolCallingMode.NATIVE
+        )
+
     async def request(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and normalize the reply."""
+        """Send ``request`` and normalize the reply.
+
+        In ``AUTO`` mode a native model falls back to prompt-based calling when its
+        server rejects tools, and tool calls it writes into ``content`` are parsed
+        (see :mod:`good_agent.models.fallback`).
+        """
+        tools = list(request.tools)
+        if not self._may_fall_back(request):
+            adapter, body, _ = self._prepare(request)
+            return ModelResponse.from_provider(
+                adapter.decode(await self.transport.send(body), tools)
+            )
+        key = self.fallback_key
+        learned = fallback.remembered_mode(key)
+        if learned is not None:
+            return await self._request_in(learned, request)
         adapter, body, _ = self._prepare(request)
-        raw = await self.transport.send(body)
-        return ModelResponse.from_provider(adapter.decode(raw, list(request.tools)))
+        try:
+            raw = await self.transport.send(body)
+        except ModelError as error:
+            if not fallback.rejects_tools(error):
+                raise
+            fallback.remember(
+                key, ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
+            )
+            return await self._request_in(ToolCallingMode.VALIDATED, request)
+        decoded = fallback.calls_from_content(key, adapter.decode(raw, tools), tools)
+        return ModelResponse.from_provider(decoded)
+
+    async def _request_in(self, mode: ToolCallingMode, request: ModelRequest) -> ModelResponse:
+        settings = {**request.settings, "mode": mode}
+        forced = ModelRequest(request.messages, request.tools, request.tool_choice, settings)
+        adapter, body, _ = self._prepare(forced)
+        return ModelResponse.from_provider(
+            adapter.decode(await self.transport.send(body), list(request.tools))
+        )

@@ -12,7 +12,6 @@ OpenAI-compatible servers generally implement it. Register a profile with
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from good_agent.errors import ModelConfigError
@@ -21,20 +20,18 @@ from good_agent.models.base import LanguageModel
 from good_agent.models.gemini import GeminiModel
 from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
+from good_agent.models.registry import MODEL_FACTORIES, register_model_factory
 from good_agent.providers.profiles import ProfileRegistry, get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 
-ModelFactory = Callable[..., LanguageModel]
-"""Builds a model: ``factory(name, base_url=, api_key=, settings=, mode=, profile=)``."""
-
-MODEL_FACTORIES: dict[str, ModelFactory] = {
-    "openai": OpenAIChatModel,
-    "openai-responses": OpenAIResponsesModel,
-    "anthropic": AnthropicModel,
-    "gemini": GeminiModel,
-    "ollama": OllamaModel,
-}
-"""The model class for each provider name."""
+for _name, _factory in (
+    ("openai", OpenAIChatModel),
+    ("openai-responses", OpenAIResponsesModel),
+    ("anthropic", AnthropicModel),
+    ("gemini", GeminiModel),
+    ("ollama", OllamaModel),
+):
+    register_model_factory(_name, _factory)
 
 
 def resolve_model(
