@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import inspect
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -118,12 +119,14 @@ class AuthAdapter(ToolAdapter):
         super().__init__(injector, priority, conflict_strategy)
         self.injector = injector
         self._rules: dict[str, tuple[CredentialRule, ...]] = {}
-        self._cache_key: dict[int, tuple[int, tuple[CredentialRule, ...]]] = {}
+        self._chosen: weakref.WeakKeyDictionary[Tool, tuple[int, tuple[CredentialRule, ...]]] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def rules_for(self, tool: Tool) -> tuple[CredentialRule, ...]:
         """The rules that apply to ``tool``; an explicit rule for a tool lacking its
         parameter is a configuration error."""
-        cached = self._cache_key.get(id(tool))
+        cached = self._chosen.get(tool)
         if cached is not None and cached[0] == self.injector.version:
             return cached[1]
         props = (tool.signature["function"].get("parameters") or {}).get("properties") or {}
@@ -140,7 +143,7 @@ class AuthAdapter(ToolAdapter):
             if rule.when is None or rule.when(tool):
                 chosen.append(rule)
         result = tuple(chosen)
-        self._cache_key[id(tool)] = (self.injector.version, result)
+        self._chosen[tool] = (self.injector.version, result)
         return result
 
     def should_adapt(self, tool: Tool, agent: Any) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -125,7 +126,7 @@ class CitationAdapter(ToolAdapter):
         super().__init__(manager, priority, conflict_strategy)
         self.manager = manager
         self._params: dict[str, tuple[_UrlParam, ...]] = {}
-        self._detected: dict[int, bool] = {}
+        self._detected: weakref.WeakKeyDictionary[Tool, bool] = weakref.WeakKeyDictionary()
 
     def url_params(self, signature: dict[str, Any]) -> tuple[_UrlParam, ...]:
         """The URL parameters of ``signature``."""
@@ -142,10 +143,10 @@ class CitationAdapter(ToolAdapter):
 
     def should_adapt(self, tool: Tool, agent: Any) -> bool:
         """Adapt tools that have at least one URL parameter."""
-        key = id(tool)
-        if key not in self._detected:
-            self._detected[key] = bool(self.url_params(tool.signature))
-        return self._detected[key]
+        known = self._detected.get(tool)
+        if known is None:
+            known = self._detected[tool] = bool(self.url_params(tool.signature))
+        return known
 
     def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
         """Replace each URL parameter with an index parameter, in place of the original."""
