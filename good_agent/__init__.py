@@ -1,5 +1,7 @@
 """good-agent: LLM agents whose tools are adapted between the code and the model."""
 
+from typing import TYPE_CHECKING, Any
+
 from good_agent.adapters import (
     AdapterConflictError,
     AdapterMetadata,
@@ -73,7 +75,20 @@ from good_agent.providers.profiles import ModelProfile, load_profiles, register_
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools import Tool, ToolRegistry, tool
 
+if TYPE_CHECKING:
+    from good_agent.extensions.mcp import MCPTools
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # MCPTools needs the optional ``mcp`` extra: imported on first use only.
+    if name == "MCPTools":
+        from good_agent.extensions.mcp import MCPTools
+
+        return MCPTools
+    raise AttributeError(f"module 'good_agent' has no attribute {name!r}")
+
 
 __all__ = [
     "AdapterConflictError",
@@ -93,6 +108,7 @@ __all__ = [
     "GeminiModel",
     "GoodAgentError",
     "LanguageModel",
+    "MCPTools",
     "MaxIterationsError",
     "MemoryStore",
     "Message",

@@ -17,6 +17,9 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="run a small agent end to end")
     demo.add_argument("--model", help="a real model, e.g. gpt-4o-mini (default: scripted)")
     demo.add_argument("--base-url", help="an OpenAI-compatible endpoint for --model")
+    serve = commands.add_parser("mcp-serve", help="serve an agent's tools over MCP (stdio)")
+    serve.add_argument("target", help="module:attr naming an Agent or a list of tools")
+    serve.add_argument("--name", help="the server name reported to clients")
     return parser
 
 
@@ -32,6 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"good-agent demo failed: {exc}", file=sys.stderr)
             return 1
         return 0
+    if args.command == "mcp-serve":
+        from good_agent.extensions.mcp.__main__ import run
+
+        return run(args)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

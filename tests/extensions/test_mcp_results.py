@@ -79,3 +79,15 @@ def test_mcp_every_part_type_is_kept_typed() -> None:
     assert BLOB not in shown
     assert '"mime_type":"audio/wav","size":10' in shown
     assert "image" in repr(value) and BLOB not in repr(value)
+
+
+def test_mcp_tools_from_spec() -> None:
+    from good_agent.extensions.mcp import MCPTools
+
+    by_url = MCPTools.from_spec("http://127.0.0.1:8000/mcp")
+    assert by_url.server_name == "127.0.0.1"
+    by_command = MCPTools.from_spec("python -m weather_server", prefix=True)
+    assert (by_command.server_name, by_command.prefix) == ("weather_server", True)
+    assert MCPTools.from_spec(by_command) is by_command
+    with pytest.raises(ValueError, match="either a command or url"):
+        MCPTools()

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.anyio
 def serve_command(target: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "good_agent.extensions.mcp", target],
+        args=["-m", "good_agent.cli", "mcp-serve", target],
     )
 
 

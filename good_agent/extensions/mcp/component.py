@@ -126,6 +126,20 @@ class MCPTools(AgentComponent):
         self._mcp_tools: dict[str, Tool] = {}
         self._remote_names: dict[str, str] = {}
 
+    @classmethod
+    def from_spec(cls, spec: str | MCPTools, **options: Any) -> MCPTools:
+        """Build from a string: an ``http(s)://`` URL, else a command line.
+
+        An :class:`MCPTools` is returned unchanged (``options`` must then be empty).
+        """
+        if isinstance(spec, MCPTools):
+            if options:
+                raise ValueError("options cannot be applied to an existing MCPTools")
+            return spec
+        if spec.startswith(("http://", "https://")):
+            return cls(url=spec, **options)
+        return cls(spec, **options)
+
     @property
     def server_name(self) -> str:
         """The server's name: the one given, else the one it reports once connected."""
