@@ -43,6 +43,9 @@ class StreamingParser:
     events. A call is emitted in one delta (index, ``call_<index>`` id, name and
     all of its arguments) when its region ends. After :meth:`finish`,
     :meth:`result` gives the same :class:`ParseResult` as a one-shot parse.
+
+    Model output never makes it raise; misuse (and, defensively, any internal
+    failure) raises :class:`TextParseError` and ends the stream.
     """
 
     def __init__(self, table: MarkerTable, tools: Collection[str] | None = None) -> None:
@@ -77,15 +80,19 @@ class StreamingParser:
             raise TextParseError("feed() called after finish()")
         if not isinstance(delta, str):
             raise TextParseError(f"expected str, got {type(delta).__name__}")
-        if self._carry:
-            text = self._carry + delta
-            self._carry = ""
-        elif self._state == _TEXT and not self._table.may_open(delta):
-            self._out_content(delta)
-            return self._drain()
-        else:
-            text = delta
-        self._run(text, final=False)
+        try:
+            if self._carry:
+                text = self._carry + delta
+                self._carry = ""
+            elif self._state == _TEXT and not self._table.may_open(delta):
+                self._out_content(delta)
+                return self._drain()
+            else:
+                text = delta
+            self._run(text, final=False)
+        except Exception as exc:
+            self._finished = True
+            raise TextParseError(f"internal error while parsing: {exc!r}") from exc
         return self._drain()
 
     def finish(self) -> list[StreamEvent]:
@@ -93,17 +100,20 @@ class StreamingParser:
         if self._finished:
             raise TextParseError("finish() called twice")
         self._finished = True
-        text, self._carry = self._carry, ""
-        self._run(text, final=True)
-        if self._state == _UNTIL:
-            self._complete(closed=False)
-        elif self._state == _VALUE:
-            self._close_value(complete=False)
-            self._complete(closed=False)
-        elif self._state == _AFTER_VALUE:
-            self._complete(closed=True)
-        self._state = _TEXT
-        self._content.end_segment()
+        try:
+            text, self._carry = self._carry, ""
+            self._run(text, final=True)
+            if self._state == _UNTIL:
+                self._complete(closed=False)
+            elif self._state == _VALUE:
+                self._close_value(complete=False)
+                self._complete(closed=False)
+            elif self._state == _AFTER_VALUE:
+                self._complete(closed=True)
+            self._state = _TEXT
+            self._content.end_segment()
+        except Exception as exc:
+            raise TextParseError(f"internal error while parsing: {exc!r}") from exc
         return self._drain()
 
     def result(self) -> ParseResult:
