@@ -131,7 +131,8 @@ async def test_mcp_timeout_is_a_tool_error() -> None:
     assert again.response == {"result": 3}
 
 
-async def test_mcp_list_changed_updates_the_agent_tools() -> None:
+@pytest.mark.parametrize("protocol", ["auto", "legacy"])
+async def test_mcp_list_changed_updates_the_agent_tools(protocol: str) -> None:
     model = ScriptedModel(
         [
             ScriptedModel.tool_call("grow"),
@@ -139,8 +140,10 @@ async def test_mcp_list_changed_updates_the_agent_tools() -> None:
             "echoed",
         ]
     )
-    mcp = fixture_server()
+    mcp = fixture_server(protocol=protocol)
     async with Agent(model=model, extensions=[mcp]) as agent:
+        expected = "2026-07-28" if protocol == "auto" else "2025-11-25"
+        assert mcp.protocol_version == expected
         assert "echo" not in agent.tools
         answer = await agent.call("grow and echo")
         assert "echo" in agent.tools

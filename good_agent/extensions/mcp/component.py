@@ -8,7 +8,7 @@ import shlex
 import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 from urllib.parse import urlsplit
 
 import mcp_types as types
@@ -88,6 +88,9 @@ class MCPTools(AgentComponent):
             install fail with :class:`MCPStartError`. ``False``: the failure is
             logged and kept on :attr:`error`, and the agent runs without these tools.
         errlog: Where a stdio server's stderr goes (default: ``sys.stderr``).
+        protocol: ``"auto"`` (default) negotiates the newest protocol the server
+            speaks; ``"legacy"`` uses the ``initialize`` handshake (2025 protocol
+            versions) without probing.
     """
 
     def __init__(
@@ -105,6 +108,7 @@ class MCPTools(AgentComponent):
         start_timeout: float = 15.0,
         required: bool = True,
         errlog: TextIO | None = None,
+        protocol: Literal["auto", "legacy"] = "auto",
     ) -> None:
         super().__init__()
         if (command is None) == (url is None):
@@ -121,6 +125,7 @@ class MCPTools(AgentComponent):
         self.start_timeout = start_timeout
         self.required = required
         self.errlog = errlog
+        self.protocol: Literal["auto", "legacy"] = protocol
         self.error: MCPStartError | None = None
         self._connection: MCPConnection | None = None
         self._mcp_tools: dict[str, Tool] = {}
@@ -147,6 +152,11 @@ class MCPTools(AgentComponent):
             return self._given_name
         info = self._connection.server_info if self._connection else None
         return info.name if info is not None and info.name else self._label
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The MCP protocol version negotiated with the server (once connected)."""
+        return self._connection.protocol_version if self._connection else None
 
     @property
     def connected(self) -> bool:
@@ -182,6 +192,7 @@ class MCPTools(AgentComponent):
             start_timeout=self.start_timeout,
             headers=self.headers,
             errlog=self.errlog,
+            mode=self.protocol,
         )
         self._connection = connection
         try:

@@ -22,7 +22,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 import anyio
 import anyio.abc
@@ -105,6 +105,9 @@ class MCPConnection:
         close_timeout: Seconds allowed to close the session and stop the server.
         headers: Extra HTTP headers (HTTP servers only).
         errlog: Where a stdio server's stderr goes (default: ``sys.stderr``).
+        mode: The SDK's connect mode: ``"auto"`` (probe for the 2026-07-28
+            protocol, fall back to the ``initialize`` handshake) or ``"legacy"``
+            (handshake only).
     """
 
     def __init__(
@@ -118,8 +121,10 @@ class MCPConnection:
         close_timeout: float = 10.0,
         headers: dict[str, str] | None = None,
         errlog: TextIO | None = None,
+        mode: Literal["auto", "legacy"] = "auto",
     ) -> None:
         self.name = name
+        self.mode = mode
         self.target = target
         self.on_tools = on_tools
         self.call_timeout = call_timeout
@@ -204,6 +209,7 @@ class MCPConnection:
                     Client(
                         _transport(self.target, self.headers, self.errlog),
                         message_handler=self._on_message,
+                        mode=self.mode,
                         client_info=_CLIENT_INFO,
                         cache=None,
                     ) as client,
