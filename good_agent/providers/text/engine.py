@@ -54,6 +54,7 @@ class StreamingParser:
         self._carry = ""
         self._state = _TEXT
         self._marker: Marker | None = None
+        self._until: str | None = None
         self._parts: list[str] = []
         self._opening = ""
         self._name: str | None = None
@@ -109,7 +110,7 @@ class StreamingParser:
                 self._close_value(complete=False)
                 self._complete(closed=False)
             elif self._state == _AFTER_VALUE:
-                self._complete(closed=True)
+                self._complete(closed=self._marker is not None and self._marker.closing is None)
             self._state = _TEXT
             self._content.end_segment()
         except Exception as exc:
@@ -151,6 +152,7 @@ class StreamingParser:
         self._marker = marker
         self._name = match.name
         self._values = []
+        self._until = marker.until
         if marker.until is not None:
             self._opening = text[match.start : match.end]
             self._parts = [self._opening]
@@ -196,7 +198,7 @@ class StreamingParser:
     def _value_done(self, end: int) -> int:
         marker = self._marker
         assert marker is not None
-        if marker.separator is not None:
+        if marker.separator is not None or marker.closing is not None:
             self._state = _AFTER_VALUE
         else:
             self._complete(closed=True)
@@ -204,30 +206,46 @@ class StreamingParser:
 
     def _scan_after_value(self, text: str, i: int, final: bool) -> int:
         marker = self._marker
-        assert marker is not None and marker.separator is not None
+        assert marker is not None
         j = _skip_ws(text, i)
         if j >= len(text) and not final:
             self._carry = text[i:]
             return len(text)
-        if j >= len(text) or not text.startswith(marker.separator, j):
+        separator = marker.separator
+        if separator is not None and text.startswith(separator, j):
+            after = j + len(separator)
+            k = _skip_ws(text, after)
+            if k >= len(text) and not final:
+                self._carry = text[i:]
+                return len(text)
+            if k < len(text) and text[k] in "{[":
+                self._parts.append(text[i:k])
+                return self._start_value(text, k)
+            self._parts.append(text[i:after])
             self._complete(closed=True)
+            return after
+        closing = marker.closing
+        if closing is not None and j < len(text):
+            if text.startswith(closing, j):
+                end = j + len(closing)
+                self._parts.append(text[i:end])
+                self._complete(closed=True)
+                return end
+            if not final and closing.startswith(text[j:]):
+                self._carry = text[i:]
+                return len(text)
+            # Something other than the closing literal follows the value: the
+            # whole body up to the closing literal is decoded as one piece.
+            self._values = []
+            self._until = closing
+            self._state = _UNTIL
             return i
-        after = j + len(marker.separator)
-        k = _skip_ws(text, after)
-        if k >= len(text) and not final:
-            self._carry = text[i:]
-            return len(text)
-        if k < len(text) and text[k] in "{[":
-            self._parts.append(text[i:k])
-            return self._start_value(text, k)
-        self._parts.append(text[i:after])
-        self._complete(closed=True)
-        return after
+        self._complete(closed=closing is None)
+        return i
 
     def _scan_until(self, text: str, i: int, final: bool) -> int:
-        marker = self._marker
-        assert marker is not None and marker.until is not None
-        until = marker.until
+        until = self._until
+        assert until is not None
         found = text.find(until, i)
         if found >= 0:
             self._out_until(text[i:found])
@@ -259,9 +277,10 @@ class StreamingParser:
             return
         text = "".join(self._parts)
         body = ""
-        if marker.until is not None:
-            stop = len(text) - len(marker.until) if closed else len(text)
+        if self._until is not None:
+            stop = len(text) - len(self._until) if closed else len(text)
             body = text[len(self._opening) : stop]
+            self._until = None
         region = Region(text, self._opening, self._name, tuple(self._values), body, closed)
         self._parts = []
         self._values = []

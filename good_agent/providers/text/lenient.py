@@ -67,7 +67,9 @@ def _repair(text: str) -> tuple[bool, Any]:
         repaired = json.dumps(value)
     except (ValueError, TypeError, RecursionError):
         return False, None
-    if _weight(repaired) < _weight(text):
+    if _weight(repaired) < _weight(text) or any(
+        repaired.count(bracket) < text.count(bracket) for bracket in "[]{}"
+    ):
         return False, None
     return True, value
 
@@ -78,8 +80,9 @@ _INSIGNIFICANT = str.maketrans("", "", " \t\r\n\"',:")
 def _weight(text: str) -> int:
     """Count characters other than whitespace, quotes, commas and colons.
 
-    A repair that lowers this count dropped words, numbers or brackets from the
-    model's text; such repairs are refused so nothing is lost silently.
+    A repair that lowers this count (or the count of any bracket character)
+    dropped words, numbers or brackets from the model's text; such repairs are
+    refused so nothing is lost silently.
     """
     return len(text.translate(_INSIGNIFICANT))
 

@@ -72,7 +72,9 @@ class Marker:
     With ``until`` set, the region runs to that literal (or the end of the
     text). Otherwise the opening must contain an :class:`~.openings.Open`
     element, and the region is the bracketed value starting there, plus further
-    values while ``separator`` follows. ``reasoning`` regions stream as reasoning.
+    values while ``separator`` follows, plus ``closing`` if that literal follows
+    (after at most 16 whitespace characters). ``reasoning`` regions stream as
+    reasoning.
     """
 
     name: str
@@ -80,6 +82,7 @@ class Marker:
     decode: Decoder = _no_decode
     until: str | None = None
     separator: str | None = None
+    closing: str | None = None
     reasoning: bool = False
     json_values: bool = True
 

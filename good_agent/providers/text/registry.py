@@ -17,7 +17,7 @@ from good_agent.providers.text.formats import granite, json_bare
 from good_agent.providers.text.formats.llama import PYTHON_TAG
 from good_agent.providers.text.formats.mistral import MISTRAL
 from good_agent.providers.text.formats.pythonic import PYTHONIC
-from good_agent.providers.text.formats.tagged import FENCED, HERMES, THINK
+from good_agent.providers.text.formats.tagged import FENCED, HERMES, HERMES_JSON, THINK
 from good_agent.providers.text.markers import Marker, MarkerTable, compile_markers
 from good_agent.providers.text.results import ParseResult
 from good_agent.providers.types import ParsedToolCall
@@ -69,6 +69,7 @@ class FormatParser:
 
 _ALL: tuple[Marker, ...] = (
     THINK,
+    HERMES_JSON,
     HERMES,
     FENCED,
     MISTRAL,
@@ -82,7 +83,7 @@ _REGISTRY: dict[str, ToolCallParser] = {
     "auto": FormatParser("auto", _ALL),
     "json": FormatParser("json", json_bare.MARKERS),
     "fenced": FormatParser("fenced", (FENCED,)),
-    "hermes": FormatParser("hermes", (HERMES,)),
+    "hermes": FormatParser("hermes", (HERMES_JSON, HERMES)),
     "mistral": FormatParser("mistral", (MISTRAL,)),
     "llama3": FormatParser("llama3", (PYTHON_TAG, json_bare.OBJECT)),
     "pythonic": FormatParser("pythonic", (PYTHONIC,)),

@@ -256,6 +256,27 @@ CASES: list[Case] = [
         '{"name": "g", "arguments": {}}',
         fmt="hermes",
     ),
+    Case(
+        "hermes-closing-tag-in-string",
+        '<tool_call>{"name": "a", "arguments": {"s": "</tool_call>"}}</tool_call> after',
+        [("a", {"s": "</tool_call>"})],
+        "after",
+    ),
+    Case(
+        "hermes-stray-brace-is-error",
+        '<tool_call>\n{"name": "f", "arguments": {"a": 1}}}\n</tool_call>',
+        [("f", None)],
+    ),
+    Case(
+        "hermes-two-objects-in-one-tag",
+        '<tool_call>{"name": "a", "arguments": {}}\n{"name": "b", "arguments": {}}</tool_call>',
+        [("a", None)],
+    ),
+    Case(
+        "hermes-far-body",
+        "<tool_call>" + " " * 40 + '{"name": "f", "arguments": {}}</tool_call>',
+        [("f", {})],
+    ),
     # --- tools filter --------------------------------------------------------
     Case("tools-known", H.format('{"name": "f", "arguments": {}}'), [("f", {})], tools=("f",)),
     Case(

@@ -1,17 +1,19 @@
 """Formats delimited by tags or literals: Hermes/Qwen, fenced JSON, and ``<think>``.
 
 * Hermes/Qwen: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``; a last
-  tag left unclosed runs to the end of the text.
+  tag left unclosed runs to the end of the text. A body starting with ``{`` is
+  delimited by its brackets (so ``</tool_call>`` inside a string is harmless);
+  any other body runs to the closing tag.
 * Fenced: a Markdown ```` ```json ```` block holding a call object or array.
 * ``<think>...</think>``: reasoning, kept apart from the content by every format.
 """
 
 from __future__ import annotations
 
-from good_agent.providers.text.formats.common import explicit_calls
+from good_agent.providers.text.formats.common import decode_explicit_value, explicit_calls
 from good_agent.providers.text.lenient import lenient_json
 from good_agent.providers.text.markers import Marker, Region
-from good_agent.providers.text.openings import Lit
+from good_agent.providers.text.openings import Lit, Open, Ws
 from good_agent.providers.text.shapes import Decoded, calls_from_value
 
 
@@ -23,14 +25,33 @@ def decode_hermes(region: Region) -> Decoded | None:
     return explicit_calls(body, lenient_json(body))
 
 
+def decode_hermes_json(region: Region) -> Decoded | None:
+    """Decode a ``<tool_call>`` whose body starts with ``{``.
+
+    When other text follows the object inside the tag, the whole body is
+    decoded instead (see :func:`decode_hermes`).
+    """
+    if region.values:
+        return decode_explicit_value(region)
+    return decode_hermes(region)
+
+
 def decode_fenced(region: Region) -> Decoded | None:
     """Decode a fenced JSON block; anything but a call-shaped value stays content."""
     ok, value = lenient_json(region.body)
     return calls_from_value(value, explicit=False) if ok else None
 
 
+HERMES_JSON = Marker(
+    "hermes",
+    (Lit("<tool_call>"), Ws(), Open("{")),
+    decode_hermes_json,
+    closing="</tool_call>",
+)
+"""Hermes / Qwen ``<tool_call>`` tags holding a JSON object."""
+
 HERMES = Marker("hermes", (Lit("<tool_call>"),), decode_hermes, until="</tool_call>")
-"""Hermes / Qwen ``<tool_call>`` tags."""
+"""Hermes / Qwen ``<tool_call>`` tags with any other body (after :data:`HERMES_JSON`)."""
 
 FENCED = Marker("fenced", (Lit("```json"),), decode_fenced, until="```")
 """Markdown ```` ```json ```` fences."""
