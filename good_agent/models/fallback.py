@@ -81,6 +81,7 @@ def calls_from_content(
     """Parse tool calls a native reply wrote into ``content``; unchanged if there are none."""
     if response.tool_calls or not response.content or not tools:
         return response
+    from good_agent.providers.strategies.prompted import unique_id
     from good_agent.providers.text import parse_tool_calls
     from good_agent.providers.tool_names import tool_name
 
@@ -91,7 +92,7 @@ def calls_from_content(
     log_once(key, "content", f"{key}: tool calls arrived as text in content; parsing them")
     return dataclasses.replace(
         response,
-        tool_calls=tuple(calls),
+        tool_calls=tuple(unique_id(call) for call in calls),
         content=content.strip() or None,
         finish_reason="tool_calls",
     )

@@ -12,6 +12,19 @@ from good_agent.providers.profiles import ModelProfile, get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict
 
+VENDOR_FIELDS = (
+    "structured_outputs",
+    "guided_json",
+    "guided_regex",
+    "guided_choice",
+    "guided_grammar",
+    "guided_decoding_backend",
+    "chat_template_kwargs",
+    "top_k",
+    "repetition_penalty",
+)
+"""Request fields of OpenAI-compatible servers (vLLM, llama.cpp) unknown to the SDK."""
+
 
 class OpenAIClientTransport:
     """Sends bodies with ``openai.AsyncOpenAI`` (Chat Completions or Responses).
@@ -60,8 +73,16 @@ class OpenAIClientTransport:
         return self._client
 
     async def send(self, body: JSONDict) -> JSONDict:
-        """Call ``chat.completions.create`` or ``responses.create``."""
+        """Call ``chat.completions.create`` or ``responses.create``.
+
+        Fields the SDK does not know (vLLM's ``structured_outputs``, ``guided_json``...)
+        travel in its ``extra_body``.
+        """
         client = self.get_client()
+        vendor = {k: body[k] for k in VENDOR_FIELDS if k in body}
+        if vendor:
+            body = {k: v for k, v in body.items() if k not in vendor}
+            body["extra_body"] = {**body.get("extra_body", {}), **vendor}
         try:
             if self._api == "responses":
                 reply = await client.responses.create(**body)

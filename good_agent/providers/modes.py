@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.profiles import ModelProfile, ProfileRegistry, get_profile, with_mode
+from good_agent.providers.prompting import Constraint, PromptStyle
 from good_agent.providers.strategies.base import (
     ToolCallingAdapter,
     ToolCallingMode,
@@ -30,7 +31,25 @@ def adapter_for_profile(profile: ModelProfile) -> CodecAdapter:
     """The adapter a profile asks for."""
     mode = profile.mode if profile.mode is not ToolCallingMode.AUTO else ToolCallingMode.VALIDATED
     strict: bool | None = None if profile.supports_strict else False
-    return ADAPTERS[mode](profile.model, get_codec(profile.codec), strict=strict)
+    codec = get_codec(profile.codec)
+    if mode in (ToolCallingMode.VALIDATED, ToolCallingMode.PARSED):
+        style = PromptStyle(
+            schema_format="typescript" if profile.prompt_format == "typescript" else "json",
+            constrained=_constraint(profile.constrained_decoding),
+        )
+        return ADAPTERS[mode](profile.model, codec, strict=strict, style=style)  # type: ignore[call-arg]
+    return ADAPTERS[mode](profile.model, codec, strict=strict)
+
+
+def _constraint(value: str | None) -> Constraint | None:
+    if value in (None, "", "none"):
+        return None
+    if value not in ("json_object", "json_schema", "vllm", "vllm_guided"):
+        raise ValueError(
+            f"unknown constrained_decoding {value!r}: "
+            "use json_object, json_schema, vllm or vllm_guided"
+        )
+    return value  # type: ignore[return-value]
 
 
 def get_adapter(

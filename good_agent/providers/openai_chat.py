@@ -69,6 +69,8 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     for key in _SETTING_KEYS:
         if key in request.settings:
             body[key] = request.settings[key]
+    # Server-specific fields (vLLM's structured_outputs / guided_json...) go on the body.
+    body.update(request.settings.get("extra_body") or {})
     return body
 
 

@@ -26,6 +26,9 @@ class ModelProfile:
     ``anthropic``, ``gemini``, ``ollama``), ``codec`` the wire format, ``model``
     the upstream id without the provider prefix, ``mode`` the default strategy,
     ``rule`` the pattern that matched (``None``: no rule, the fallback profile).
+    For prompt-based modes, ``prompt_format`` (``json`` or ``typescript``) says how
+    tools are listed and ``constrained_decoding`` (``json_object``, ``json_schema``,
+    ``vllm``, ``vllm_guided`` or ``None``) which constrained output to ask for.
     """
 
     model: str
@@ -36,6 +39,8 @@ class ModelProfile:
     supports_parallel: bool = True
     supports_tool_choice: bool = True
     supports_response_format: bool = False
+    prompt_format: str = "json"
+    constrained_decoding: str | None = None
     rule: str | None = None
 
 

@@ -1,21 +1,26 @@
 """The VALIDATED and PARSED strategies: tools described in the prompt, calls parsed
 out of the reply text.
 
-This is a first version: tools are rendered into the system prompt as JSON and the
-model is asked to write ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>``;
-replies are parsed by :func:`good_agent.providers.text.parse_tool_calls` (imported
-lazily), with a small built-in reader of that one notation as a fallback.
-``VALIDATED`` also checks every call against its tool's schema.
+Tools are rendered into the system prompt (:mod:`good_agent.providers.prompting`);
+the model writes ``<tool_call>`` blocks, or one JSON object under constrained
+decoding; replies are parsed by :func:`good_agent.providers.text.parse_tool_calls`,
+which also recognises the other common notations. ``VALIDATED`` checks every call
+against its tool's schema, so a bad call goes back to the model as an error.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
+import dataclasses
 import uuid
 from typing import Any
 
-from good_agent.providers.arguments import parsed_call
+from good_agent.providers.prompting import (
+    CLOSE_TAG,
+    OPEN_TAG,
+    PromptStyle,
+    constrained_request,
+    tools_prompt,
+)
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter, neutral_assistant
 from good_agent.providers.strategies.rewrite import (
@@ -26,99 +31,56 @@ from good_agent.providers.strategies.rewrite import (
     with_system,
 )
 from good_agent.providers.strategies.validation import tools_by_name, validate_payload
-from good_agent.providers.tool_choice import filter_tools, parse_tool_choice
-from good_agent.providers.tool_names import tool_function, tool_name, tool_parameters
+from good_agent.providers.text import parse_tool_calls
+from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
-
-OPEN_TAG = "<tool_call>"
-CLOSE_TAG = "</tool_call>"
-
-
-def tools_prompt(tools: list[JSONDict], tool_choice: Any = None) -> str:
-    """The system-prompt section that lists ``tools`` and the call notation."""
-    choice = parse_tool_choice(tool_choice)
-    offered = filter_tools(tools, choice)
-    listing = "\n".join(
-        dumps(
-            {
-                "name": tool_name(tool),
-                "description": tool_function(tool).get("description", ""),
-                "parameters": tool_parameters(tool),
-            }
-        )
-        for tool in offered
-    )
-    rule = (
-        "You must call one of these tools."
-        if choice.kind in ("required", "named")
-        else "Call a tool only when it helps; otherwise answer in plain text."
-    )
-    return (
-        "You can call these tools:\n"
-        f"{listing}\n\n"
-        f"To call a tool, write {OPEN_TAG}"
-        '{"name": "<tool name>", "arguments": {...}}'
-        f"{CLOSE_TAG} (one block per call). {rule}"
-    )
 
 
 def parse_calls(text: str, tools: list[JSONDict]) -> tuple[list[ParsedToolCall], str | None]:
     """Parse tool calls out of ``text`` with the shared text parsers."""
-    try:
-        module = importlib.import_module("good_agent.providers.text")
-    except ImportError:
-        return _parse_tags(text)
-    parse = getattr(module, "parse_tool_calls", None)
-    if parse is None:
-        return _parse_tags(text)
-    calls, content = parse(text, [tool_name(tool) for tool in tools])
+    calls, content = parse_tool_calls(text, [tool_name(tool) for tool in tools])
     return list(calls), content or None
 
 
-def _parse_tags(text: str) -> tuple[list[ParsedToolCall], str | None]:
-    calls: list[ParsedToolCall] = []
-    kept: list[str] = []
-    position = 0
-    while True:
-        start = text.find(OPEN_TAG, position)
-        if start < 0:
-            kept.append(text[position:])
-            break
-        end = text.find(CLOSE_TAG, start)
-        if end < 0:
-            kept.append(text[position:])
-            break
-        kept.append(text[position:start])
-        calls.append(_tag_call(text[start + len(OPEN_TAG) : end]))
-        position = end + len(CLOSE_TAG)
-    content = "".join(kept).strip()
-    return calls, content or None
-
-
-def _tag_call(body: str) -> ParsedToolCall:
-    call_id = f"call_{uuid.uuid4().hex[:12]}"
-    try:
-        value = json.loads(body)
-    except ValueError as exc:
-        return ParsedToolCall(call_id, "", None, body, f"the tool call is not valid JSON ({exc})")
-    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
-        return ParsedToolCall(call_id, "", None, body, 'the tool call needs a "name"')
-    return parsed_call(call_id, value["name"], value.get("arguments", {}))
-
-
 class PromptedAdapter(CodecAdapter):
-    """Tools in the system prompt; calls parsed from text (``PARSED`` mode)."""
+    """Tools in the system prompt; calls parsed from text (``PARSED`` mode).
+
+    Args:
+        model: The upstream model id.
+        codec: The wire format.
+        strict: Unused here (kept for a uniform constructor).
+        style: How tools are listed and whether constrained decoding is requested.
+    """
 
     mode = ToolCallingMode.PARSED
+
+    def __init__(
+        self,
+        model: str,
+        codec: Any,
+        *,
+        strict: bool | None = False,
+        style: PromptStyle | None = None,
+    ) -> None:
+        super().__init__(model, codec, strict=strict)
+        self.style = style or PromptStyle()
 
     def format_request(
         self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
     ) -> JSONDict:
         """A request without the tools API; tools listed in the system prompt."""
-        history = rewrite_history(messages, _write_calls, _write_result)
+        json_payload = self.style.constrained is not None and bool(tools)
+        writer = _write_payload if json_payload else _write_calls
+        history = rewrite_history(messages, writer, _write_result)
+        settings = dict(kw.get("settings") or {})
+        response_format = kw.get("response_format")
         if tools:
-            history = with_system(history, tools_prompt(tools, kw.get("tool_choice")))
-        request = ChatRequest(messages=history, settings=dict(kw.get("settings") or {}))
+            history = with_system(history, tools_prompt(tools, kw.get("tool_choice"), self.style))
+            constrained_format, extra = constrained_request(self.style, tools)
+            response_format = constrained_format or response_format
+            if extra:
+                settings["extra_body"] = {**settings.get("extra_body", {}), **extra}
+        request = ChatRequest(messages=history, settings=settings, response_format=response_format)
         return self.codec.encode_request(self.model, request)
 
     def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
@@ -127,7 +89,7 @@ class PromptedAdapter(CodecAdapter):
         if not tools or not plain.content:
             return plain
         calls, content = parse_calls(plain.content, tools)
-        calls = [self.check(call, tools) for call in calls]
+        calls = [self.check(unique_id(call), tools) for call in calls]
         return ProviderResponse(
             content=content,
             tool_calls=tuple(calls),
@@ -176,6 +138,16 @@ def _write_calls(message: JSONDict) -> str:
         for name, args in calls_of(message)
     )
     return f"{text}\n{blocks}".strip()
+
+
+def unique_id(call: ParsedToolCall) -> ParsedToolCall:
+    """``call`` with an id unique in the conversation (parsers number calls per reply)."""
+    return dataclasses.replace(call, id=f"call_{uuid.uuid4().hex[:16]}")
+
+
+def _write_payload(message: JSONDict) -> str:
+    calls = [{"name": name, "arguments": args} for name, args in calls_of(message)]
+    return dumps({"tool_calls": calls})
 
 
 def _write_result(message: JSONDict) -> str:
