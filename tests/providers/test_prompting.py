@@ -119,7 +119,7 @@ def test_history_is_rendered_as_text_and_tools_go_in_the_system_prompt() -> None
     adapter = ValidatedAdapter("m", get_codec("openai_chat"))
     body = adapter.format_request([add.signature], HISTORY)
     assert "tools" not in body and "tool_choice" not in body
-    system, user, assistant, results = body["messages"]
+    system, _user, assistant, results = body["messages"]
     assert system["content"].startswith("Be terse. Always answer in YAML.\n\n# Tools")
     assert assistant == {
         "role": "assistant",
@@ -171,7 +171,8 @@ def test_validated_marks_invalid_calls_and_parsed_only_extracts() -> None:
             {
                 "message": {
                     "role": "assistant",
-                    "content": 'Let me add. <tool_call>{"name": "add", "arguments": {"a": "two", "b": 3}}</tool_call>',
+                    "content": "Let me add. "
+                    '<tool_call>{"name": "add", "arguments": {"a": "two", "b": 3}}</tool_call>',
                 },
                 "finish_reason": "stop",
             }
