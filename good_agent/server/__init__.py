@@ -1,0 +1,46 @@
+"""An OpenAI-compatible bridge that puts the provider layer behind HTTP.
+
+Any OpenAI (or Anthropic) client gets real, streamed ``tool_calls`` from any
+configured upstream: native OpenAI, Anthropic, Gemini or Ollama models, or a
+local model that only writes tool calls as text. Needs the ``server`` extra
+(``pip install 'good-agent[server]'``). Start it with ``good-agent serve --config FILE``
+or build the ASGI app with :func:`create_app`.
+"""
+
+from good_agent.server.app import Bridge, create_app
+from good_agent.server.config import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    BridgeConfig,
+    ConfigError,
+    ModelConfig,
+    ServerConfig,
+    load_config,
+    parse_config,
+)
+from good_agent.server.errors import BridgeError
+from good_agent.server.route import BridgeReply, BridgeRequest, ModelRoute
+from good_agent.server.serve import check_exposure, serve
+from good_agent.server.upstream import UPSTREAMS, HttpUpstream, UpstreamFactory
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "UPSTREAMS",
+    "Bridge",
+    "BridgeConfig",
+    "BridgeError",
+    "BridgeReply",
+    "BridgeRequest",
+    "ConfigError",
+    "HttpUpstream",
+    "ModelConfig",
+    "ModelRoute",
+    "ServerConfig",
+    "UpstreamFactory",
+    "check_exposure",
+    "create_app",
+    "load_config",
+    "parse_config",
+    "serve",
+]

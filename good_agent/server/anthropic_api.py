@@ -1,0 +1,297 @@
+"""The Anthropic Messages wire format on the client side of the bridge (``/v1/messages``).
+
+Requests are translated into the neutral :class:`~good_agent.server.route.BridgeRequest`
+(``tool_use`` blocks become assistant ``tool_calls``, ``tool_result`` blocks
+``role: tool`` messages), so an Anthropic client can use any upstream; replies and
+stream events are written back in the Messages format.
+
+Reference: https://docs.anthropic.com/en/api/messages and
+https://docs.anthropic.com/en/docs/build-with-claude/streaming
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from good_agent.providers.history import text_of
+from good_agent.providers.types import JSONDict, ToolChoice, Usage
+from good_agent.server.errors import bad_request
+from good_agent.server.events import CallDelta
+from good_agent.server.openai_api import check_schema
+from good_agent.server.route import BridgeReply, BridgeRequest
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+STOP_REASONS = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+"""OpenAI finish reasons mapped to Anthropic stop reasons."""
+
+
+@dataclass(slots=True)
+class MessagesCall:
+    """A validated Messages request: model name, neutral request, stream flag."""
+
+    model: str
+    request: BridgeRequest
+    stream: bool = False
+
+
+def _tools(tools: Any) -> list[JSONDict]:
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise bad_request("'tools' must be an array", "tools")
+    out: list[JSONDict] = []
+    for index, tool in enumerate(tools):
+        where = f"tools[{index}]"
+        if not isinstance(tool, dict):
+            raise bad_request(f"{where} must be an object", where)
+        name = tool.get("name")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise bad_request(f"{where}.name must match ^[a-zA-Z0-9_-]{{1,64}}$", f"{where}.name")
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict):
+            raise bad_request(f"{where}.input_schema is required", f"{where}.input_schema")
+        check_schema(schema, f"{where}.input_schema")
+        function: JSONDict = {"name": name, "parameters": schema}
+        if tool.get("description"):
+            function["description"] = str(tool["description"])
+        out.append({"type": "function", "function": function})
+    return out
+
+
+def _tool_choice(choice: Any, tools: list[JSONDict]) -> tuple[ToolChoice | None, bool | None]:
+    if choice is None:
+        return None, None
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    parallel = (
+        False if isinstance(choice, dict) and choice.get("disable_parallel_tool_use") else None
+    )
+    names = {tool["function"]["name"] for tool in tools}
+    if kind in ("auto", "none"):
+        return str(kind), parallel
+    if kind == "any" and tools:
+        return "required", parallel
+    if kind == "tool" and isinstance(choice, dict) and choice.get("name") in names:
+        return {"type": "function", "function": {"name": choice["name"]}}, parallel
+    raise bad_request(
+        "tool_choice must be {type: auto|any|none} or {type: tool, name: <a tool in tools>}",
+        "tool_choice",
+    )
+
+
+def _user(blocks: list[Any], where: str) -> list[JSONDict]:
+    results: list[JSONDict] = []
+    texts: list[str] = []
+    for number, block in enumerate(blocks):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(str(block.get("text") or ""))
+        elif kind == "tool_result":
+            message: JSONDict = {
+                "role": "tool",
+                "tool_call_id": str(block.get("tool_use_id") or ""),
+                "content": text_of(block.get("content")),
+            }
+            if block.get("is_error"):
+                message["is_error"] = True
+            results.append(message)
+        else:
+            raise bad_request(
+                f"unsupported content block type {kind!r}", f"{where}.content[{number}].type"
+            )
+    if texts:
+        results.append({"role": "user", "content": "\n".join(texts)})
+    return results
+
+
+def _assistant(blocks: list[Any]) -> JSONDict:
+    texts: list[str] = []
+    calls: list[JSONDict] = []
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(str(block.get("text") or ""))
+        elif kind == "tool_use":
+            arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
+            calls.append(
+                {
+                    "id": str(block.get("id") or ""),
+                    "type": "function",
+                    "function": {"name": str(block.get("name") or ""), "arguments": arguments},
+                }
+            )
+    message: JSONDict = {"role": "assistant", "content": "".join(texts) or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _messages(system: Any, messages: Any) -> list[JSONDict]:
+    if not isinstance(messages, list) or not messages:
+        raise bad_request("'messages' must be a non-empty array", "messages")
+    out: list[JSONDict] = []
+    if system:
+        out.append({"role": "system", "content": text_of(system)})
+    for index, message in enumerate(messages):
+        where = f"messages[{index}]"
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+            raise bad_request(f"{where}.role must be 'user' or 'assistant'", f"{where}.role")
+        content = message.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if not isinstance(blocks, list):
+            raise bad_request(f"{where}.content must be a string or an array", f"{where}.content")
+        if message["role"] == "user":
+            out += _user(blocks, where)
+        else:
+            out.append(_assistant(blocks))
+    return out
+
+
+def parse_messages_request(body: Any) -> MessagesCall:
+    """Validate a Messages request body."""
+    if not isinstance(body, dict):
+        raise bad_request("the request body must be a JSON object")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad_request("'model' is required", "model")
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or max_tokens < 1:
+        raise bad_request("'max_tokens' must be a positive integer", "max_tokens")
+    tools = _tools(body.get("tools"))
+    choice, parallel = _tool_choice(body.get("tool_choice"), tools)
+    settings: JSONDict = {"max_tokens": max_tokens}
+    for key in ("temperature", "top_p", "top_k"):
+        if body.get(key) is not None:
+            settings[key] = body[key]
+    if body.get("stop_sequences"):
+        settings["stop"] = body["stop_sequences"]
+    messages = _messages(body.get("system"), body.get("messages"))
+    request = BridgeRequest(messages, tools, choice, parallel, None, settings)
+    return MessagesCall(model, request, bool(body.get("stream")))
+
+
+def message_id() -> str:
+    """A fresh ``msg_`` id."""
+    return f"msg_{uuid.uuid4().hex[:24]}"
+
+
+def _input(arguments: str) -> Any:
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def message_body(reply: BridgeReply, model: str) -> JSONDict:
+    """A Messages ``message`` object."""
+    content: list[JSONDict] = []
+    if reply.content:
+        content.append({"type": "text", "text": reply.content})
+    for call in reply.tool_calls:
+        content.append(
+            {
+                "type": "tool_use",
+                "id": call.id,
+                "name": call.name,
+                "input": _input(call.raw_arguments),
+            }
+        )
+    return {
+        "id": message_id(),
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": STOP_REASONS.get(reply.finish_reason, "end_turn"),
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": reply.usage.input_tokens,
+            "output_tokens": reply.usage.output_tokens,
+        },
+    }
+
+
+def event(kind: str, payload: JSONDict) -> bytes:
+    """One named server-sent event."""
+    return f"event: {kind}\ndata: {json.dumps({'type': kind, **payload})}\n\n".encode()
+
+
+class MessageStreamWriter:
+    """Writes Messages stream events for one reply, content blocks opened as needed."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._block = -1
+        self._open: str | None = None
+        self._calls: dict[int, int] = {}
+
+    def start(self) -> bytes:
+        """``message_start``."""
+        message: JSONDict = {
+            "id": message_id(),
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+        return event("message_start", {"message": message})
+
+    def _close(self) -> bytes:
+        if self._open is None:
+            return b""
+        self._open = None
+        return event("content_block_stop", {"index": self._block})
+
+    def text(self, text: str) -> bytes:
+        """A text delta, opening a text block first if needed."""
+        out = b""
+        if self._open != "text":
+            out += self._close()
+            self._block += 1
+            self._open = "text"
+            out += event(
+                "content_block_start",
+                {"index": self._block, "content_block": {"type": "text", "text": ""}},
+            )
+        delta = {"type": "text_delta", "text": text}
+        return out + event("content_block_delta", {"index": self._block, "delta": delta})
+
+    def call(self, delta: CallDelta) -> bytes:
+        """A tool-use block start or an ``input_json_delta``."""
+        out = b""
+        if delta.id is not None:
+            out += self._close()
+            self._block += 1
+            self._open = "tool_use"
+            self._calls[delta.index] = self._block
+            block = {"type": "tool_use", "id": delta.id, "name": delta.name or "", "input": {}}
+            out += event("content_block_start", {"index": self._block, "content_block": block})
+        if delta.arguments and delta.index in self._calls:
+            json_delta = {"type": "input_json_delta", "partial_json": delta.arguments}
+            out += event(
+                "content_block_delta", {"index": self._calls[delta.index], "delta": json_delta}
+            )
+        return out
+
+    def finish(self, reason: str, usage: Usage) -> bytes:
+        """Close the open block, then ``message_delta`` and ``message_stop``."""
+        stop = {"stop_reason": STOP_REASONS.get(reason, "end_turn"), "stop_sequence": None}
+        return (
+            self._close()
+            + event(
+                "message_delta", {"delta": stop, "usage": {"output_tokens": usage.output_tokens}}
+            )
+            + event("message_stop", {})
+        )

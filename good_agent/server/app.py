@@ -1,0 +1,260 @@
+"""The Starlette application: routes, authentication, body limit, access log.
+
+``POST /v1/chat/completions`` and ``POST /v1/messages`` (streamed or not),
+``GET /v1/models`` and ``GET /health``. Every error is JSON: OpenAI-shaped, or
+Anthropic-shaped on ``/v1/messages``. Each request is logged once on the
+``good_agent.server.access`` logger with ``extra`` fields ``model``, ``upstream``,
+``status``, ``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from good_agent.errors import ModelError
+from good_agent.providers.types import Usage
+from good_agent.server.anthropic_api import message_body, parse_messages_request
+from good_agent.server.auth import ClientKeys
+from good_agent.server.config import BridgeConfig
+from good_agent.server.errors import BridgeError, bad_request, from_model_error
+from good_agent.server.openai_api import completion_body, parse_chat_request
+from good_agent.server.route import BridgeRequest, ModelRoute
+from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
+from good_agent.server.upstream import UPSTREAMS
+
+access_log = logging.getLogger("good_agent.server.access")
+"""The structured access log."""
+
+T = TypeVar("T")
+_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+class ClientGone(Exception):
+    """The client disconnected before the reply was ready."""
+
+
+class Bridge:
+    """The bridge's state: configuration, client keys, routes and the upstream client.
+
+    Args:
+        config: The validated configuration.
+        client: An ``httpx2.AsyncClient`` for upstream calls (one is made otherwise).
+    """
+
+    def __init__(self, config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> None:
+        self.config = config
+        self.keys = ClientKeys.from_env(config.server.api_keys_env)
+        size = config.server.max_upstream_connections
+        self.client = client or httpx2.AsyncClient(
+            limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size)
+        )
+        self.routes = {
+            entry.name: ModelRoute(
+                entry, UPSTREAMS[entry.provider](entry, config.server, self.client)
+            )
+            for entry in config.models
+        }
+        self.in_flight = 0
+
+    def route(self, name: str) -> ModelRoute:
+        """The route clients reach as ``name`` (a 400 naming ``model`` otherwise)."""
+        found = self.routes.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.routes))
+            raise bad_request(
+                f"unknown model '{name}'; this bridge serves: {known}", "model", "model_not_found"
+            )
+        return found
+
+    def authorize(self, request: Request) -> None:
+        """Refuse a request without an accepted key (401)."""
+        if not self.keys.allows(request.headers):
+            raise BridgeError(
+                401, "missing or invalid API key", "invalid_request_error", code="invalid_api_key"
+            )
+
+    async def read_json(self, request: Request) -> Any:
+        """The JSON body, at most ``max_body_bytes`` long (413 beyond)."""
+        limit = self.config.server.max_body_bytes
+        too_large = BridgeError(
+            413, f"the request body exceeds {limit} bytes", code="request_too_large"
+        )
+        declared = request.headers.get("content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            raise too_large
+        parts: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            parts.append(chunk)
+        try:
+            return json.loads(b"".join(parts))
+        except ValueError as exc:
+            raise bad_request(f"the request body is not valid JSON: {exc}") from None
+
+    def log(
+        self,
+        path: str,
+        route: ModelRoute | None,
+        status: int,
+        latency_ms: float,
+        usage: Usage | None = None,
+        *,
+        stream: bool = False,
+    ) -> None:
+        """Write one access-log record."""
+        usage = usage or Usage()
+        upstream = f"{route.entry.provider}:{route.entry.model}" if route else None
+        access_log.info(
+            "%s %s %s",
+            path,
+            route.name if route else "-",
+            status,
+            extra={
+                "path": path,
+                "model": route.name if route else None,
+                "upstream": upstream,
+                "status": status,
+                "latency_ms": latency_ms,
+                "stream": stream,
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+            },
+        )
+
+
+async def until_disconnect(request: Request, work: Callable[[], Awaitable[T]]) -> T:
+    """Run ``work``; cancel it and raise :class:`ClientGone` if the client leaves first."""
+    outcome: list[T] = []
+    async with anyio.create_task_group() as group:
+
+        async def watch() -> None:
+            while True:
+                message = await request.receive()
+                if message["type"] == "http.disconnect":
+                    group.cancel_scope.cancel()
+                    return
+
+        group.start_soon(watch)
+        outcome.append(await work())
+        group.cancel_scope.cancel()
+    if not outcome:
+        raise ClientGone
+    return outcome[0]
+
+
+def _error_response(error: BridgeError, anthropic: bool) -> JSONResponse:
+    body = error.anthropic_body() if anthropic else error.openai_body()
+    return JSONResponse(body, status_code=error.status, headers=error.headers)
+
+
+async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
+    elapsed = timer()
+    route: ModelRoute | None = None
+    stream = False
+    try:
+        bridge.authorize(request)
+        body = await bridge.read_json(request)
+        call = parse_messages_request(body) if anthropic else parse_chat_request(body)
+        stream = call.stream
+        route = bridge.route(call.model)
+        chosen = route
+        neutral: BridgeRequest = call.request
+        if stream:
+            events, first = await until_disconnect(request, lambda: prime(chosen, neutral))
+
+            def done(status: int, usage: Usage) -> None:
+                bridge.log(request.url.path, chosen, status, elapsed(), usage, stream=True)
+
+            if anthropic:
+                chunks = anthropic_stream(chosen, events, first, model=call.model, done=done)
+            else:
+                include = getattr(call, "include_usage", False)
+                chunks = openai_stream(
+                    chosen, events, first, model=call.model, include_usage=include, done=done
+                )
+            return StreamingResponse(chunks, media_type="text/event-stream", headers=_SSE_HEADERS)
+        reply = await until_disconnect(request, lambda: chosen.complete(neutral))
+        bridge.log(request.url.path, route, 200, elapsed(), reply.usage)
+        payload = (
+            message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
+        )
+        return JSONResponse(payload)
+    except ClientGone:
+        bridge.log(request.url.path, route, 499, elapsed(), stream=stream)
+        return Response(status_code=499)
+    except ModelError as exc:
+        error = from_model_error(exc, route.name if route else "?")
+    except BridgeError as exc:
+        error = exc
+    bridge.log(request.url.path, route, error.status, elapsed(), stream=stream)
+    return _error_response(error, anthropic)
+
+
+def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
+    """The bridge as an ASGI application (``app.state.bridge`` holds its :class:`Bridge`)."""
+    bridge = Bridge(config, client=client)
+
+    async def chat_completions(request: Request) -> Response:
+        return await _handle(bridge, request, anthropic=False)
+
+    async def messages(request: Request) -> Response:
+        return await _handle(bridge, request, anthropic=True)
+
+    async def models(request: Request) -> Response:
+        try:
+            bridge.authorize(request)
+        except BridgeError as exc:
+            return _error_response(exc, anthropic=False)
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": route.entry.provider}
+            for name, route in bridge.routes.items()
+        ]
+        return JSONResponse({"object": "list", "data": data})
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "models": len(bridge.routes)})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        message = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        error = BridgeError(
+            status,
+            f"{request.method} {request.url.path}: {message}",
+            code="not_found" if status == 404 else None,
+        )
+        return _error_response(error, anthropic=request.url.path.startswith("/v1/messages"))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await bridge.client.aclose()
+
+    app = Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+            Route("/v1/messages", messages, methods=["POST"]),
+            Route("/v1/models", models, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+        ],
+        exception_handlers={HTTPException: http_error, Exception: http_error},
+        lifespan=lifespan,
+    )
+    app.state.bridge = bridge
+    return app

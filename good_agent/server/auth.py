@@ -1,0 +1,68 @@
+"""Client authentication and the loopback rule.
+
+Client keys come from the environment variable named by ``[server].api_keys_env``
+(comma-separated). A request presents one as ``Authorization: Bearer <key>`` or,
+as Anthropic clients do, ``x-api-key: <key>``. Keys are compared in constant time
+and never logged.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+from collections.abc import Mapping
+
+from good_agent.server.errors import register_secret
+
+
+class ClientKeys:
+    """The accepted client keys; empty means no key is required."""
+
+    def __init__(self, keys: list[str] | None = None) -> None:
+        self._keys = [key.encode() for key in keys or [] if key]
+        for key in keys or []:
+            register_secret(key)
+
+    @classmethod
+    def from_env(cls, name: str | None) -> ClientKeys:
+        """The keys in the variable ``name`` (none when unset or empty)."""
+        if not name:
+            return cls()
+        raw = os.environ.get(name, "")
+        return cls([part.strip() for part in raw.split(",") if part.strip()])
+
+    @property
+    def required(self) -> bool:
+        """Whether requests must present a key."""
+        return bool(self._keys)
+
+    def allows(self, headers: Mapping[str, str]) -> bool:
+        """Whether ``headers`` carry an accepted key (always true when none is required)."""
+        if not self._keys:
+            return True
+        presented = presented_key(headers)
+        if presented is None:
+            return False
+        candidate = presented.encode()
+        return any(hmac.compare_digest(candidate, key) for key in self._keys)
+
+
+def presented_key(headers: Mapping[str, str]) -> str | None:
+    """The key a request presents, if any."""
+    auth = headers.get("authorization") or ""
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    key = headers.get("x-api-key")
+    return key.strip() if key else None
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is a loopback address or ``localhost``."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False

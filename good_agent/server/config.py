@@ -1,0 +1,182 @@
+"""The bridge's TOML configuration, validated by pydantic models.
+
+A file has an optional ``[server]`` table and one ``[[models]]`` table per model
+clients may ask for::
+
+    [server]
+    port = 7285
+    api_keys_env = "BRIDGE_API_KEYS"
+
+    [[models]]
+    name = "local-qwen"
+    provider = "ollama"
+    model = "qwen2.5:7b"
+    mode = "validated"
+
+Unknown keys are refused. A bad file raises :class:`ConfigError` whose message
+names the file, the entry (``models[2]``) and the field.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from good_agent.errors import GoodAgentError
+
+DEFAULT_HOST = "127.0.0.1"
+"""The address the bridge binds to unless told otherwise (loopback)."""
+
+DEFAULT_PORT = 7285
+"""The port the bridge listens on unless told otherwise."""
+
+Mode = Literal["auto", "native", "structured", "validated", "parsed"]
+"""A tool-calling mode name (see :class:`good_agent.providers.modes.ToolCallingMode`)."""
+
+
+class ConfigError(GoodAgentError, ValueError):
+    """The configuration file is missing, not TOML, or has an invalid field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ServerConfig(_Strict):
+    """The ``[server]`` table: where to listen, who may call, and the limits.
+
+    ``api_keys_env`` names an environment variable holding the accepted client
+    bearer keys, comma-separated. Timeouts are in seconds: ``connect_timeout`` to
+    reach an upstream, ``read_timeout`` between two reads of an upstream reply
+    (also the wait for a non-streaming reply), ``request_timeout`` for a whole
+    non-streaming upstream call.
+    """
+
+    host: str = DEFAULT_HOST
+    port: int = Field(default=DEFAULT_PORT, ge=0, le=65535)
+    api_keys_env: str | None = None
+    connect_timeout: float = Field(default=10.0, gt=0)
+    read_timeout: float = Field(default=300.0, gt=0)
+    request_timeout: float = Field(default=600.0, gt=0)
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)
+    max_upstream_connections: int = Field(default=512, gt=0)
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class ProfileOverrides(_Strict):
+    """Optional ``[models.profile]`` overrides of the model's capability profile."""
+
+    supports_strict: bool | None = None
+    supports_parallel: bool | None = None
+    supports_tool_choice: bool | None = None
+    supports_response_format: bool | None = None
+
+    def values(self) -> dict[str, bool]:
+        """The overrides that are set."""
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class ModelConfig(_Strict):
+    """One ``[[models]]`` entry: a name clients use and the upstream behind it.
+
+    ``provider`` is a key of :data:`good_agent.server.upstream.UPSTREAMS`;
+    ``model`` the upstream model id; ``api_key_env`` the environment variable that
+    holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
+    ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
+    modes; ``settings`` default sampling settings merged under each request's.
+    """
+
+    name: str = Field(min_length=1)
+    provider: str
+    model: str = Field(min_length=1)
+    base_url: str | None = None
+    api_key_env: str | None = None
+    mode: Mode = "auto"
+    text_format: str = "auto"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
+
+    @field_validator("provider")
+    @classmethod
+    def _known_provider(cls, value: str) -> str:
+        from good_agent.server.upstream import UPSTREAMS
+
+        if value not in UPSTREAMS:
+            known = ", ".join(sorted(UPSTREAMS))
+            raise ValueError(f"unknown provider '{value}'; known providers: {known}")
+        return value
+
+    @field_validator("text_format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        from good_agent.providers.text import available_formats
+
+        if value not in available_formats():
+            known = ", ".join(available_formats())
+            raise ValueError(f"unknown text format '{value}'; known formats: {known}")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("base_url must start with http:// or https://")
+        return value
+
+
+class BridgeConfig(_Strict):
+    """A whole configuration file: the server table and the models."""
+
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    models: list[ModelConfig] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> BridgeConfig:
+        seen: set[str] = set()
+        for entry in self.models:
+            if entry.name in seen:
+                raise ValueError(f"model name '{entry.name}' is configured twice")
+            seen.add(entry.name)
+        return self
+
+    def model_named(self, name: str) -> ModelConfig | None:
+        """The entry clients reach as ``name``."""
+        return next((entry for entry in self.models if entry.name == name), None)
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "(top level)"
+
+
+def parse_config(data: dict[str, Any], source: str = "<config>") -> BridgeConfig:
+    """Validate an already-parsed mapping; ``source`` names it in errors."""
+    try:
+        return BridgeConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{_location(tuple(err['loc']))}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"{source}: invalid configuration: {problems}") from None
+
+
+def load_config(path: str | Path) -> BridgeConfig:
+    """Read and validate the TOML file at ``path``."""
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read the configuration: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from None
+    return parse_config(data, str(file))

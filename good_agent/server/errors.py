@@ -1,0 +1,126 @@
+"""Errors the bridge returns, in OpenAI or Anthropic shape, and upstream error mapping.
+
+Upstream failures arrive as good-agent's typed :class:`~good_agent.errors.ModelError`
+family and become: 401/403 -> 502 naming the upstream that refused; 429 -> 429
+with ``retry-after``; 5xx and connection errors -> 502; timeouts -> 504; an
+upstream 400/404/422 -> 400. Messages pass through :func:`redact` so configured
+secrets never reach a client or a log line.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from good_agent.errors import (
+    ModelAuthenticationError,
+    ModelBadRequestError,
+    ModelConnectionError,
+    ModelError,
+    ModelRateLimitError,
+    ModelTimeoutError,
+)
+
+_SECRETS: set[str] = set()
+
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    502: "api_error",
+    504: "api_error",
+}
+
+
+def register_secret(value: str) -> None:
+    """Remember a secret so :func:`redact` removes it from messages."""
+    if len(value) >= 4:
+        _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered secret replaced by ``***``."""
+    for secret in _SECRETS:
+        if secret in text:
+            text = text.replace(secret, "***")
+    return text
+
+
+@dataclass(slots=True)
+class BridgeError(Exception):
+    """An error answered to the client: HTTP status, message and OpenAI fields."""
+
+    status: int
+    message: str
+    type: str = "invalid_request_error"
+    param: str | None = None
+    code: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.message = redact(self.message)
+        Exception.__init__(self, self.message)
+
+    def openai_body(self) -> dict[str, Any]:
+        """``{"error": {"message", "type", "param", "code"}}``."""
+        return {
+            "error": {
+                "message": self.message,
+                "type": self.type,
+                "param": self.param,
+                "code": self.code,
+            }
+        }
+
+    def anthropic_body(self) -> dict[str, Any]:
+        """``{"type": "error", "error": {"type", "message"}}``."""
+        kind = _ANTHROPIC_TYPES.get(self.status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": self.message}}
+
+
+def bad_request(message: str, param: str | None = None, code: str | None = None) -> BridgeError:
+    """A 400 naming the offending field in ``param``."""
+    return BridgeError(400, message, "invalid_request_error", param, code)
+
+
+def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
+    """Map a typed upstream failure; ``upstream`` names the configured model entry."""
+    detail = redact(str(exc))
+    where = f"upstream '{upstream}' ({exc.provider or 'provider'})"
+    if isinstance(exc, ModelAuthenticationError):
+        return BridgeError(
+            502,
+            f"{where} refused the bridge's credentials (HTTP {exc.status_code}); "
+            "check the key named by its api_key_env",
+            "upstream_error",
+            code="upstream_auth_failed",
+        )
+    if isinstance(exc, ModelRateLimitError):
+        headers = {}
+        if exc.retry_after is not None:
+            headers["retry-after"] = str(max(0, math.ceil(exc.retry_after)))
+        return BridgeError(
+            429,
+            f"{where} is rate limiting: {detail}",
+            "rate_limit_error",
+            code="rate_limit_exceeded",
+            headers=headers,
+        )
+    if isinstance(exc, ModelTimeoutError):
+        return BridgeError(504, f"{where} timed out", "upstream_error", code="upstream_timeout")
+    if isinstance(exc, ModelConnectionError):
+        return BridgeError(
+            502, f"{where} cannot be reached", "upstream_error", code="upstream_unreachable"
+        )
+    if isinstance(exc, ModelBadRequestError):
+        return BridgeError(
+            400,
+            f"{where} rejected the request: {detail}",
+            "invalid_request_error",
+            code="upstream_bad_request",
+        )
+    return BridgeError(502, f"{where} failed: {detail}", "upstream_error", code="upstream_error")

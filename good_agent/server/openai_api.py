@@ -1,0 +1,287 @@
+"""The OpenAI Chat Completions wire format on the client side of the bridge.
+
+:func:`parse_chat_request` validates a request body and names the offending field
+in every error; :func:`completion_body` and :class:`ChunkWriter` write replies and
+stream chunks exactly as the OpenAI API does (role first, a call's ``id`` and
+``name`` on its first delta, a finish chunk, an optional usage chunk, ``[DONE]``).
+
+Reference: https://platform.openai.com/docs/api-reference/chat
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from good_agent.providers.schema_validation import compile_schema
+from good_agent.providers.types import JSONDict, Usage
+from good_agent.server.errors import bad_request
+from good_agent.server.events import CallDelta
+from good_agent.server.route import BridgeReply, BridgeRequest
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ROLES = ("system", "developer", "user", "assistant", "tool")
+SETTING_KEYS = (
+    "temperature",
+    "top_p",
+    "max_tokens",
+    "max_completion_tokens",
+    "stop",
+    "seed",
+    "presence_penalty",
+    "frequency_penalty",
+    "user",
+    "reasoning_effort",
+)
+"""Request keys passed to the upstream as sampling settings."""
+
+
+@dataclass(slots=True)
+class ChatCall:
+    """A validated Chat Completions request: the model name, the neutral request
+    and the streaming options."""
+
+    model: str
+    request: BridgeRequest
+    stream: bool = False
+    include_usage: bool = False
+
+
+def validate_tools(tools: Any, param: str = "tools") -> list[JSONDict]:
+    """Check OpenAI function-format tools; a 400 names the bad field."""
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        raise bad_request(f"'{param}' must be an array of tools", param)
+    seen: set[str] = set()
+    for index, tool in enumerate(tools):
+        where = f"{param}[{index}]"
+        if not isinstance(tool, dict) or tool.get("type") != "function":
+            raise bad_request(f"{where}.type must be 'function'", f"{where}.type")
+        function = tool.get("function")
+        if not isinstance(function, dict):
+            raise bad_request(f"{where}.function must be an object", f"{where}.function")
+        name = function.get("name")
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise bad_request(
+                f"{where}.function.name must match ^[a-zA-Z0-9_-]{{1,64}}$, got {name!r}",
+                f"{where}.function.name",
+            )
+        if name in seen:
+            raise bad_request(f"tool name '{name}' is used twice", f"{where}.function.name")
+        seen.add(name)
+        check_schema(function.get("parameters"), f"{where}.function.parameters")
+    return list(tools)
+
+
+def check_schema(schema: Any, param: str) -> None:
+    """Check a tool's parameter schema: an object schema that compiles."""
+    if schema is None:
+        return
+    if not isinstance(schema, dict):
+        raise bad_request(f"{param} must be a JSON Schema object", param)
+    if schema.get("type", "object") != "object":
+        raise bad_request(f"{param} must have type 'object', got {schema.get('type')!r}", param)
+    try:
+        compile_schema(schema)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise bad_request(f"{param} is not a valid JSON Schema: {exc}", param) from None
+
+
+def validate_tool_choice(choice: Any, tools: list[JSONDict], param: str = "tool_choice") -> Any:
+    """Check ``tool_choice`` against the offered tools."""
+    if choice is None or choice in ("auto", "none"):
+        return choice
+    if choice == "required":
+        if not tools:
+            raise bad_request("tool_choice 'required' needs at least one tool", param)
+        return choice
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+        known = {str(tool["function"]["name"]) for tool in tools}
+        if not isinstance(name, str) or name not in known:
+            names = ", ".join(sorted(known)) or "none"
+            raise bad_request(
+                f"tool_choice names tool {name!r}, which is not in tools (offered: {names})",
+                f"{param}.function.name",
+            )
+        return choice
+    raise bad_request(
+        "tool_choice must be 'auto', 'none', 'required' or "
+        '{"type": "function", "function": {"name": ...}}',
+        param,
+    )
+
+
+def _check_messages(messages: Any) -> list[JSONDict]:
+    if not isinstance(messages, list) or not messages:
+        raise bad_request("'messages' must be a non-empty array", "messages")
+    for index, message in enumerate(messages):
+        where = f"messages[{index}]"
+        if not isinstance(message, dict):
+            raise bad_request(f"{where} must be an object", where)
+        if message.get("role") not in _ROLES:
+            raise bad_request(f"{where}.role must be one of {', '.join(_ROLES)}", f"{where}.role")
+        if message["role"] == "tool" and not isinstance(message.get("tool_call_id"), str):
+            raise bad_request(f"{where}.tool_call_id is required", f"{where}.tool_call_id")
+        calls = message.get("tool_calls")
+        if calls is not None and (message["role"] != "assistant" or not isinstance(calls, list)):
+            raise bad_request(
+                f"{where}.tool_calls must be an array on an assistant message",
+                f"{where}.tool_calls",
+            )
+        for number, call in enumerate(calls or []):
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                field = f"{where}.tool_calls[{number}].function"
+                raise bad_request(f"{field} must be an object with a name", field)
+    return messages
+
+
+def parse_chat_request(body: Any) -> ChatCall:
+    """Validate a Chat Completions request body."""
+    if not isinstance(body, dict):
+        raise bad_request("the request body must be a JSON object")
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad_request("'model' is required", "model")
+    messages = _check_messages(body.get("messages"))
+    tools = validate_tools(body.get("tools"))
+    choice = validate_tool_choice(body.get("tool_choice"), tools)
+    parallel = body.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise bad_request("parallel_tool_calls must be a boolean", "parallel_tool_calls")
+    if body.get("n") not in (None, 1):
+        raise bad_request("only n=1 is supported", "n")
+    fmt = body.get("response_format")
+    if fmt is not None:
+        if not isinstance(fmt, dict) or fmt.get("type") not in (
+            "text",
+            "json_object",
+            "json_schema",
+        ):
+            raise bad_request(
+                "response_format.type must be 'text', 'json_object' or 'json_schema'",
+                "response_format.type",
+            )
+        if fmt["type"] == "text":
+            fmt = None
+    stream = body.get("stream") or False
+    if not isinstance(stream, bool):
+        raise bad_request("stream must be a boolean", "stream")
+    options = body.get("stream_options") or {}
+    if not isinstance(options, dict):
+        raise bad_request("stream_options must be an object", "stream_options")
+    settings = {key: body[key] for key in SETTING_KEYS if body.get(key) is not None}
+    request = BridgeRequest(messages, tools, choice, parallel, fmt, settings)
+    return ChatCall(model, request, stream, bool(options.get("include_usage")))
+
+
+def usage_body(usage: Usage) -> JSONDict:
+    """OpenAI ``usage``."""
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+
+
+def completion_id() -> str:
+    """A fresh ``chatcmpl-`` id."""
+    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+
+
+def completion_body(reply: BridgeReply, model: str) -> JSONDict:
+    """A ``chat.completion`` object."""
+    message: JSONDict = {"role": "assistant", "content": reply.content, "refusal": None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.raw_arguments or "{}"},
+            }
+            for call in reply.tool_calls
+        ]
+    return {
+        "id": completion_id(),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}
+        ],
+        "usage": usage_body(reply.usage),
+    }
+
+
+def sse(payload: JSONDict | str) -> bytes:
+    """One server-sent event line pair."""
+    data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+    return f"data: {data}\n\n".encode()
+
+
+class ChunkWriter:
+    """Writes ``chat.completion.chunk`` events for one streamed reply."""
+
+    def __init__(self, model: str, *, include_usage: bool = False) -> None:
+        self.id = completion_id()
+        self.created = int(time.time())
+        self.model = model
+        self.include_usage = include_usage
+
+    def chunk(self, delta: JSONDict, finish_reason: str | None = None) -> bytes:
+        """One chunk with ``delta``."""
+        payload: JSONDict = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": [
+                {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
+            ],
+        }
+        if self.include_usage:
+            payload["usage"] = None
+        return sse(payload)
+
+    def role(self) -> bytes:
+        """The opening chunk: the assistant role."""
+        return self.chunk({"role": "assistant", "content": ""})
+
+    def text(self, text: str) -> bytes:
+        """A content delta."""
+        return self.chunk({"content": text})
+
+    def call(self, delta: CallDelta) -> bytes:
+        """A tool-call delta (id, type and name on the call's first delta)."""
+        item: JSONDict = {"index": delta.index}
+        function: JSONDict = {"arguments": delta.arguments}
+        if delta.id is not None:
+            item["id"] = delta.id
+            item["type"] = "function"
+            function["name"] = delta.name or ""
+        item["function"] = function
+        return self.chunk({"tool_calls": [item]})
+
+    def finish(self, reason: str) -> bytes:
+        """The chunk carrying ``finish_reason``."""
+        return self.chunk({}, reason)
+
+    def usage(self, usage: Usage) -> bytes:
+        """The usage chunk (empty ``choices``)."""
+        return sse(
+            {
+                "id": self.id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": self.model,
+                "choices": [],
+                "usage": usage_body(usage),
+            }
+        )

@@ -1,0 +1,191 @@
+"""One configured model: its tool-calling strategy, its upstream, and the two call paths.
+
+A :class:`ModelRoute` builds the upstream body with the strategy chosen for the
+model (:func:`good_agent.providers.modes.adapter_for_profile`), then either sends
+it whole and decodes the reply with the same strategy (:meth:`ModelRoute.complete`)
+or streams it through the provider's decoder and the mode's shaper
+(:meth:`ModelRoute.stream`), yielding neutral events as the upstream produces them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from good_agent.providers.history import history_tool_names
+from good_agent.providers.modes import adapter_for_profile
+from good_agent.providers.profiles import get_profile
+from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.strategies.native import CodecAdapter
+from good_agent.providers.tool_names import tool_name
+from good_agent.providers.types import JSONDict, ParsedToolCall, ToolChoice, Usage
+from good_agent.server.config import ModelConfig
+from good_agent.server.events import CallDelta, Finish, StreamEvent, TextDelta, UsageDelta
+from good_agent.server.shaping import (
+    NativeShaper,
+    Shaper,
+    StructuredShaper,
+    TextCallShaper,
+    new_call_id,
+)
+from good_agent.server.upstream import CODEC_PROVIDERS, HttpUpstream
+
+_PROMPTED = (ToolCallingMode.VALIDATED, ToolCallingMode.PARSED)
+
+
+@dataclass(slots=True)
+class BridgeRequest:
+    """A provider-neutral chat request as received from a client.
+
+    ``messages`` are OpenAI chat dicts, ``tools`` OpenAI function-format tools and
+    ``settings`` sampling options (``temperature``, ``max_tokens``...).
+    """
+
+    messages: list[JSONDict]
+    tools: list[JSONDict] = field(default_factory=list)
+    tool_choice: ToolChoice | None = None
+    parallel_tool_calls: bool | None = None
+    response_format: JSONDict | None = None
+    settings: JSONDict = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class BridgeReply:
+    """A whole reply: content, tool calls, OpenAI finish reason and usage."""
+
+    content: str | None
+    tool_calls: list[ParsedToolCall]
+    finish_reason: str
+    usage: Usage
+
+
+class ModelRoute:
+    """A configured model: strategy + upstream.
+
+    Args:
+        entry: The configuration entry.
+        upstream: The upstream that serves it.
+    """
+
+    def __init__(self, entry: ModelConfig, upstream: HttpUpstream) -> None:
+        self.entry = entry
+        self.upstream = upstream
+        prefix = CODEC_PROVIDERS.get(entry.provider, entry.provider)
+        profile = get_profile(f"{prefix}:{entry.model}")
+        mode = ToolCallingMode(entry.mode)
+        if mode is ToolCallingMode.AUTO:
+            native_guess = profile.rule is None and entry.provider == "openai"
+            mode = ToolCallingMode.NATIVE if native_guess else profile.mode
+        overrides: dict[str, Any] = dict(entry.profile.values())
+        profile = replace(profile, mode=mode, **overrides)
+        self.adapter: CodecAdapter = adapter_for_profile(profile)
+        if entry.provider == "openai" and entry.profile.supports_strict is None:
+            self.adapter.strict = False
+        self.mode = self.adapter.mode
+
+    @property
+    def name(self) -> str:
+        """The name clients use."""
+        return self.entry.name
+
+    def _uses_strategy(self, request: BridgeRequest) -> bool:
+        return bool(request.tools) or bool(history_tool_names(request.messages))
+
+    def body(self, request: BridgeRequest) -> JSONDict:
+        """The upstream request body for ``request``."""
+        kw: dict[str, Any] = {
+            "tool_choice": request.tool_choice,
+            "response_format": request.response_format,
+            "settings": {**self.entry.settings, **request.settings},
+        }
+        if request.parallel_tool_calls is not None and self.adapter.mode is ToolCallingMode.NATIVE:
+            kw["parallel_tool_calls"] = request.parallel_tool_calls
+        if not self._uses_strategy(request):
+            return CodecAdapter.format_request(self.adapter, [], request.messages, **kw)
+        return self.adapter.format_request(list(request.tools), request.messages, **kw)
+
+    async def complete(self, request: BridgeRequest) -> BridgeReply:
+        """Send ``request`` and decode the whole reply."""
+        raw = await self.upstream.complete(self.body(request))
+        if request.tools:
+            decoded = self.adapter.decode(raw, list(request.tools))
+        else:
+            decoded = self.adapter.codec.decode_response(raw, None)
+        calls = list(decoded.tool_calls)
+        if self.mode is not ToolCallingMode.NATIVE:
+            calls = [replace(call, id=new_call_id()) for call in calls]
+        if request.parallel_tool_calls is False:
+            calls = calls[:1]
+        reason = "tool_calls" if calls else (decoded.finish_reason or "stop")
+        return BridgeReply(decoded.content, calls, reason, decoded.usage)
+
+    def shaper(self, request: BridgeRequest) -> Shaper:
+        """The stream shaper for this model's mode."""
+        parallel = request.parallel_tool_calls
+        if not request.tools:
+            return NativeShaper(parallel=parallel)
+        if self.mode in _PROMPTED:
+            names = [tool_name(tool) for tool in request.tools]
+            return TextCallShaper(names, text_format=self.entry.text_format, parallel=parallel)
+        if self.mode is ToolCallingMode.STRUCTURED:
+            return StructuredShaper(list(request.tools), parallel=parallel)
+        return NativeShaper(parallel=parallel)
+
+    async def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamEvent, None]:
+        """Stream ``request``: neutral events, a :class:`Finish` last.
+
+        Usage arrives as :class:`UsageDelta` events whenever the upstream reports it.
+        """
+        body = self.body(request)
+        names = None
+        if self.mode is ToolCallingMode.NATIVE and self._uses_strategy(request):
+            names = self.adapter.names(list(request.tools), request.messages)
+        decoder = self.upstream.decoder(names)
+        shaper = self.shaper(request)
+        reason: str | None = None
+        async for raw in self.upstream.stream(body):
+            for event in decoder.feed(raw):
+                if isinstance(event, Finish):
+                    reason = event.reason
+                    continue
+                for out in shaper.feed(event):
+                    yield out
+        for out in shaper.finish():
+            yield out
+        yield Finish("tool_calls" if shaper.calls else (reason or "stop"))
+
+
+async def collect(events: AsyncIterator[StreamEvent]) -> BridgeReply:
+    """Gather a neutral stream into a whole reply (for tests and benchmarks)."""
+    text: list[str] = []
+    calls: dict[int, list[str]] = {}
+    heads: dict[int, tuple[str, str]] = {}
+    reason = "stop"
+    usage = Usage()
+    async for event in events:
+        if isinstance(event, TextDelta):
+            text.append(event.text)
+        elif isinstance(event, CallDelta):
+            if event.index not in heads:
+                heads[event.index] = (event.id or "", event.name or "")
+            calls.setdefault(event.index, []).append(event.arguments)
+        elif isinstance(event, Finish):
+            reason = event.reason or reason
+        elif isinstance(event, UsageDelta):
+            usage = merge_usage(usage, event)
+    parsed = [
+        ParsedToolCall(heads[i][0], heads[i][1], None, "".join(parts))
+        for i, parts in sorted(calls.items())
+    ]
+    return BridgeReply("".join(text) or None, parsed, reason, usage)
+
+
+def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
+    """``usage`` with the counts ``delta`` reports."""
+    return Usage(
+        input_tokens=usage.input_tokens if delta.input_tokens is None else int(delta.input_tokens),
+        output_tokens=(
+            usage.output_tokens if delta.output_tokens is None else int(delta.output_tokens)
+        ),
+    )
