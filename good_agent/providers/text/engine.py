@@ -148,6 +148,11 @@ class StreamingParser:
             self._carry = text[stop:]
             return len(text)
         self._out_content(text[i : match.start])
+        if not final and self._table.could_grow(text, match.start):
+            # The opening ends with the chunk; a longer opening (of a marker
+            # listed earlier) may still appear here once more text arrives.
+            self._carry = text[match.start :]
+            return len(text)
         marker = match.marker
         self._marker = marker
         self._name = match.name

@@ -160,6 +160,10 @@ class MarkerTable:
         """Whether ``text`` contains a character that can start an opening."""
         return self._starters.search(text) is not None
 
+    def could_grow(self, text: str, start: int) -> bool:
+        """Whether all of ``text[start:]`` is (a prefix of) some opening."""
+        return self._partial.fullmatch(text, start) is not None
+
     def hold_from(self, text: str, start: int) -> int:
         """Return where the text that could still grow into an opening begins.
 
