@@ -68,7 +68,8 @@ async def execute_call(agent: Agent, call: ToolCall, plans: dict[str, ToolPlan])
     params: dict[str, Any] = {}
     try:
         if call.arguments_error is not None:
-            raise ToolArgumentsError(call.name, [call.arguments_error])
+            prefix = f"invalid arguments for tool '{call.name}': "
+            raise ToolArgumentsError(call.name, [call.arguments_error.removeprefix(prefix)])
         if plan.validator is not None:
             problems = plan.validator(call.arguments)
             if problems:
