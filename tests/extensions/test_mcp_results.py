@@ -89,5 +89,8 @@ def test_mcp_tools_from_spec() -> None:
     by_command = MCPTools.from_spec("python -m weather_server", prefix=True)
     assert (by_command.server_name, by_command.prefix) == ("weather_server", True)
     assert MCPTools.from_spec(by_command) is by_command
+    assert MCPTools.from_spec("srv", prefix="calc")._tool_name("add") == "calc_add"
+    assert MCPTools.from_spec("srv", prefix="my tools!")._tool_name("add") == "my_tools_add"
+    assert MCPTools.from_spec("srv")._tool_name("add") == "add"
     with pytest.raises(ValueError, match="either a command or url"):
         MCPTools()

@@ -184,6 +184,7 @@ class MCPTools(AgentComponent):
             MCPStartError: The server failed to start (only when ``required``).
         """
         await super().install(agent)
+        self.error = None
         connection = MCPConnection(
             self._label,
             self._target,
