@@ -140,6 +140,7 @@ class Bridge:
 async def until_disconnect(request: Request, work: Callable[[], Awaitable[T]]) -> T:
     """Run ``work``; cancel it and raise :class:`ClientGone` if the client leaves first."""
     outcome: list[T] = []
+    failure: list[Exception] = []
     async with anyio.create_task_group() as group:
 
         async def watch() -> None:
@@ -150,8 +151,13 @@ async def until_disconnect(request: Request, work: Callable[[], Awaitable[T]]) -
                     return
 
         group.start_soon(watch)
-        outcome.append(await work())
+        try:
+            outcome.append(await work())
+        except Exception as exc:
+            failure.append(exc)
         group.cancel_scope.cancel()
+    if failure:
+        raise failure[0]
     if not outcome:
         raise ClientGone
     return outcome[0]

@@ -56,7 +56,7 @@ class Fake:
         self.fail_status: int | None = None
         self.fail_headers: dict[str, str] = {}
         self.break_after: int | None = None
-        self.hang = False
+        self.hang = 0.0
         self.chunk_delay = 0.0
         self.chunk_size = 4
         self.cancelled = threading.Event()
@@ -87,7 +87,12 @@ class Fake:
                 headers=self.fail_headers,
             )
         if self.hang:
-            await asyncio.sleep(30)
+            deadline = asyncio.get_running_loop().time() + self.hang
+            while asyncio.get_running_loop().time() < deadline:
+                if await request.is_disconnected():
+                    self.cancelled.set()
+                    return Response(status_code=499)
+                await asyncio.sleep(0.02)
         reply = self.answer(body)
         if self.is_stream(body, request):
             return StreamingResponse(self.guarded(self.stream(reply, body)),
