@@ -88,6 +88,7 @@ def show(ctx: EventContext) -> None:
     print(f"  {call.name}({shown}) -> {response.content_text()}")
 
 
+# --8<-- [start:run]
 async def run(model_name: str, base_url: str | None, mode: str) -> None:
     """Ask a currency question through prompt-based tool calling."""
     model = resolve_model(model_name, base_url=base_url, mode=mode)
@@ -96,6 +97,9 @@ async def run(model_name: str, base_url: str | None, mode: str) -> None:
     async with agent:
         answer = await agent.call("How much is 10 USD in EUR?")
     print(f"answer: {answer.content}")
+
+
+# --8<-- [end:run]
 
 
 if __name__ == "__main__":
