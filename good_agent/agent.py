@@ -40,6 +40,9 @@ class Agent:
             :class:`~good_agent.models.LanguageModel` such as ``ScriptedModel``.
         tools: Tools or plain functions the model may call.
         extensions: Components to install on entering the agent.
+        mcp_servers: MCP servers whose tools the agent uses: a command line
+            (``"python -m my_server"``), a URL (``"http://127.0.0.1:8000/mcp"``) or a
+            ready ``MCPTools``; needs the ``mcp`` extra.
         max_iterations: Model requests allowed in one :meth:`call`.
         max_tool_retries: Failed calls allowed per tool in one :meth:`call`.
         tool_choice: ``"auto"`` (default when tools exist), ``"required"``,
@@ -60,6 +63,7 @@ class Agent:
         model: str | LanguageModel | None = None,
         tools: Iterable[Tool | Callable[..., Any]] = (),
         extensions: Iterable[AgentComponent] = (),
+        mcp_servers: Iterable[str | AgentComponent] = (),
         max_iterations: int = 10,
         max_tool_retries: int = 3,
         tool_choice: ToolChoice | None = None,
@@ -80,6 +84,13 @@ class Agent:
         self._model: LanguageModel | None = None
         self._base_url, self._api_key = base_url, api_key
         self.components: list[AgentComponent] = list(extensions)
+        if mcp_servers:
+            # Imported only when asked for: the `mcp` extra stays optional.
+            from good_agent.extensions.mcp import MCPTools
+
+            self.components += [
+                MCPTools.from_spec(s) if isinstance(s, str) else s for s in mcp_servers
+            ]
         self.max_iterations = max_iterations
         self.max_tool_retries = max_tool_retries
         self.tool_choice = tool_choice

@@ -275,3 +275,13 @@ async def test_mcp_streamable_http() -> None:
         with anyio.fail_after(10):
             await process.wait()
         await process.aclose()
+
+
+async def test_agent_mcp_servers_argument_takes_command_lines() -> None:
+    import shlex
+
+    command = " ".join(shlex.quote(part) for part in SERVER)
+    async with Agent(mcp_servers=[command]) as agent:
+        assert (await agent.invoke("add", a=20, b=22)).response == {"result": 42}
+    assert isinstance(agent.components[0], MCPTools)
+    assert agent.tools.names() == []
