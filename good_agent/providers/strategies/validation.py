@@ -50,5 +50,3 @@ def validate_payload(payload: JSONDict, tools: dict[str, JSONDict]) -> ToolCallV
 def compile_checker(schema: JSONDict) -> Checker:
     """A function returning the problems of a value against ``schema`` (empty: valid)."""
     return compile_schema(schema)
-
-
