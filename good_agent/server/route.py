@@ -29,7 +29,7 @@ from good_agent.server.shaping import (
     TextCallShaper,
     new_call_id,
 )
-from good_agent.server.upstream import CODEC_PROVIDERS, HttpUpstream
+from good_agent.server.upstream import HttpUpstream
 
 _PROMPTED = (ToolCallingMode.VALIDATED, ToolCallingMode.PARSED)
 
@@ -71,16 +71,16 @@ class ModelRoute:
     def __init__(self, entry: ModelConfig, upstream: HttpUpstream) -> None:
         self.entry = entry
         self.upstream = upstream
-        prefix = CODEC_PROVIDERS.get(entry.provider, entry.provider)
+        prefix = upstream.profile_provider
         profile = get_profile(f"{prefix}:{entry.model}")
         mode = ToolCallingMode(entry.mode)
         if mode is ToolCallingMode.AUTO:
-            native_guess = profile.rule is None and entry.provider == "openai"
+            native_guess = profile.rule is None and prefix == "openai"
             mode = ToolCallingMode.NATIVE if native_guess else profile.mode
         overrides: dict[str, Any] = dict(entry.profile.values())
         profile = replace(profile, mode=mode, **overrides)
         self.adapter: CodecAdapter = adapter_for_profile(profile)
-        if entry.provider == "openai" and entry.profile.supports_strict is None:
+        if prefix == "openai" and entry.profile.supports_strict is None:
             self.adapter.strict = False
         self.mode = self.adapter.mode
 

@@ -38,6 +38,10 @@ from good_agent.server.errors import register_secret
 class HttpUpstream:
     """Base of the HTTP upstreams: a shared client, timeouts, error mapping.
 
+    ``provider`` names the upstream in errors and logs; ``profile_provider`` is the
+    provider prefix whose capability profiles and codec apply (a subclass for another
+    OpenAI-compatible service keeps ``"openai"``).
+
     Args:
         entry: The model's configuration entry.
         server: The server table (timeouts).
@@ -45,6 +49,7 @@ class HttpUpstream:
     """
 
     provider = "openai"
+    profile_provider = "openai"
     default_base_url = "https://api.openai.com/v1"
 
     def __init__(
@@ -177,6 +182,7 @@ class AnthropicUpstream(HttpUpstream):
     """Anthropic's Messages API (``POST /v1/messages``)."""
 
     provider = "anthropic"
+    profile_provider = "anthropic"
     default_base_url = "https://api.anthropic.com"
     api_version = "2023-06-01"
 
@@ -213,6 +219,7 @@ class GeminiUpstream(HttpUpstream):
     """The Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``)."""
 
     provider = "gemini"
+    profile_provider = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com"
     api_version = "v1beta"
 
@@ -240,6 +247,7 @@ class OllamaUpstream(HttpUpstream):
     """Ollama's native ``/api/chat`` (NDJSON when streaming)."""
 
     provider = "ollama"
+    profile_provider = "ollama"
     default_base_url = "http://localhost:11434"
 
     def __init__(
@@ -279,11 +287,3 @@ UPSTREAMS: dict[str, UpstreamFactory] = {
     "ollama": OllamaUpstream,
 }
 """The upstream factory for each ``provider`` name a configuration may use."""
-
-CODEC_PROVIDERS: dict[str, str] = {
-    "openai": "openai",
-    "anthropic": "anthropic",
-    "gemini": "gemini",
-    "ollama": "ollama",
-}
-"""The profile provider prefix of each upstream provider (for capability profiles)."""

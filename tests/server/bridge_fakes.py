@@ -95,8 +95,9 @@ class Fake:
                 await asyncio.sleep(0.02)
         reply = self.answer(body)
         if self.is_stream(body, request):
-            return StreamingResponse(self.guarded(self.stream(reply, body)),
-                                     media_type=self.stream_media_type)
+            return StreamingResponse(
+                self.guarded(self.stream(reply, body)), media_type=self.stream_media_type
+            )
         return JSONResponse(self.whole(reply, body))
 
     stream_media_type = "text/event-stream"
@@ -213,40 +214,73 @@ class OpenAIFake(Fake):
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         if reply.calls:
             message["tool_calls"] = [
-                {"id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
-                 "function": {"name": n, "arguments": json.dumps(a)}}
+                {
+                    "id": f"call_{uuid.uuid4().hex[:8]}",
+                    "type": "function",
+                    "function": {"name": n, "arguments": json.dumps(a)},
+                }
                 for n, a in reply.calls
             ]
         return {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": 1, "model": body["model"],
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if reply.calls else "stop"}],
-            "usage": {"prompt_tokens": reply.input_tokens, "completion_tokens": reply.output_tokens,
-                      "total_tokens": reply.input_tokens + reply.output_tokens},
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 1,
+            "model": body["model"],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if reply.calls else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": reply.input_tokens,
+                "completion_tokens": reply.output_tokens,
+                "total_tokens": reply.input_tokens + reply.output_tokens,
+            },
         }
 
     async def stream(self, reply: Reply, body: dict[str, Any]) -> AsyncIterator[bytes]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-            return sse({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1,
-                        "model": body["model"],
-                        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+            return sse(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": 1,
+                    "model": body["model"],
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                }
+            )
 
         yield chunk({"role": "assistant", "content": ""})
         for part in pieces(reply.text, self.chunk_size):
             yield chunk({"content": part})
         for index, (name, args) in enumerate(reply.calls):
-            head = {"index": index, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function",
-                    "function": {"name": name, "arguments": ""}}
+            head = {
+                "index": index,
+                "id": f"call_{uuid.uuid4().hex[:8]}",
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
             yield chunk({"tool_calls": [head]})
             for part in pieces(json.dumps(args), 5):
                 yield chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
         yield chunk({}, "tool_calls" if reply.calls else "stop")
         if (body.get("stream_options") or {}).get("include_usage"):
-            yield sse({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1,
-                       "model": body["model"], "choices": [],
-                       "usage": {"prompt_tokens": reply.input_tokens,
-                                 "completion_tokens": reply.output_tokens,
-                                 "total_tokens": reply.input_tokens + reply.output_tokens}})
+            yield sse(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion.chunk",
+                    "created": 1,
+                    "model": body["model"],
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": reply.input_tokens,
+                        "completion_tokens": reply.output_tokens,
+                        "total_tokens": reply.input_tokens + reply.output_tokens,
+                    },
+                }
+            )
         yield sse("[DONE]")
 
 
@@ -312,15 +346,27 @@ class AnthropicFake(Fake):
         if reply.text:
             out.append({"type": "text", "text": reply.text})
         for name, args in reply.calls:
-            out.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:8]}",
-                        "name": name, "input": args})
+            out.append(
+                {
+                    "type": "tool_use",
+                    "id": f"toolu_{uuid.uuid4().hex[:8]}",
+                    "name": name,
+                    "input": args,
+                }
+            )
         return out
 
     def whole(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-        return {"id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
-                "content": self.blocks(reply),
-                "stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None,
-                "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens}}
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": body["model"],
+            "content": self.blocks(reply),
+            "stop_reason": "tool_use" if reply.calls else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": reply.input_tokens, "output_tokens": reply.output_tokens},
+        }
 
     async def stream(self, reply: Reply, body: dict[str, Any]) -> AsyncIterator[bytes]:
         def ev(kind: str, payload: dict[str, Any]) -> bytes:
@@ -332,22 +378,38 @@ class AnthropicFake(Fake):
         yield ev("ping", {})
         for index, block in enumerate(self.blocks(reply)):
             if block["type"] == "text":
-                yield ev("content_block_start",
-                         {"index": index, "content_block": {"type": "text", "text": ""}})
+                yield ev(
+                    "content_block_start",
+                    {"index": index, "content_block": {"type": "text", "text": ""}},
+                )
                 for part in pieces(block["text"], self.chunk_size):
-                    yield ev("content_block_delta",
-                             {"index": index, "delta": {"type": "text_delta", "text": part}})
+                    yield ev(
+                        "content_block_delta",
+                        {"index": index, "delta": {"type": "text_delta", "text": part}},
+                    )
             else:
-                yield ev("content_block_start",
-                         {"index": index, "content_block": {**block, "input": {}}})
+                yield ev(
+                    "content_block_start", {"index": index, "content_block": {**block, "input": {}}}
+                )
                 for part in pieces(json.dumps(block["input"]), 5):
-                    yield ev("content_block_delta", {"index": index, "delta": {
-                        "type": "input_json_delta", "partial_json": part}})
+                    yield ev(
+                        "content_block_delta",
+                        {
+                            "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": part},
+                        },
+                    )
             yield ev("content_block_stop", {"index": index})
-        yield ev("message_delta", {
-            "delta": {"stop_reason": "tool_use" if reply.calls else "end_turn",
-                      "stop_sequence": None},
-            "usage": {"output_tokens": reply.output_tokens}})
+        yield ev(
+            "message_delta",
+            {
+                "delta": {
+                    "stop_reason": "tool_use" if reply.calls else "end_turn",
+                    "stop_sequence": None,
+                },
+                "usage": {"output_tokens": reply.output_tokens},
+            },
+        )
         yield ev("message_stop", {})
 
 
@@ -362,8 +424,9 @@ class GeminiFake(Fake):
     provider = "gemini"
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/v1beta/models/{call:path}", self.handle,
-                                       methods=["POST"])])
+        return Starlette(
+            routes=[Route("/v1beta/models/{call:path}", self.handle, methods=["POST"])]
+        )
 
     def check_auth(self, request: Request) -> None:
         if request.headers.get("x-goog-api-key") != UPSTREAM_KEY:
@@ -385,9 +448,19 @@ class GeminiFake(Fake):
             if content.get("role") not in ("user", "model"):
                 self.problem(f"contents[{i}].role must be user or model")
             for part in content.get("parts") or []:
-                kinds = [k for k in ("text", "function_call", "functionCall", "function_response",
-                                     "functionResponse", "thought_signature", "thoughtSignature")
-                         if k in part]
+                kinds = [
+                    k
+                    for k in (
+                        "text",
+                        "function_call",
+                        "functionCall",
+                        "function_response",
+                        "functionResponse",
+                        "thought_signature",
+                        "thoughtSignature",
+                    )
+                    if k in part
+                ]
                 if not kinds:
                     self.problem(f"contents[{i}] has an empty part")
                 if _g(part, "function_call"):
@@ -412,23 +485,49 @@ class GeminiFake(Fake):
         return parts
 
     def usage(self, reply: Reply) -> dict[str, Any]:
-        return {"promptTokenCount": reply.input_tokens,
-                "candidatesTokenCount": reply.output_tokens,
-                "totalTokenCount": reply.input_tokens + reply.output_tokens}
+        return {
+            "promptTokenCount": reply.input_tokens,
+            "candidatesTokenCount": reply.output_tokens,
+            "totalTokenCount": reply.input_tokens + reply.output_tokens,
+        }
 
     def whole(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-        return {"candidates": [{"content": {"role": "model", "parts": self.candidate_parts(reply)},
-                                "finishReason": "STOP", "index": 0}],
-                "usageMetadata": self.usage(reply), "modelVersion": "gemini-fake"}
+        return {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": self.candidate_parts(reply)},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": self.usage(reply),
+            "modelVersion": "gemini-fake",
+        }
 
     async def stream(self, reply: Reply, body: dict[str, Any]) -> AsyncIterator[bytes]:
         for part in pieces(reply.text, self.chunk_size):
-            yield sse({"candidates": [{"content": {"role": "model", "parts": [{"text": part}]},
-                                       "index": 0}], "modelVersion": "gemini-fake"})
+            yield sse(
+                {
+                    "candidates": [
+                        {"content": {"role": "model", "parts": [{"text": part}]}, "index": 0}
+                    ],
+                    "modelVersion": "gemini-fake",
+                }
+            )
         calls = [{"functionCall": {"name": n, "args": a}} for n, a in reply.calls]
-        yield sse({"candidates": [{"content": {"role": "model", "parts": calls},
-                                   "finishReason": "STOP", "index": 0}],
-                   "usageMetadata": self.usage(reply), "modelVersion": "gemini-fake"})
+        yield sse(
+            {
+                "candidates": [
+                    {
+                        "content": {"role": "model", "parts": calls},
+                        "finishReason": "STOP",
+                        "index": 0,
+                    }
+                ],
+                "usageMetadata": self.usage(reply),
+                "modelVersion": "gemini-fake",
+            }
+        )
 
 
 class OllamaFake(Fake):
@@ -468,25 +567,46 @@ class OllamaFake(Fake):
     def message(self, reply: Reply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text}
         if reply.calls:
-            message["tool_calls"] = [{"function": {"name": n, "arguments": a}}
-                                     for n, a in reply.calls]
+            message["tool_calls"] = [
+                {"function": {"name": n, "arguments": a}} for n, a in reply.calls
+            ]
         return message
 
     def whole(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
-        return {"model": body["model"], "created_at": "2025-01-01T00:00:00Z",
-                "message": self.message(reply), "done": True, "done_reason": "stop",
-                "prompt_eval_count": reply.input_tokens, "eval_count": reply.output_tokens}
+        return {
+            "model": body["model"],
+            "created_at": "2025-01-01T00:00:00Z",
+            "message": self.message(reply),
+            "done": True,
+            "done_reason": "stop",
+            "prompt_eval_count": reply.input_tokens,
+            "eval_count": reply.output_tokens,
+        }
 
     async def stream(self, reply: Reply, body: dict[str, Any]) -> AsyncIterator[bytes]:
         def line(value: dict[str, Any]) -> bytes:
             return (json.dumps(value) + "\n").encode()
 
         for part in pieces(reply.text, self.chunk_size):
-            yield line({"model": body["model"], "message": {"role": "assistant", "content": part},
-                        "done": False})
+            yield line(
+                {
+                    "model": body["model"],
+                    "message": {"role": "assistant", "content": part},
+                    "done": False,
+                }
+            )
         if reply.calls:
-            yield line({"model": body["model"],
-                        "message": {**self.message(Reply(calls=reply.calls)), "content": ""},
-                        "done": False})
-        yield line({**self.whole(Reply(input_tokens=reply.input_tokens,
-                                       output_tokens=reply.output_tokens), body)})
+            yield line(
+                {
+                    "model": body["model"],
+                    "message": {**self.message(Reply(calls=reply.calls)), "content": ""},
+                    "done": False,
+                }
+            )
+        yield line(
+            {
+                **self.whole(
+                    Reply(input_tokens=reply.input_tokens, output_tokens=reply.output_tokens), body
+                )
+            }
+        )

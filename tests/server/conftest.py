@@ -36,8 +36,14 @@ def fakes() -> Iterator[dict[str, tuple[Fake, str]]]:
 def model_entries(fakes: dict[str, tuple[Fake, str]]) -> list[dict[str, Any]]:
     def entry(name: str, provider: str, fake: str, model: str, **extra: Any) -> dict[str, Any]:
         url = fakes[fake][1] + ("/v1" if provider == "openai" else "")
-        return {"name": name, "provider": provider, "model": model, "base_url": url,
-                "api_key_env": "GA_TEST_UPSTREAM_KEY", **extra}
+        return {
+            "name": name,
+            "provider": provider,
+            "model": model,
+            "base_url": url,
+            "api_key_env": "GA_TEST_UPSTREAM_KEY",
+            **extra,
+        }
 
     return [
         entry("gpt", "openai", "openai", "fake-gpt", mode="native"),
@@ -48,18 +54,31 @@ def model_entries(fakes: dict[str, tuple[Fake, str]]) -> list[dict[str, Any]]:
         entry("local-parsed", "openai", "text", "local-model", mode="parsed"),
         entry("ollama-text", "ollama", "ollama", "tinyllama", mode="validated"),
         entry("structured", "openai", "openai", "fake-gpt", mode="structured"),
-        entry("wrong-key", "openai", "openai", "fake-gpt", mode="native",
-              api_key_env="GA_TEST_WRONG_KEY"),
-        {"name": "dead", "provider": "openai", "model": "x", "mode": "native",
-         "base_url": "http://127.0.0.1:9/v1"},
+        entry(
+            "wrong-key",
+            "openai",
+            "openai",
+            "fake-gpt",
+            mode="native",
+            api_key_env="GA_TEST_WRONG_KEY",
+        ),
+        {
+            "name": "dead",
+            "provider": "openai",
+            "model": "x",
+            "mode": "native",
+            "base_url": "http://127.0.0.1:9/v1",
+        },
     ]
 
 
 def start_bridge(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer:
-    config = parse_config({
-        "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", **server},
-        "models": model_entries(fakes),
-    })
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", **server},
+            "models": model_entries(fakes),
+        }
+    )
     return BackgroundServer(create_app(config)).start()
 
 
@@ -81,6 +100,7 @@ def _reset_fakes(request: pytest.FixtureRequest) -> None:
 async def client(bridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[Any]:
     from openai import AsyncOpenAI
 
-    async with AsyncOpenAI(base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY,
-                           max_retries=0) as client:
+    async with AsyncOpenAI(
+        base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
         yield client

@@ -16,20 +16,30 @@ WEATHER = {
     "function": {
         "name": "get_weather",
         "description": "Weather for a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                       "required": ["city"]},
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
     },
 }
 TIME = {
     "type": "function",
-    "function": {"name": "get_time", "parameters": {
-        "type": "object", "properties": {"zone": {"type": "string"}}, "required": ["zone"]}},
+    "function": {
+        "name": "get_time",
+        "parameters": {
+            "type": "object",
+            "properties": {"zone": {"type": "string"}},
+            "required": ["zone"],
+        },
+    },
 }
 USER = [{"role": "user", "content": "Weather in Paris and Rome?"}]
 
 
-async def collect_stream(client: Any, **kw: Any) -> tuple[str, dict[int, dict[str, str]], str,
-                                                          list[Any]]:
+async def collect_stream(
+    client: Any, **kw: Any
+) -> tuple[str, dict[int, dict[str, str]], str, list[Any]]:
     stream = await client.chat.completions.create(stream=True, **kw)
     chunks = [chunk async for chunk in stream]
     text, calls, finish = "", {}, ""
@@ -60,7 +70,8 @@ async def test_plain_reply(client: Any, fakes: dict[str, tuple[Fake, str]], mode
     assert not fake.problems
 
     text, calls, finish, chunks = await collect_stream(
-        client, model=model, messages=USER, stream_options={"include_usage": True})
+        client, model=model, messages=USER, stream_options={"include_usage": True}
+    )
     assert text == "Bonjour, Paris is sunny." and not calls and finish == "stop"
     assert chunks[0].choices[0].delta.role == "assistant"
     assert chunks[-1].choices == [] and chunks[-1].usage.completion_tokens == 7
@@ -83,7 +94,8 @@ async def test_single_and_parallel_tool_calls(
 
     fake.reply = Reply(calls=[("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})])
     text, calls, finish, _ = await collect_stream(
-        client, model=model, messages=USER, tools=[WEATHER, TIME])
+        client, model=model, messages=USER, tools=[WEATHER, TIME]
+    )
     assert finish == "tool_calls" and text == ""
     assert [calls[i]["name"] for i in sorted(calls)] == ["get_weather", "get_time"]
     assert json.loads(calls[1]["arguments"]) == {"zone": "CET"}
@@ -100,12 +112,22 @@ async def test_history_with_tool_results(
     messages = [
         {"role": "system", "content": "Be brief."},
         *USER,
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_a", "type": "function",
-             "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-            {"id": "call_b", "type": "function",
-             "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                },
+                {
+                    "id": "call_b",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Rome"}'},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_a", "content": "21C"},
         {"role": "tool", "tool_call_id": "call_b", "content": "25C"},
     ]
@@ -117,15 +139,29 @@ async def test_history_with_tool_results(
 
 
 async def test_history_shapes_per_provider(client: Any, fakes: dict[str, tuple[Fake, str]]) -> None:
-    messages = [*USER, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_a", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-        {"role": "tool", "tool_call_id": "call_a", "content": "21C"}]
+    messages = [
+        *USER,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_a", "content": "21C"},
+    ]
     await client.chat.completions.create(model="claude", messages=messages, tools=[WEATHER])
     turns = fakes["anthropic"][0].requests[-1]["messages"]
     assert turns[1]["content"][0]["type"] == "tool_use"
-    assert turns[2]["content"][0] == {"type": "tool_result", "tool_use_id": "call_a",
-                                      "content": "21C"}
+    assert turns[2]["content"][0] == {
+        "type": "tool_result",
+        "tool_use_id": "call_a",
+        "content": "21C",
+    }
     await client.chat.completions.create(model="gemini", messages=messages, tools=[WEATHER])
     contents = fakes["gemini"][0].requests[-1]["contents"]
     assert contents[1]["role"] == "model" and "function_call" in contents[1]["parts"][0]
@@ -140,8 +176,11 @@ async def test_history_shapes_per_provider(client: Any, fakes: dict[str, tuple[F
     [
         ("gpt", "required", {"type": "function", "function": {"name": "get_time"}}),
         ("claude", {"type": "any"}, {"type": "tool", "name": "get_time"}),
-        ("gemini", {"function_calling_config": {"mode": "ANY"}},
-         {"function_calling_config": {"mode": "ANY", "allowed_function_names": ["get_time"]}}),
+        (
+            "gemini",
+            {"function_calling_config": {"mode": "ANY"}},
+            {"function_calling_config": {"mode": "ANY", "allowed_function_names": ["get_time"]}},
+        ),
     ],
 )
 async def test_tool_choice_required_and_named(
@@ -151,11 +190,15 @@ async def test_tool_choice_required_and_named(
     fake.reply = Reply(calls=[("get_time", {"zone": "UTC"})])
     key = "tool_config" if model == "gemini" else "tool_choice"
     await client.chat.completions.create(
-        model=model, messages=USER, tools=[WEATHER, TIME], tool_choice="required")
+        model=model, messages=USER, tools=[WEATHER, TIME], tool_choice="required"
+    )
     assert fake.requests[-1][key] == required
     reply = await client.chat.completions.create(
-        model=model, messages=USER, tools=[WEATHER, TIME],
-        tool_choice={"type": "function", "function": {"name": "get_time"}})
+        model=model,
+        messages=USER,
+        tools=[WEATHER, TIME],
+        tool_choice={"type": "function", "function": {"name": "get_time"}},
+    )
     assert fake.requests[-1][key] == named
     assert reply.choices[0].message.tool_calls[0].function.name == "get_time"
 
@@ -183,8 +226,13 @@ async def test_response_format_and_models_and_health(
 ) -> None:
     fake = fakes["openai"][0]
     fake.reply = Reply(text='{"ok": true}')
-    fmt = {"type": "json_schema", "json_schema": {"name": "r", "schema": {
-        "type": "object", "properties": {"ok": {"type": "boolean"}}}}}
+    fmt = {
+        "type": "json_schema",
+        "json_schema": {
+            "name": "r",
+            "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        },
+    }
     reply = await client.chat.completions.create(model="gpt", messages=USER, response_format=fmt)
     assert json.loads(reply.choices[0].message.content) == {"ok": True}
     assert fake.requests[-1]["response_format"] == fmt
@@ -199,16 +247,18 @@ async def test_response_format_and_models_and_health(
 
 async def test_structured_mode(client: Any, fakes: dict[str, tuple[Fake, str]]) -> None:
     fake = fakes["openai"][0]
-    fake.reply = Reply(text=json.dumps({"action": {"tool": "get_weather",
-                                                   "arguments": {"city": "Oslo"},
-                                                   "scratchpad": None}}))
-    reply = await client.chat.completions.create(model="structured", messages=USER,
-                                                 tools=[WEATHER])
+    fake.reply = Reply(
+        text=json.dumps(
+            {"action": {"tool": "get_weather", "arguments": {"city": "Oslo"}, "scratchpad": None}}
+        )
+    )
+    reply = await client.chat.completions.create(model="structured", messages=USER, tools=[WEATHER])
     call = reply.choices[0].message.tool_calls[0]
     assert call.function.name == "get_weather"
     assert json.loads(call.function.arguments) == {"city": "Oslo"}
     assert "tools" not in fake.requests[-1]
     assert fake.requests[-1]["response_format"]["type"] == "json_schema"
-    text, calls, finish, _ = await collect_stream(client, model="structured", messages=USER,
-                                                  tools=[WEATHER])
+    text, calls, finish, _ = await collect_stream(
+        client, model="structured", messages=USER, tools=[WEATHER]
+    )
     assert calls[0]["name"] == "get_weather" and finish == "tool_calls" and text == ""

@@ -32,8 +32,9 @@ async def test_text_calls_become_tool_calls(
     fake.reply = Reply(text=text)
     fake.chunk_size = chunk_size
     if chunk_size == 3:
-        reply = await client.chat.completions.create(model=model, messages=USER,
-                                                     tools=[WEATHER, TIME])
+        reply = await client.chat.completions.create(
+            model=model, messages=USER, tools=[WEATHER, TIME]
+        )
         message = reply.choices[0].message
         assert reply.choices[0].finish_reason == "tool_calls"
         assert [c.function.name for c in message.tool_calls] == ["get_weather", "get_time"]
@@ -41,8 +42,9 @@ async def test_text_calls_become_tool_calls(
         assert "tool_call" not in (message.content or "")
         assert "TOOL_CALLS" not in (message.content or "")
         assert len({c.id for c in message.tool_calls}) == 2
-    content, calls, finish, _ = await collect_stream(client, model=model, messages=USER,
-                                                     tools=[WEATHER, TIME])
+    content, calls, finish, _ = await collect_stream(
+        client, model=model, messages=USER, tools=[WEATHER, TIME]
+    )
     assert finish == "tool_calls"
     assert [calls[i]["name"] for i in sorted(calls)] == ["get_weather", "get_time"]
     assert json.loads(calls[1]["arguments"]) == {"zone": "CET"}
@@ -60,13 +62,27 @@ async def test_text_mode_history_and_tool_choice(
 ) -> None:
     fake = fakes["text"][0]
     fake.reply = Reply(text="It is 21C in Paris.")
-    messages = [*USER, {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_a", "type": "function",
-         "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}]},
-        {"role": "tool", "tool_call_id": "call_a", "content": "21C"}]
+    messages = [
+        *USER,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_a", "content": "21C"},
+    ]
     reply = await client.chat.completions.create(
-        model="local", messages=messages, tools=[WEATHER, TIME],
-        tool_choice={"type": "function", "function": {"name": "get_weather"}})
+        model="local",
+        messages=messages,
+        tools=[WEATHER, TIME],
+        tool_choice={"type": "function", "function": {"name": "get_weather"}},
+    )
     assert reply.choices[0].message.content == "It is 21C in Paris."
     assert reply.choices[0].message.tool_calls is None
     assert not fake.problems, fake.problems
@@ -82,14 +98,17 @@ async def test_plain_text_and_parallel_limit(
 ) -> None:
     fake = fakes["text"][0]
     fake.reply = Reply(text="No tools needed: 2 < 3 and [1, 2] are fine.")
-    content, calls, finish, _ = await collect_stream(client, model="local", messages=USER,
-                                                     tools=[WEATHER])
+    content, calls, finish, _ = await collect_stream(
+        client, model="local", messages=USER, tools=[WEATHER]
+    )
     assert content == "No tools needed: 2 < 3 and [1, 2] are fine." and not calls
     assert finish == "stop"
     fake.reply = Reply(text=HERMES)
-    reply = await client.chat.completions.create(model="local", messages=USER,
-                                                 tools=[WEATHER, TIME], parallel_tool_calls=False)
+    reply = await client.chat.completions.create(
+        model="local", messages=USER, tools=[WEATHER, TIME], parallel_tool_calls=False
+    )
     assert len(reply.choices[0].message.tool_calls) == 1
-    _, calls, _, _ = await collect_stream(client, model="local", messages=USER,
-                                          tools=[WEATHER, TIME], parallel_tool_calls=False)
+    _, calls, _, _ = await collect_stream(
+        client, model="local", messages=USER, tools=[WEATHER, TIME], parallel_tool_calls=False
+    )
     assert list(calls) == [0]
