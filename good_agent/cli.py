@@ -20,6 +20,10 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("mcp-serve", help="serve an agent's tools over MCP (stdio)")
     serve.add_argument("target", help="module:attr naming an Agent or a list of tools")
     serve.add_argument("--name", help="the server name reported to clients")
+    bridge = commands.add_parser("serve", help="run the OpenAI-compatible bridge")
+    bridge.add_argument("--config", required=True, help="the bridge's TOML configuration")
+    bridge.add_argument("--host", help="address to bind (default: the config's, 127.0.0.1)")
+    bridge.add_argument("--port", type=int, help="port (default: the config's, 7285)")
     return parser
 
 
@@ -39,6 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from good_agent.extensions.mcp.__main__ import run
 
         return run(args)
+    if args.command == "serve":
+        from good_agent.server.serve import run_command
+
+        return run_command(args.config, host=args.host, port=args.port)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 
