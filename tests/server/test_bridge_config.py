@@ -108,3 +108,11 @@ def test_provider_registry_is_extensible() -> None:
         assert route.body(BridgeRequest([{"role": "user", "content": "hi"}]))["model"] == "x"
     finally:
         del UPSTREAMS["my-compatible"]
+
+
+def test_example_config_loads() -> None:
+    path = Path(__file__).parents[2] / "examples" / "bridge_config.toml"
+    config = load_config(path)
+    routes = create_app(config).state.bridge.routes
+    assert routes["local-qwen"].mode is ToolCallingMode.VALIDATED
+    assert routes["claude"].mode is ToolCallingMode.NATIVE
