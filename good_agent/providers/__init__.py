@@ -6,6 +6,7 @@ messages are OpenAI chat message dicts, tools are OpenAI function definitions
 from each provider's wire format. Nothing in this package imports the agent core.
 """
 
+from good_agent.providers.text import ParseResult, TextParseError, parse_text, parse_tool_calls
 from good_agent.providers.types import (
     ChatRequest,
     JSONDict,
@@ -18,8 +19,12 @@ from good_agent.providers.types import (
 __all__ = [
     "ChatRequest",
     "JSONDict",
+    "ParseResult",
     "ParsedToolCall",
     "ProviderResponse",
+    "TextParseError",
     "ToolChoice",
     "Usage",
+    "parse_text",
+    "parse_tool_calls",
 ]
