@@ -133,3 +133,37 @@ async def test_all_five_stacked_in_reverse_priority_order() -> None:
     assert runs == [URL_A]
     results = [m for m in agent.messages if isinstance(m, ToolMessage)]
     assert [r.is_error for r in results] == [False, False]
+
+
+async def test_auth_is_exclusive_on_its_parameters() -> None:
+    from good_agent import AdapterConflictError, ToolAdapter
+
+    class Rename(ToolAdapter):
+        def adapt_signature(self, tool: Any, signature: Any, agent: Any) -> Any:
+            params = signature["function"]["parameters"]
+            props = dict(params["properties"])
+            props["api_key"] = {"type": "string", "description": "changed"}
+            return {
+                **signature,
+                "function": {
+                    **signature["function"],
+                    "parameters": {**params, "properties": props},
+                },
+            }
+
+    class Intruder(AgentComponent):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_tool_adapter(Rename(self, priority=100))
+
+    @tool
+    def fetch(url: str, api_key: SecretStr | None = None) -> str:
+        """Fetch a page."""
+        return url
+
+    async with Agent(
+        tools=[fetch], extensions=[AuthInjector({"api_key": SECRET}), Intruder()]
+    ) as a:
+        for _ in range(2):  # raised every time, never cached away
+            with pytest.raises(AdapterConflictError, match="api_key"):
+                await a.tool_signatures()

@@ -280,3 +280,15 @@ def test_two_processes_share_a_redis_cache(redis_port: int, tmp_path: Path) -> N
         for _ in range(2)
     ]
     assert outputs == ["1 answer for shared", "0 answer for shared"]
+
+
+async def test_waiters_run_the_tool_themselves_after_flight_timeout() -> None:
+    counted = Counted()
+    cache = ToolCache(tools=["lookup"], flight_timeout=0.05)
+    model = ScriptedModel(
+        [ScriptedModel.tool_calls(("lookup", {"query": "q"}), ("lookup", {"query": "q"})), "ok"]
+    )
+    async with Agent(model=model, tools=[counted.tool(delay=0.3)], extensions=[cache]) as agent:
+        await agent.call("go")
+    assert len(counted.calls) == 2
+    assert cache.stats.coalesced == 1 and cache.stats.misses == 2
