@@ -1,8 +1,8 @@
 """Every Python code block in the docs runs.
 
 A block is either executed here, or it includes an example file with a
-``--8<--`` snippet line (examples are run by ``test_examples.py``). A block whose
-first line is ``# not-run: <reason>`` is a signature listing, not a program.
+``--8<--`` snippet line (examples are run by ``test_examples.py``). TOML blocks
+must parse.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+TOML_FENCE = re.compile(r"^```toml[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def blocks() -> list[tuple[str, str]]:
@@ -23,7 +24,7 @@ def blocks() -> list[tuple[str, str]]:
     for page in sorted((ROOT / "docs").rglob("*.md")):
         for index, match in enumerate(FENCE.finditer(page.read_text())):
             code = match.group(1)
-            if "--8<--" in code or code.lstrip().startswith("# not-run:"):
+            if "--8<--" in code:
                 continue
             found.append((f"{page.relative_to(ROOT / 'docs')}#{index}", code))
     return found
@@ -55,3 +56,12 @@ def test_docs_code_block_runs(where: str, code: str) -> None:
         cwd=ROOT,
     )
     assert result.returncode == 0, f"{where} failed:\n{result.stderr}"
+
+
+def test_docs_toml_blocks_parse() -> None:
+    import tomllib
+
+    for page in (ROOT / "docs").rglob("*.md"):
+        for match in TOML_FENCE.finditer(page.read_text()):
+            if "--8<--" not in match.group(1):
+                tomllib.loads(match.group(1))
