@@ -71,6 +71,7 @@ async def main() -> None:
             }
         )
         with BackgroundServer(create_app(config)) as bridge:
+            # --8<-- [start:client]
             async with AsyncOpenAI(base_url=f"{bridge.url}/v1", api_key="unused") as client:
                 stream = await client.chat.completions.create(
                     model="local",
@@ -78,6 +79,7 @@ async def main() -> None:
                     tools=[WEATHER],
                     stream=True,
                 )
+                # --8<-- [end:client]
                 content, calls, finish = "", {}, None
                 async for chunk in stream:
                     for choice in chunk.choices:
