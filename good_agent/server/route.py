@@ -18,7 +18,7 @@ from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
-from good_agent.providers.tool_names import tool_name
+from good_agent.providers.tool_names import tool_function, tool_name
 from good_agent.providers.types import JSONDict, ParsedToolCall, ToolChoice, Usage
 from good_agent.server.config import ModelConfig
 from good_agent.server.events import CallDelta, Finish, StreamEvent, TextDelta, UsageDelta
@@ -99,6 +99,8 @@ class ModelRoute:
             "response_format": request.response_format,
             "settings": {**self.entry.settings, **request.settings},
         }
+        if any(tool_function(tool).get("strict") is True for tool in request.tools):
+            kw["settings"].setdefault("strict_tools", None)
         if request.parallel_tool_calls is not None and self.adapter.mode is ToolCallingMode.NATIVE:
             kw["parallel_tool_calls"] = request.parallel_tool_calls
         if not self._uses_strategy(request):

@@ -47,3 +47,22 @@ def serve(path: str | Path, *, host: str | None = None, port: int | None = None)
         access_log=False,
         timeout_graceful_shutdown=5,
     )
+
+
+def run_command(config: str, host: str | None = None, port: int | None = None) -> int:
+    """``good-agent serve``: serve, or print why not and return 1."""
+    import sys
+
+    try:
+        serve(config, host=host, port=port)
+    except ConfigError as exc:
+        print(f"good-agent serve: {exc}", file=sys.stderr)
+        return 1
+    except ImportError as exc:
+        print(
+            f"good-agent serve needs the server extra ({exc.name} is missing): "
+            "pip install 'good-agent[server]'",
+            file=sys.stderr,
+        )
+        return 1
+    return 0

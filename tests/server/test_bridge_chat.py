@@ -262,3 +262,13 @@ async def test_structured_mode(client: Any, fakes: dict[str, tuple[Fake, str]]) 
         client, model="structured", messages=USER, tools=[WEATHER]
     )
     assert calls[0]["name"] == "get_weather" and finish == "tool_calls" and text == ""
+
+
+async def test_strict_tools_stay_strict(client: Any, fakes: dict[str, tuple[Fake, str]]) -> None:
+    fake = fakes["openai"][0]
+    strict = {"type": "function", "function": {**WEATHER["function"], "strict": True}}
+    await client.chat.completions.create(model="gpt", messages=USER, tools=[strict])
+    sent = fake.requests[-1]["tools"][0]["function"]
+    assert sent["strict"] is True and sent["parameters"]["additionalProperties"] is False
+    await client.chat.completions.create(model="gpt", messages=USER, tools=[WEATHER])
+    assert "strict" not in fake.requests[-1]["tools"][0]["function"]
