@@ -47,6 +47,13 @@ async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
     return result
 
 
+def _answering(call: ToolCall, response: ToolResponse) -> ToolResponse:
+    """``response`` addressed to ``call`` (an adapter's ``intercept`` does not see the call)."""
+    if response.tool_call_id == call.id and response.tool_name == call.name:
+        return response
+    return response.model_copy(update={"tool_call_id": call.id, "tool_name": call.name})
+
+
 def _failure(call: ToolCall, message: str) -> ToolResponse:
     return ToolResponse(tool_name=call.name, tool_call_id=call.id, success=False, error=message)
 
@@ -79,6 +86,8 @@ async def execute_call(agent: Agent, call: ToolCall, plans: dict[str, ToolPlan])
         )
         arguments = tool.validate(params)
         response = await plan.intercept(params, agent) if plan.steps else None
+        if response is not None:
+            response = _answering(call, response)
         if agent.events.has_handlers(AgentEvents.TOOL_CALL_BEFORE):
             before = ToolCallBefore(call, tool, params, response)
             before = await agent.events.emit(AgentEvents.TOOL_CALL_BEFORE, before)

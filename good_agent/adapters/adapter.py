@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -118,6 +119,16 @@ class ToolAdapter:
         """Whether this adapter applies to ``tool`` now. Asked at every signature generation."""
         return True
 
+    def signature_key(self, tool: Tool, agent: Any) -> Hashable:
+        """A value that changes whenever this adapter would now adapt ``tool`` differently.
+
+        Asked with :meth:`should_adapt` at every signature generation; a new value
+        recomputes the cached signature. Return ``None`` (the default) when the
+        adaptation depends only on the tool. The citation manager returns the number
+        of known sources, since the valid index range is part of the schema.
+        """
+        return None
+
     def analyze_transformation(self, tool: Tool, signature: Signature) -> AdapterMetadata:
         """Describe what :meth:`adapt_signature` does to ``signature``.
 
@@ -142,7 +153,9 @@ class ToolAdapter:
         """Answer a call instead of the tool by returning a :class:`ToolResponse`.
 
         Runs after every adapter has unwrapped the parameters, so ``parameters`` are
-        exactly what the tool would receive. Return ``None`` to let the tool run.
+        exactly what the tool would receive. Return ``None`` to let the tool run. The
+        returned response is addressed to the call (``tool_call_id``, ``tool_name``)
+        by the agent.
         """
         return None
 

@@ -18,6 +18,9 @@ from good_agent.adapters.plan import Step, ToolPlan
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
+_OFF = object()
+"""Marks an adapter that does not apply to a tool, in the plan cache key."""
+
 
 @dataclass(slots=True)
 class _Applied:
@@ -30,9 +33,9 @@ class AdapterChain:
     """Every tool adapter of one agent, across all its components.
 
     Adapters run in descending priority; equal priorities keep registration order.
-    :meth:`plans` is cached and recomputed only when the tools, the adapters or an
-    adapter's ``should_adapt`` decision change. A conflict error is never cached:
-    it is raised again at every generation.
+    :meth:`plans` is cached and recomputed only when the tools, the adapters, an
+    adapter's ``should_adapt`` decision or its ``signature_key`` change. A conflict
+    error is never cached: it is raised again at every generation.
     """
 
     def __init__(self, agent: Any = None) -> None:
@@ -70,16 +73,22 @@ class AdapterChain:
     def plans(self, tools: Iterable[Tool], tools_version: int) -> dict[str, ToolPlan]:
         """Return the plan of every tool, from the cache when nothing has changed."""
         tool_list = list(tools)
+        agent = self.agent
         decisions = tuple(
-            tuple(adapter.should_adapt(t, self.agent) for adapter in self._ordered)
+            tuple(
+                adapter.signature_key(t, agent) if adapter.should_adapt(t, agent) else _OFF
+                for adapter in self._ordered
+            )
             for t in tool_list
         )
         key = (tools_version, self.version, decisions)
         if key == self._cache_key:
             return self._cache
         plans = {
-            t.name: self.build_plan(t, [a for a, on in zip(self._ordered, d, strict=True) if on])
-            for t, d in zip(tool_list, decisions, strict=True)
+            t.name: self.build_plan(
+                t, [a for a, d in zip(self._ordered, ds, strict=True) if d is not _OFF]
+            )
+            for t, ds in zip(tool_list, decisions, strict=True)
         }
         self._cache_key, self._cache = key, plans
         return plans

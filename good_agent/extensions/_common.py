@@ -9,16 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from good_agent.events import EventContext
 from good_agent.messages import ToolResponse
-from good_agent.payloads import ToolCallBefore
-
-PENDING_CALL_ID = "good-agent:pending"
-"""The ``tool_call_id`` of a response an adapter returns from ``intercept``.
-
-``intercept`` does not receive the call, so an intercepted response carries this
-placeholder until :func:`stamp_call_id` (a ``TOOL_CALL_BEFORE`` handler) replaces it.
-"""
 
 REDACTED = "[REDACTED]"
 """What a secret value is replaced with in logs, keys and error texts."""
@@ -27,25 +18,14 @@ REDACTED = "[REDACTED]"
 def pending_response(
     tool_name: str, *, response: Any = None, error: str | None = None
 ) -> ToolResponse:
-    """Build a response for ``intercept``; the call id is filled in before the call."""
+    """Build a response for ``intercept``; the agent addresses it to the call."""
     return ToolResponse(
         tool_name=tool_name,
-        tool_call_id=PENDING_CALL_ID,
+        tool_call_id="",
         response=response,
         success=error is None,
         error=error,
     )
-
-
-def stamp_call_id(ctx: EventContext) -> None:
-    """Give an intercepted response the id of the call it answers."""
-    payload = ctx.payload
-    if not isinstance(payload, ToolCallBefore) or payload.response is None:
-        return
-    if payload.response.tool_call_id == PENDING_CALL_ID:
-        payload.response = payload.response.model_copy(
-            update={"tool_call_id": payload.call.id, "tool_name": payload.call.name}
-        )
 
 
 def is_secret(value: Any) -> bool:

@@ -28,10 +28,8 @@ from good_agent.components import AgentComponent, on
 from good_agent.errors import ToolError
 from good_agent.events import AgentEvents, EventContext
 from good_agent.extensions._common import (
-    PENDING_CALL_ID,
     canonical_json,
     digest,
-    stamp_call_id,
 )
 from good_agent.extensions.auth import AuthInjector, credential_scope
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore
@@ -245,7 +243,7 @@ class ToolCache(AgentComponent):
             expires = entry.get("expires_at")
             if expires is not None and self.clock() >= expires:
                 return None
-            data = {**entry["response"], "tool_call_id": PENDING_CALL_ID}
+            data = {**entry["response"], "tool_call_id": ""}
             return ToolResponse.model_validate(data)
         except (ValueError, KeyError, TypeError, AttributeError, ValidationError):
             logger.warning("tool cache: unreadable entry %s ignored", key)
@@ -329,8 +327,7 @@ class ToolCache(AgentComponent):
         await self.store.clear()
 
     @on(AgentEvents.TOOL_CALL_BEFORE, priority=10_000)
-    def _stamp(self, ctx: EventContext) -> None:
-        stamp_call_id(ctx)
+    def _other_answer(self, ctx: EventContext) -> None:
         call = self.state.get()
         payload = ctx.payload
         answered = isinstance(payload, ToolCallBefore) and payload.response is not None

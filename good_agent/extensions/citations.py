@@ -27,7 +27,6 @@ from good_agent.extensions.citation_index import (
 )
 from good_agent.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
 from good_agent.models import ModelRequest
-from good_agent.payloads import SignaturePayload
 from good_agent.tools import Tool
 
 _URI_FORMATS = frozenset({"uri", "url", "iri", "uri-reference"})
@@ -148,6 +147,10 @@ class CitationAdapter(ToolAdapter):
             known = self._detected[tool] = bool(self.url_params(tool.signature))
         return known
 
+    def signature_key(self, tool: Tool, agent: Any) -> int:
+        """The number of known sources: the valid index range is part of the schema."""
+        return len(self.manager.index)
+
     def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
         """Replace each URL parameter with an index parameter, in place of the original."""
         found = self.url_params(signature)
@@ -224,25 +227,6 @@ class CitationAdapter(ToolAdapter):
         hint = f" Valid citation indices: {self.manager.valid_indices_text()}"
         return response.model_copy(update={"error": error + hint})
 
-    def refresh(self, payload: SignaturePayload) -> SignaturePayload | None:
-        """Restate the current valid range in a signature this adapter produced."""
-        found = self._params.get(payload.tool.name, ())
-        parameters = payload.signature.get("function", {}).get("parameters") or {}
-        props = parameters.get("properties") or {}
-        count = len(self.manager.index)
-        stale = [
-            p
-            for p in found
-            if p.replacement in props and props[p.replacement] != (index_schema(p, count))
-        ]
-        if not stale:
-            return None
-        signature = copy.deepcopy(payload.signature)
-        new_props = signature["function"]["parameters"]["properties"]
-        for param in stale:
-            new_props[param.replacement] = index_schema(param, count)
-        return SignaturePayload(payload.tool, signature)
-
 
 class CitationManager(AgentComponent):
     """Registers URLs as numbered sources and lets the model cite and pass them by number.
@@ -316,10 +300,6 @@ class CitationManager(AgentComponent):
             self.register_text(message.content, metadata={"origin": "user"})
         elif isinstance(message, ToolMessage) and not message.is_error:
             self.register_result(message.tool_name, message.content)
-
-    @on(AgentEvents.TOOLS_GENERATE_SIGNATURE, priority=-100)
-    def _on_signature(self, ctx: EventContext) -> SignaturePayload | None:
-        return self.adapter.refresh(ctx.payload)
 
     @on(AgentEvents.LLM_REQUEST_BEFORE, priority=-100)
     def _on_request(self, ctx: EventContext) -> ModelRequest | None:

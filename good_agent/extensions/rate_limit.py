@@ -18,9 +18,8 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import anyio
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent, on
-from good_agent.events import AgentEvents, EventContext
-from good_agent.extensions._common import pending_response, stamp_call_id
+from good_agent.components import AgentComponent
+from good_agent.extensions._common import pending_response
 from good_agent.messages import ToolResponse
 from good_agent.tools import Tool
 
@@ -262,6 +261,3 @@ class RateLimiter(AgentComponent):
             self.stats.allowed += 1
         return None
 
-    @on(AgentEvents.TOOL_CALL_BEFORE, priority=10_000)
-    def _stamp(self, ctx: EventContext) -> None:
-        stamp_call_id(ctx)

@@ -221,3 +221,50 @@ async def test_tool_call_before_handler_can_short_circuit() -> None:
     agent.events.on(AgentEvents.TOOL_CALL_BEFORE, answer)
     assert (await agent.invoke("expensive", n=1)).response == -1
     assert runs == []
+
+
+class Growing(UrlToIndex):
+    def signature_key(self, tool: Any, agent: Any) -> Any:
+        return len(self.urls)
+
+
+async def test_signature_key_recomputes_when_adapter_state_changes() -> None:
+    fetched: list[str] = []
+    owner = AgentComponent()
+    urls = ["https://a.example"]
+    adapter = owner.register_tool_adapter(Growing(owner, urls))
+    async with Agent(tools=[make_fetch(fetched)], extensions=[owner]) as agent:
+        first = (await agent.tool_signatures())[0]["function"]["parameters"]["properties"]["idx"]
+        again = (await agent.tool_signatures())[0]["function"]["parameters"]["properties"]["idx"]
+        calls_before_growth = adapter.signature_calls
+        urls.append("https://b.example")
+        grown = (await agent.tool_signatures())[0]["function"]["parameters"]["properties"]["idx"]
+        response = await agent.invoke("fetch", idx=2)
+    assert first["maximum"] == again["maximum"] == 1
+    assert calls_before_growth == 2  # analyze + adapt once: cached for the second generation
+    assert adapter.signature_calls == 4  # recomputed once the key changed
+    assert grown["maximum"] == 2
+    assert response.success and fetched == ["https://b.example"]
+
+
+async def test_intercepted_responses_are_addressed_to_the_call() -> None:
+    class Anonymous(ToolAdapter):
+        def intercept(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+            return ToolResponse(tool_name="?", tool_call_id="?", response="from cache")
+
+    @tool
+    def slow() -> str:
+        return "ran"
+
+    owner = AgentComponent()
+    owner.register_tool_adapter(Anonymous(owner))
+    model = ScriptedModel([ScriptedModel.tool_call("slow", id="call_42"), "ok"])
+    async with Agent(model=model, tools=[slow], extensions=[owner]) as agent:
+        await agent.call("x")
+    result = agent.messages[-2]
+    assert isinstance(result, ToolMessage)
+    assert (result.tool_call_id, result.tool_name, result.content) == (
+        "call_42",
+        "slow",
+        "from cache",
+    )
