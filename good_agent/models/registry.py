@@ -30,6 +30,9 @@ TransportFactory = Callable[..., Transport]
 MODEL_FACTORIES: dict[str, ModelFactory] = {}
 """The model factory of every registered provider, by provider name."""
 
+TRANSPORTS: dict[str, TransportFactory] = {}
+"""The transport factory of every provider registered with :func:`register_provider`."""
+
 
 def register_model_factory(name: str, factory: ModelFactory) -> None:
     """Register the model factory of provider ``name`` (used by the built-ins)."""
@@ -70,6 +73,7 @@ def register_provider(
     else:
         codec_name = get_codec(codec).name
     target.register_provider(ProviderInfo(name, codec_name, dict(defaults or {})))
+    TRANSPORTS[name] = transport
     for pattern, values in profiles:
         target.register(pattern, provider=name, **dict(values))
 

@@ -30,9 +30,9 @@ from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error
 from good_agent.server.openai_api import completion_body, parse_chat_request
+from good_agent.server.registered import build_upstream
 from good_agent.server.route import BridgeRequest, ModelRoute
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
-from good_agent.server.upstream import UPSTREAMS
 
 access_log = logging.getLogger("good_agent.server.access")
 """The structured access log."""
@@ -61,9 +61,7 @@ class Bridge:
             limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size)
         )
         self.routes = {
-            entry.name: ModelRoute(
-                entry, UPSTREAMS[entry.provider](entry, config.server, self.client)
-            )
+            entry.name: ModelRoute(entry, build_upstream(entry, config.server, self.client))
             for entry in config.models
         }
         self.in_flight = 0

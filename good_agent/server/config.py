@@ -82,7 +82,8 @@ class ProfileOverrides(_Strict):
 class ModelConfig(_Strict):
     """One ``[[models]]`` entry: a name clients use and the upstream behind it.
 
-    ``provider`` is a key of :data:`good_agent.server.upstream.UPSTREAMS`;
+    ``provider`` is a key of :data:`good_agent.server.upstream.UPSTREAMS` or a
+    provider registered with :func:`good_agent.models.register_provider`;
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
     holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
     ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
@@ -102,10 +103,11 @@ class ModelConfig(_Strict):
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:
+        from good_agent.models.registry import TRANSPORTS
         from good_agent.server.upstream import UPSTREAMS
 
-        if value not in UPSTREAMS:
-            known = ", ".join(sorted(UPSTREAMS))
+        if value not in UPSTREAMS and value not in TRANSPORTS:
+            known = ", ".join(sorted({*UPSTREAMS, *TRANSPORTS}))
             raise ValueError(f"unknown provider '{value}'; known providers: {known}")
         return value
 

@@ -13,6 +13,8 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from good_agent.errors import ModelError
+from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import get_profile
@@ -74,6 +76,7 @@ class ModelRoute:
         prefix = upstream.profile_provider
         profile = get_profile(f"{prefix}:{entry.model}")
         mode = ToolCallingMode(entry.mode)
+        auto = mode is ToolCallingMode.AUTO
         if mode is ToolCallingMode.AUTO:
             native_guess = profile.rule is None and prefix == "openai"
             mode = ToolCallingMode.NATIVE if native_guess else profile.mode
@@ -83,6 +86,24 @@ class ModelRoute:
         if prefix == "openai" and entry.profile.supports_strict is None:
             self.adapter.strict = False
         self.mode = self.adapter.mode
+        self.auto_native = auto and self.mode is ToolCallingMode.NATIVE
+        self.fallback_key = f"{upstream.provider}:{entry.model}"
+        self._prompted = adapter_for_profile(replace(profile, mode=ToolCallingMode.VALIDATED))
+
+    def strategy(self) -> CodecAdapter:
+        """The strategy for the next request: native, or prompted once tools were refused."""
+        if self.auto_native and fallback.remembered_mode(self.fallback_key) is not None:
+            return self._prompted
+        return self.adapter
+
+    def _falls_back(self, adapter: CodecAdapter, request: BridgeRequest, error: ModelError) -> bool:
+        if adapter is not self.adapter or not self.auto_native or not request.tools:
+            return False
+        if not fallback.rejects_tools(error):
+            return False
+        reason = f"the server rejected tools ({error})"
+        fallback.remember(self.fallback_key, ToolCallingMode.VALIDATED, reason)
+        return True
 
     @property
     def name(self) -> str:
@@ -92,8 +113,9 @@ class ModelRoute:
     def _uses_strategy(self, request: BridgeRequest) -> bool:
         return bool(request.tools) or bool(history_tool_names(request.messages))
 
-    def body(self, request: BridgeRequest) -> JSONDict:
-        """The upstream request body for ``request``."""
+    def body(self, request: BridgeRequest, adapter: CodecAdapter | None = None) -> JSONDict:
+        """The upstream request body for ``request`` (with ``adapter``, else the current one)."""
+        adapter = adapter or self.strategy()
         kw: dict[str, Any] = {
             "tool_choice": request.tool_choice,
             "response_format": request.response_format,
@@ -101,61 +123,109 @@ class ModelRoute:
         }
         if any(tool_function(tool).get("strict") is True for tool in request.tools):
             kw["settings"].setdefault("strict_tools", None)
-        if request.parallel_tool_calls is not None and self.adapter.mode is ToolCallingMode.NATIVE:
+        if request.parallel_tool_calls is not None and adapter.mode is ToolCallingMode.NATIVE:
             kw["parallel_tool_calls"] = request.parallel_tool_calls
         if not self._uses_strategy(request):
-            return CodecAdapter.format_request(self.adapter, [], request.messages, **kw)
-        return self.adapter.format_request(list(request.tools), request.messages, **kw)
+            return CodecAdapter.format_request(adapter, [], request.messages, **kw)
+        return adapter.format_request(list(request.tools), request.messages, **kw)
 
     async def complete(self, request: BridgeRequest) -> BridgeReply:
-        """Send ``request`` and decode the whole reply."""
-        raw = await self.upstream.complete(self.body(request))
+        """Send ``request`` and decode the whole reply.
+
+        In ``auto`` mode a native model whose server refuses tools is asked again in
+        ``validated`` mode (and from then on), and calls written in its content are
+        parsed (see :mod:`good_agent.models.fallback`).
+        """
+        adapter = self.strategy()
+        try:
+            raw = await self.upstream.complete(self.body(request, adapter))
+        except ModelError as error:
+            if not self._falls_back(adapter, request, error):
+                raise
+            adapter = self._prompted
+            raw = await self.upstream.complete(self.body(request, adapter))
         if request.tools:
-            decoded = self.adapter.decode(raw, list(request.tools))
+            decoded = adapter.decode(raw, list(request.tools))
+            if adapter is self.adapter and self.auto_native:
+                decoded = fallback.calls_from_content(self.fallback_key, decoded, request.tools)
         else:
-            decoded = self.adapter.codec.decode_response(raw, None)
+            decoded = adapter.codec.decode_response(raw, None)
         calls = list(decoded.tool_calls)
-        if self.mode is not ToolCallingMode.NATIVE:
+        if adapter.mode is not ToolCallingMode.NATIVE:
             calls = [replace(call, id=new_call_id()) for call in calls]
         if request.parallel_tool_calls is False:
             calls = calls[:1]
         reason = "tool_calls" if calls else (decoded.finish_reason or "stop")
         return BridgeReply(decoded.content, calls, reason, decoded.usage)
 
-    def shaper(self, request: BridgeRequest) -> Shaper:
-        """The stream shaper for this model's mode."""
+    def shaper(self, request: BridgeRequest, adapter: CodecAdapter | None = None) -> Shaper:
+        """The stream shaper for the strategy's mode."""
+        adapter = adapter or self.strategy()
         parallel = request.parallel_tool_calls
         if not request.tools:
             return NativeShaper(parallel=parallel)
-        if self.mode in _PROMPTED:
-            names = [tool_name(tool) for tool in request.tools]
+        names = [tool_name(tool) for tool in request.tools]
+        if adapter.mode in _PROMPTED:
             return TextCallShaper(names, text_format=self.entry.text_format, parallel=parallel)
-        if self.mode is ToolCallingMode.STRUCTURED:
+        if adapter.mode is ToolCallingMode.STRUCTURED:
             return StructuredShaper(list(request.tools), parallel=parallel)
+        if self.auto_native:
+            # Native calls pass through; calls the model writes as text are parsed.
+            return TextCallShaper(names, parallel=parallel)
         return NativeShaper(parallel=parallel)
 
     async def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamEvent, None]:
         """Stream ``request``: neutral events, a :class:`Finish` last.
 
         Usage arrives as :class:`UsageDelta` events whenever the upstream reports it.
+        A refusal of tools before the first event falls back as in :meth:`complete`.
         """
-        body = self.body(request)
+        adapter = self.strategy()
+        try:
+            async for event in self._stream_with(adapter, request):
+                yield event
+        except _RefusedBeforeOutput as refused:
+            if not self._falls_back(adapter, request, refused.error):
+                raise refused.error from None
+            async for event in self._stream_with(self._prompted, request):
+                yield event
+
+    async def _stream_with(
+        self, adapter: CodecAdapter, request: BridgeRequest
+    ) -> AsyncGenerator[StreamEvent, None]:
+        body = self.body(request, adapter)
         names = None
-        if self.mode is ToolCallingMode.NATIVE and self._uses_strategy(request):
-            names = self.adapter.names(list(request.tools), request.messages)
+        if adapter.mode is ToolCallingMode.NATIVE and self._uses_strategy(request):
+            names = adapter.names(list(request.tools), request.messages)
         decoder = self.upstream.decoder(names)
-        shaper = self.shaper(request)
+        shaper = self.shaper(request, adapter)
         reason: str | None = None
-        async for raw in self.upstream.stream(body):
-            for event in decoder.feed(raw):
-                if isinstance(event, Finish):
-                    reason = event.reason
-                    continue
-                for out in shaper.feed(event):
-                    yield out
+        started = False
+        upstream = self.upstream.stream(body)
+        try:
+            async for raw in upstream:
+                started = True
+                for event in decoder.feed(raw):
+                    if isinstance(event, Finish):
+                        reason = event.reason
+                        continue
+                    for out in shaper.feed(event):
+                        yield out
+        except ModelError as error:
+            if started:
+                raise
+            raise _RefusedBeforeOutput(error) from error
         for out in shaper.finish():
             yield out
         yield Finish("tool_calls" if shaper.calls else (reason or "stop"))
+
+
+class _RefusedBeforeOutput(Exception):
+    """The upstream failed before sending anything: the request may be retried."""
+
+    def __init__(self, error: ModelError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 async def collect(events: AsyncIterator[StreamEvent]) -> BridgeReply:
