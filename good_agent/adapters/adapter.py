@@ -193,3 +193,8 @@ class ToolAdapter:
 
     def __repr__(self) -> str:
         return f"{self.name}(priority={self.priority}, strategy={self.conflict_strategy.value})"
+
+
+def overrides(adapter: ToolAdapter, hook: str) -> bool:
+    """Whether ``adapter``'s class replaces the base class's ``hook``."""
+    return getattr(type(adapter), hook) is not getattr(ToolAdapter, hook)

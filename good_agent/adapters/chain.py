@@ -13,10 +13,12 @@ from good_agent.adapters.adapter import (
     ConflictStrategy,
     Signature,
     ToolAdapter,
+    overrides,
 )
 from good_agent.adapters.plan import Step, ToolPlan
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
+
 
 _OFF = object()
 """Marks an adapter that does not apply to a tool, in the plan cache key."""
@@ -43,6 +45,7 @@ class AdapterChain:
         self._adapters: list[tuple[int, ToolAdapter]] = []
         self._sequence = itertools.count()
         self._ordered: list[ToolAdapter] = []
+        self._dynamic: list[ToolAdapter] = []
         self.version = 0
         self._cache_key: Any = None
         self._cache: dict[str, ToolPlan] = {}
@@ -63,6 +66,13 @@ class AdapterChain:
     def _reorder(self) -> None:
         ordered = sorted(self._adapters, key=lambda item: (-item[1].priority, item[0]))
         self._ordered = [adapter for _, adapter in ordered]
+        # Adapters that keep the defaults of both hooks always apply the same way, so
+        # only the others need asking at every generation.
+        self._dynamic = [
+            a
+            for a in self._ordered
+            if overrides(a, "should_adapt") or overrides(a, "signature_key")
+        ]
         self.version += 1
 
     @property
@@ -72,24 +82,31 @@ class AdapterChain:
 
     def plans(self, tools: Iterable[Tool], tools_version: int) -> dict[str, ToolPlan]:
         """Return the plan of every tool, from the cache when nothing has changed."""
-        tool_list = list(tools)
+        tool_list = tools if isinstance(tools, list) else list(tools)
         agent = self.agent
-        decisions = tuple(
+        dynamic = self._dynamic
+        decisions = (
             tuple(
-                adapter.signature_key(t, agent) if adapter.should_adapt(t, agent) else _OFF
-                for adapter in self._ordered
+                tuple(
+                    adapter.signature_key(t, agent) if adapter.should_adapt(t, agent) else _OFF
+                    for adapter in dynamic
+                )
+                for t in tool_list
             )
-            for t in tool_list
+            if dynamic
+            else ()
         )
         key = (tools_version, self.version, decisions)
         if key == self._cache_key:
             return self._cache
-        plans = {
-            t.name: self.build_plan(
-                t, [a for a, d in zip(self._ordered, ds, strict=True) if d is not _OFF]
+        plans = {}
+        for index, t in enumerate(tool_list):
+            off = (
+                {id(a) for a, d in zip(dynamic, decisions[index], strict=True) if d is _OFF}
+                if dynamic
+                else set()
             )
-            for t, ds in zip(tool_list, decisions, strict=True)
-        }
+            plans[t.name] = self.build_plan(t, [a for a in self._ordered if id(a) not in off])
         self._cache_key, self._cache = key, plans
         return plans
 

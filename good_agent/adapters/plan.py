@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from good_agent.adapters.adapter import Signature, ToolAdapter
+from good_agent.adapters.adapter import Signature, ToolAdapter, overrides
 from good_agent.errors import GoodAgentError
 from good_agent.messages import ToolResponse
 from good_agent.tools.tool import Tool
@@ -44,6 +44,14 @@ class ToolPlan:
     signature: Signature
     steps: tuple[Step, ...]
     validator: Callable[[Any], list[str]] | None
+    interceptors: tuple[ToolAdapter, ...] = field(init=False)
+    responders: tuple[ToolAdapter, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Only adapters that replace a hook take part in it on each call.
+        adapters = self.adapters
+        object.__setattr__(self, "interceptors", _overriding(adapters, "intercept"))
+        object.__setattr__(self, "responders", _overriding(adapters, "adapt_response"))
 
     @property
     def adapters(self) -> list[ToolAdapter]:
@@ -56,7 +64,9 @@ class ToolPlan:
         params = parameters
         for step in reversed(self.steps):
             if len(step.adapters) == 1:
-                params = await _resolve(step.adapters[0].adapt_parameters(name, params, agent))
+                params = step.adapters[0].adapt_parameters(name, params, agent)
+                if not isinstance(params, dict):
+                    params = await _resolve(params)
             else:
                 params = await _unwrap_group(step, name, params, agent)
             if not isinstance(params, dict):
@@ -68,7 +78,7 @@ class ToolPlan:
 
     async def intercept(self, parameters: dict[str, Any], agent: Any) -> ToolResponse | None:
         """Ask each adapter, highest priority first, whether it answers the call itself."""
-        for adapter in self.adapters:
+        for adapter in self.interceptors:
             answer = await _resolve(adapter.intercept(self.tool.name, parameters, agent))
             if answer is not None:
                 return answer if isinstance(answer, ToolResponse) else _bad(adapter, answer)
@@ -76,9 +86,13 @@ class ToolPlan:
 
     async def adapt_response(self, response: ToolResponse, agent: Any) -> ToolResponse:
         """Adapt the response, highest priority first."""
-        for adapter in self.adapters:
+        for adapter in self.responders:
             response = await _resolve(adapter.adapt_response(self.tool.name, response, agent))
         return response
+
+
+def _overriding(adapters: list[ToolAdapter], hook: str) -> tuple[ToolAdapter, ...]:
+    return tuple(a for a in adapters if overrides(a, hook))
 
 
 def _bad(adapter: ToolAdapter, answer: Any) -> ToolResponse:
