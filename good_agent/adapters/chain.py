@@ -19,7 +19,6 @@ from good_agent.adapters.plan import Step, ToolPlan
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
-
 _OFF = object()
 """Marks an adapter that does not apply to a tool, in the plan cache key."""
 
