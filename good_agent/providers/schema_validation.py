@@ -5,6 +5,10 @@ Python types behind them. :func:`compile_schema` turns one into a function that
 returns a list of problems (empty when the value is valid), each naming the path,
 what was expected and what was given, in words a model can act on.
 
+A :class:`pydantic.SecretStr` is accepted wherever a string is (as a value of
+``type: string``; string constraints are not checked on it), so credentials can be
+injected into schema-defined tools without revealing them early.
+
 Supported keywords: ``type`` (string or list), ``properties``, ``required``,
 ``additionalProperties``, ``items``, ``prefixItems``, ``enum``, ``const``,
 ``anyOf``, ``oneOf``, ``allOf``, ``not``, local ``$ref`` (``#/$defs/...``,
@@ -21,13 +25,16 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from pydantic import SecretStr
+
 Check = Callable[[Any, str, list[str]], None]
 Validator = Callable[[Any], list[str]]
 
 _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
+    # A pydantic secret stands for a string (credentials injected into a tool).
+    "string": lambda v: isinstance(v, str | SecretStr),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),

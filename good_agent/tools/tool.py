@@ -9,11 +9,21 @@ from collections.abc import Callable
 from typing import Any, overload
 
 import anyio.to_thread
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, SecretStr, ValidationError
 
 from good_agent.errors import ToolArgumentsError, ToolDefinitionError
 from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
+
+
+def _revealed(value: Any) -> Any:
+    if isinstance(value, SecretStr):
+        return value.get_secret_value()
+    if isinstance(value, dict):
+        return {k: _revealed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_revealed(v) for v in value]
+    return value
 
 
 def _pydantic_problems(error: ValidationError) -> list[str]:
@@ -131,11 +141,13 @@ class Tool:
     async def run(self, arguments: dict[str, Any], injections: dict[str, Any] | None = None) -> Any:
         """Run the function with validated ``arguments`` (sync ones in a worker thread).
 
-        ``injections`` maps injection kinds (``"agent"``, ``"call"``) to values.
+        ``injections`` maps injection kinds (``"agent"``, ``"call"``) to values. A
+        schema-defined tool has no Python types to ask for secrets, so injected
+        ``SecretStr`` values are revealed for it here, at the last moment.
         """
         if self.function is None:
             raise ToolDefinitionError(f"tool '{self.name}' has no implementation to run")
-        kwargs = dict(arguments)
+        kwargs = dict(arguments) if self.arguments_model else _revealed(arguments)
         for param, kind in self.injected.items():
             kwargs[param] = (injections or {}).get(kind)
         if self.is_async:
