@@ -12,9 +12,7 @@ from typing import Any
 
 from good_agent.errors import ModelConfigError
 from good_agent.models.errors import map_anthropic_error
-from good_agent.models.provider_model import ProviderModel, StrictSetting
-from good_agent.providers.profiles import ModelProfile, get_profile
-from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.providers.types import JSONDict
 
 
@@ -67,34 +65,20 @@ class AnthropicTransport:
         return result
 
 
-class AnthropicModel(ProviderModel):
+class AnthropicModel(SDKModel):
     """Claude models through the Messages API.
 
-    Args:
-        model: The model id, e.g. ``"claude-sonnet-4-5"``.
-        base_url: Endpoint root (default ``ANTHROPIC_BASE_URL`` or Anthropic's).
-        api_key: Key (default ``ANTHROPIC_API_KEY``).
-        client: A ready ``anthropic.AsyncAnthropic`` (overrides the two above).
-        settings: Default settings (``max_tokens`` defaults to 4096).
-        mode: Tool-calling mode (``AUTO``: the profile's, native tools).
-        profile: A ready profile instead of the registry's.
-        strict: Strict tools (see :class:`ProviderModel`).
+    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    ``base_url`` defaults to ``ANTHROPIC_BASE_URL``, ``api_key`` to
+    ``ANTHROPIC_API_KEY``, ``client`` is a ready ``anthropic.AsyncAnthropic``, and
+    ``max_tokens`` defaults to 4096.
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        settings: dict[str, Any] | None = None,
-        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
-        profile: ModelProfile | None = None,
-        strict: StrictSetting = "profile",
-    ) -> None:
-        transport = AnthropicTransport(model, base_url=base_url, api_key=api_key, client=client)
-        profile = profile or get_profile(f"anthropic:{model}")
-        super().__init__(
-            model, transport, mode=mode, settings=settings, profile=profile, strict=strict
-        )
+    provider_prefix = "anthropic"
+
+    @classmethod
+    def make_transport(
+        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+    ) -> Transport:
+        """An :class:`AnthropicTransport`."""
+        return AnthropicTransport(model, base_url=base_url, api_key=api_key, client=client)

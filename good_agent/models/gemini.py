@@ -17,10 +17,8 @@ from typing import Any
 
 from good_agent.errors import ModelConfigError
 from good_agent.models.errors import map_google_error
-from good_agent.models.provider_model import ProviderModel, StrictSetting
+from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.providers.gemini import SKIP_SIGNATURE
-from good_agent.providers.profiles import ModelProfile, get_profile
-from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict
 
 _CONFIG_KEYS = ("system_instruction", "tools", "tool_config")
@@ -120,23 +118,19 @@ def _key(call: JSONDict) -> str:
     return json.dumps([call.get("name"), call.get("args") or {}], sort_keys=True)
 
 
-class GeminiModel(ProviderModel):
-    """Gemini models through the Gemini API (arguments as for :class:`AnthropicModel`)."""
+class GeminiModel(SDKModel):
+    """Gemini models through the Gemini API.
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        settings: dict[str, Any] | None = None,
-        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
-        profile: ModelProfile | None = None,
-        strict: StrictSetting = "profile",
-    ) -> None:
-        transport = GeminiTransport(model, base_url=base_url, api_key=api_key, client=client)
-        profile = profile or get_profile(f"gemini:{model}")
-        super().__init__(
-            model, transport, mode=mode, settings=settings, profile=profile, strict=strict
-        )
+    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``, ``client`` is
+    a ready ``google.genai.Client``.
+    """
+
+    provider_prefix = "gemini"
+
+    @classmethod
+    def make_transport(
+        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+    ) -> Transport:
+        """A :class:`GeminiTransport`."""
+        return GeminiTransport(model, base_url=base_url, api_key=api_key, client=client)

@@ -13,9 +13,7 @@ import os
 from typing import Any
 
 from good_agent.models.errors import map_http_error
-from good_agent.models.provider_model import ProviderModel, StrictSetting
-from good_agent.providers.profiles import ModelProfile, get_profile
-from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.providers.types import JSONDict
 
 DEFAULT_HOST = "http://localhost:11434"
@@ -69,34 +67,20 @@ class OllamaTransport:
         return result
 
 
-class OllamaModel(ProviderModel):
+class OllamaModel(SDKModel):
     """Models served by Ollama.
 
-    Args:
-        model: The Ollama model tag, e.g. ``"qwen2.5"``.
-        base_url: Server root (default ``OLLAMA_HOST`` or ``http://localhost:11434``).
-        api_key: Bearer token (default ``OLLAMA_API_KEY``; local servers need none).
-        client: A ready ``httpx2.AsyncClient``.
-        settings: Default settings (mapped to Ollama ``options``).
-        mode: Tool-calling mode (``AUTO``: the profile's).
-        profile: A ready profile instead of the registry's.
-        strict: Unused by Ollama; kept for a uniform constructor.
+    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``,
+    ``api_key`` (a bearer token) to ``OLLAMA_API_KEY``, ``client`` is a ready
+    ``httpx2.AsyncClient``; settings map to Ollama ``options``.
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        settings: dict[str, Any] | None = None,
-        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
-        profile: ModelProfile | None = None,
-        strict: StrictSetting = "profile",
-    ) -> None:
-        transport = OllamaTransport(base_url=base_url, api_key=api_key, client=client)
-        profile = profile or get_profile(f"ollama:{model}")
-        super().__init__(
-            model, transport, mode=mode, settings=settings, profile=profile, strict=strict
-        )
+    provider_prefix = "ollama"
+
+    @classmethod
+    def make_transport(
+        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+    ) -> Transport:
+        """An :class:`OllamaTransport`."""
+        return OllamaTransport(base_url=base_url, api_key=api_key, client=client)

@@ -7,8 +7,7 @@ from typing import Any
 
 from good_agent.errors import ModelConfigError
 from good_agent.models.errors import map_openai_error
-from good_agent.models.provider_model import ProviderModel, StrictSetting
-from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict
 
@@ -94,57 +93,39 @@ class OpenAIClientTransport:
         return result
 
 
-class OpenAIChatModel(ProviderModel):
+class OpenAIChatModel(SDKModel):
     """Talk to OpenAI, or any server that speaks its Chat Completions API.
 
-    Args:
-        model: The upstream model id, e.g. ``"gpt-4o-mini"``.
-        base_url: Endpoint root; defaults to ``OPENAI_BASE_URL`` or OpenAI's own.
-        api_key: Key; defaults to ``OPENAI_API_KEY``. With a custom ``base_url`` and
-            no key, a placeholder is sent, as local servers expect.
-        client: A ready ``openai.AsyncOpenAI`` client (overrides the two above).
-        settings: Default sampling settings (``temperature``, ``max_tokens``...).
-        mode: Tool-calling mode; ``NATIVE`` by default, ``AUTO`` follows the profile.
-        profile: A ready :class:`ModelProfile` instead of the registry's.
-        strict: Strict tool schemas; off by default so tools are sent exactly as
-            given, ``"profile"`` to follow the profile (see :class:`ProviderModel`).
+    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    ``base_url`` defaults to ``OPENAI_BASE_URL`` or OpenAI's own, ``api_key`` to
+    ``OPENAI_API_KEY`` (with a custom ``base_url`` and no key a placeholder is sent, as
+    local servers expect), ``client`` is a ready ``openai.AsyncOpenAI``. Built
+    directly, it uses ``NATIVE`` tools and sends schemas exactly as given
+    (``strict=False``); :func:`~good_agent.resolve_model` follows the profile.
     """
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        settings: dict[str, Any] | None = None,
-        mode: ToolCallingMode | str = ToolCallingMode.NATIVE,
-        profile: ModelProfile | None = None,
-        strict: StrictSetting = False,
-    ) -> None:
-        transport = OpenAIClientTransport(model, base_url=base_url, api_key=api_key, client=client)
-        profile = profile or get_profile(f"openai:{model}")
-        super().__init__(
-            model, transport, mode=mode, settings=settings, profile=profile, strict=strict
-        )
+    provider_prefix = "openai"
+    default_mode = ToolCallingMode.NATIVE
+    default_strict = False
+
+    @classmethod
+    def make_transport(
+        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+    ) -> Transport:
+        """An :class:`OpenAIClientTransport` for Chat Completions."""
+        return OpenAIClientTransport(model, base_url=base_url, api_key=api_key, client=client)
 
 
-class OpenAIResponsesModel(ProviderModel):
-    """Talk to OpenAI through the Responses API (same arguments as :class:`OpenAIChatModel`)."""
+class OpenAIResponsesModel(SDKModel):
+    """Talk to OpenAI through the Responses API (arguments as for :class:`OpenAIChatModel`)."""
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        settings: dict[str, Any] | None = None,
-        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
-        profile: ModelProfile | None = None,
-    ) -> None:
-        transport = OpenAIClientTransport(
+    provider_prefix = "openai-responses"
+
+    @classmethod
+    def make_transport(
+        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+    ) -> Transport:
+        """An :class:`OpenAIClientTransport` for the Responses API."""
+        return OpenAIClientTransport(
             model, base_url=base_url, api_key=api_key, client=client, api="responses"
         )
-        profile = profile or get_profile(f"openai-responses:{model}")
-        super().__init__(model, transport, mode=mode, settings=settings, profile=profile)

@@ -10,7 +10,7 @@ value) and ``parallel_tool_calls``; both are consumed here, never sent.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from good_agent.errors import ModelError
 from good_agent.messages import to_openai_messages
@@ -143,3 +143,62 @@ class ProviderModel:
         return ModelResponse.from_provider(
             adapter.decode(await self.transport.send(body), list(request.tools))
         )
+
+
+class _Unset:
+    """Marks an argument left to the class default."""
+
+
+UNSET = _Unset()
+
+
+class SDKModel(ProviderModel):
+    """A :class:`ProviderModel` built from the usual connection arguments.
+
+    Subclasses name the provider whose profiles apply (``provider_prefix``), build
+    their transport in :meth:`make_transport`, and may change the defaults of
+    ``mode`` and ``strict``.
+
+    Args:
+        model: The upstream model id.
+        base_url: Endpoint root (each provider's environment variable by default).
+        api_key: Key (each provider's environment variable by default).
+        client: A ready SDK or HTTP client (overrides the two above).
+        settings: Default sampling settings, merged under each request's.
+        mode: Tool-calling mode (the class default when not given).
+        profile: A ready profile instead of the registry's.
+        strict: Strict tools (see :class:`ProviderModel`; the class default when not given).
+    """
+
+    provider_prefix: ClassVar[str] = "openai"
+    default_mode: ClassVar[ToolCallingMode] = ToolCallingMode.AUTO
+    default_strict: ClassVar[StrictSetting] = "profile"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: Any = None,
+        settings: dict[str, Any] | None = None,
+        mode: ToolCallingMode | str | None = None,
+        profile: ModelProfile | None = None,
+        strict: StrictSetting | _Unset = UNSET,
+    ) -> None:
+        transport = self.make_transport(model, base_url=base_url, api_key=api_key, client=client)
+        super().__init__(
+            model,
+            transport,
+            mode=self.default_mode if mode is None else mode,
+            settings=settings,
+            profile=profile or get_profile(f"{self.provider_prefix}:{model}"),
+            strict=self.default_strict if isinstance(strict, _Unset) else strict,
+        )
+
+    @classmethod
+    def make_transport(
+        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+    ) -> Transport:
+        """The transport this model sends its bodies with."""
+        raise NotImplementedError
