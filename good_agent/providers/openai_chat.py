@@ -19,7 +19,7 @@ from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
 
-_SETTING_KEYS = (
+SETTING_KEYS = (
     "temperature",
     "top_p",
     "max_tokens",
@@ -31,6 +31,7 @@ _SETTING_KEYS = (
     "user",
     "reasoning_effort",
 )
+"""The Chat Completions request keys that are sampling settings."""
 
 
 def tool_names(request: ChatRequest) -> ToolNameMap:
@@ -66,7 +67,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.response_format is not None:
         body["response_format"] = request.response_format
-    for key in _SETTING_KEYS:
+    for key in SETTING_KEYS:
         if key in request.settings:
             body[key] = request.settings[key]
     # Server-specific fields (vLLM's structured_outputs / guided_json...) go on the body.

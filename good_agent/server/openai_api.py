@@ -17,6 +17,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from good_agent.providers.openai_chat import SETTING_KEYS
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.providers.types import JSONDict, Usage
 from good_agent.server.errors import bad_request
@@ -25,19 +26,6 @@ from good_agent.server.route import BridgeReply, BridgeRequest
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROLES = ("system", "developer", "user", "assistant", "tool")
-SETTING_KEYS = (
-    "temperature",
-    "top_p",
-    "max_tokens",
-    "max_completion_tokens",
-    "stop",
-    "seed",
-    "presence_penalty",
-    "frequency_penalty",
-    "user",
-    "reasoning_effort",
-)
-"""Request keys passed to the upstream as sampling settings."""
 
 
 @dataclass(slots=True)
