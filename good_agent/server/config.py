@@ -87,7 +87,9 @@ class ModelConfig(_Strict):
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
     holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
     ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
-    modes; ``settings`` default sampling settings merged under each request's.
+    modes; ``validation_retries`` how many times a ``validated`` model is asked again,
+    with the errors, when a tool call it wrote is invalid (non-streamed requests);
+    ``settings`` default sampling settings merged under each request's.
     """
 
     name: str = Field(min_length=1)
@@ -97,6 +99,7 @@ class ModelConfig(_Strict):
     api_key_env: str | None = None
     mode: Mode = "auto"
     text_format: str = "auto"
+    validation_retries: int = Field(default=1, ge=0, le=5)
     settings: dict[str, Any] = Field(default_factory=dict)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
 

@@ -21,7 +21,13 @@ from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.tool_names import tool_function, tool_name
-from good_agent.providers.types import JSONDict, ParsedToolCall, ToolChoice, Usage
+from good_agent.providers.types import (
+    JSONDict,
+    ParsedToolCall,
+    ProviderResponse,
+    ToolChoice,
+    Usage,
+)
 from good_agent.server.config import ModelConfig
 from good_agent.server.events import CallDelta, Finish, StreamEvent, TextDelta, UsageDelta
 from good_agent.server.shaping import (
@@ -134,7 +140,9 @@ class ModelRoute:
 
         In ``auto`` mode a native model whose server refuses tools is asked again in
         ``validated`` mode (and from then on), and calls written in its content are
-        parsed (see :mod:`good_agent.models.fallback`).
+        parsed (see :mod:`good_agent.models.fallback`). In ``validated`` mode an invalid
+        call is sent back to the model with its errors, up to ``validation_retries``
+        times; what it writes last is returned.
         """
         adapter = self.strategy()
         try:
@@ -144,19 +152,35 @@ class ModelRoute:
                 raise
             adapter = self._prompted
             raw = await self.upstream.complete(self.body(request, adapter))
-        if request.tools:
-            decoded = adapter.decode(raw, list(request.tools))
-            if adapter is self.adapter and self.auto_native:
-                decoded = fallback.calls_from_content(self.fallback_key, decoded, request.tools)
-        else:
-            decoded = adapter.codec.decode_response(raw, None)
+        decoded = self._decode(adapter, request, raw)
+        usage = decoded.usage
+        retries = self.entry.validation_retries if adapter.mode is ToolCallingMode.VALIDATED else 0
+        while retries and any(call.error for call in decoded.tool_calls):
+            retries -= 1
+            request = with_feedback(request, adapter.codec.decode_response(raw, None), decoded)
+            raw = await self.upstream.complete(self.body(request, adapter))
+            decoded = self._decode(adapter, request, raw)
+            usage = Usage(
+                usage.input_tokens + decoded.usage.input_tokens,
+                usage.output_tokens + decoded.usage.output_tokens,
+            )
         calls = list(decoded.tool_calls)
         if adapter.mode is not ToolCallingMode.NATIVE:
             calls = [replace(call, id=new_call_id()) for call in calls]
         if request.parallel_tool_calls is False:
             calls = calls[:1]
         reason = "tool_calls" if calls else (decoded.finish_reason or "stop")
-        return BridgeReply(decoded.content, calls, reason, decoded.usage)
+        return BridgeReply(decoded.content, calls, reason, usage)
+
+    def _decode(
+        self, adapter: CodecAdapter, request: BridgeRequest, raw: JSONDict
+    ) -> ProviderResponse:
+        if not request.tools:
+            return adapter.codec.decode_response(raw, None)
+        decoded = adapter.decode(raw, list(request.tools))
+        if adapter is self.adapter and self.auto_native:
+            decoded = fallback.calls_from_content(self.fallback_key, decoded, request.tools)
+        return decoded
 
     def shaper(self, request: BridgeRequest, adapter: CodecAdapter | None = None) -> Shaper:
         """The stream shaper for the strategy's mode."""
@@ -218,6 +242,26 @@ class ModelRoute:
         for out in shaper.finish():
             yield out
         yield Finish("tool_calls" if shaper.calls else (reason or "stop"))
+
+
+def with_feedback(
+    request: BridgeRequest, said: ProviderResponse, decoded: ProviderResponse
+) -> BridgeRequest:
+    """``request`` followed by the model's reply and the errors of its invalid calls."""
+    problems = "\n".join(
+        f"- {call.name or 'a tool call'}: {call.error}" for call in decoded.tool_calls if call.error
+    )
+    feedback = (
+        "These tool calls could not be used:\n"
+        f"{problems}\n"
+        "Write the calls again, with arguments that match the tools' parameters."
+    )
+    messages = [
+        *request.messages,
+        {"role": "assistant", "content": said.content or ""},
+        {"role": "user", "content": feedback},
+    ]
+    return replace(request, messages=messages)
 
 
 class _RefusedBeforeOutput(Exception):

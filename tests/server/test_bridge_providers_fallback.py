@@ -241,3 +241,71 @@ async def test_bridge_parses_tool_calls_written_in_content() -> None:
         bridge.stop()
         server.stop()
     assert all("tools" in body for body in upstream.bodies)  # still native requests
+
+
+class ScriptedTextServer:
+    """A text-only OpenAI-compatible server that replies from a script."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = replies
+        self.bodies: list[dict[str, Any]] = []
+
+    async def handle(self, request: Request) -> Response:
+        body = await request.json()
+        self.bodies.append(body)
+        assert "tools" not in body
+        message = {"role": "assistant", "content": self.replies.pop(0)}
+        return JSONResponse(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 4, "total_tokens": 14},
+            }
+        )
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/v1/chat/completions", self.handle, methods=["POST"])])
+
+
+BAD = '<tool_call>{"name": "add", "arguments": {"a": "two", "b": 3}}</tool_call>'
+
+
+@pytest.mark.parametrize(
+    ("retries", "expected"), [(1, {"a": 2, "b": 3}), (0, {"a": "two", "b": 3})]
+)
+async def test_validated_bridge_sends_invalid_calls_back_with_the_errors(
+    retries: int, expected: dict[str, Any]
+) -> None:
+    upstream = ScriptedTextServer([BAD, HERMES])
+    server = BackgroundServer(upstream.app()).start()
+    bridge = bridge_for(
+        [
+            {
+                "name": "local",
+                "provider": "openai",
+                "model": "local-model",
+                "base_url": f"{server.url}/v1",
+                "mode": "validated",
+                "validation_retries": retries,
+            }
+        ]
+    )
+    try:
+        async with client_for(bridge) as client:
+            reply = await client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "2+3?"}], tools=[ADD]
+            )
+    finally:
+        bridge.stop()
+        server.stop()
+    call = (reply.choices[0].message.tool_calls or [])[0]
+    assert json.loads(call.function.arguments) == expected
+    assert len(upstream.bodies) == 1 + retries
+    if retries:
+        assistant, feedback = upstream.bodies[1]["messages"][-2:]
+        assert assistant == {"role": "assistant", "content": BAD}
+        assert feedback["role"] == "user" and "a: expected integer" in feedback["content"]
+        assert reply.usage is not None and reply.usage.prompt_tokens == 20
