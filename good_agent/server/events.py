@@ -18,6 +18,13 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning (``<think>`` text of a prompted model)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class CallDelta:
     """A fragment of one tool call (see the module docs)."""
 
@@ -42,5 +49,5 @@ class UsageDelta:
     output_tokens: int | None = None
 
 
-StreamEvent = TextDelta | CallDelta | Finish | UsageDelta
+StreamEvent = TextDelta | ReasoningDelta | CallDelta | Finish | UsageDelta
 """One neutral stream event."""

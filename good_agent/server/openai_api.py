@@ -187,6 +187,8 @@ def completion_id() -> str:
 def completion_body(reply: BridgeReply, model: str) -> JSONDict:
     """A ``chat.completion`` object."""
     message: JSONDict = {"role": "assistant", "content": reply.content, "refusal": None}
+    if reply.reasoning:
+        message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
         message["tool_calls"] = [
             {
@@ -245,6 +247,10 @@ class ChunkWriter:
     def text(self, text: str) -> bytes:
         """A content delta."""
         return self.chunk({"content": text})
+
+    def reasoning(self, text: str) -> bytes:
+        """A reasoning delta (``reasoning_content``, as vLLM and DeepSeek send it)."""
+        return self.chunk({"reasoning_content": text})
 
     def call(self, delta: CallDelta) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""

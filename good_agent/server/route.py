@@ -60,12 +60,13 @@ class BridgeRequest:
 
 @dataclass(slots=True)
 class BridgeReply:
-    """A whole reply: content, tool calls, OpenAI finish reason and usage."""
+    """A whole reply: content, tool calls, OpenAI finish reason, usage and reasoning."""
 
     content: str | None
     tool_calls: list[ParsedToolCall]
     finish_reason: str
     usage: Usage
+    reasoning: str | None = None
 
 
 class ModelRoute:
@@ -170,7 +171,7 @@ class ModelRoute:
         if request.parallel_tool_calls is False:
             calls = calls[:1]
         reason = "tool_calls" if calls else (decoded.finish_reason or "stop")
-        return BridgeReply(decoded.content, calls, reason, usage)
+        return BridgeReply(decoded.content, calls, reason, usage, decoded.reasoning)
 
     def _decode(
         self, adapter: CodecAdapter, request: BridgeRequest, raw: JSONDict

@@ -15,9 +15,10 @@ import uuid
 from collections.abc import Collection, Sequence
 
 from good_agent.providers.strategies.structured import decode_action
-from good_agent.providers.text import ContentDelta, ToolCallDelta, get_parser
+from good_agent.providers.text import ContentDelta, ReasoningDelta, ToolCallDelta, get_parser
 from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import JSONDict
+from good_agent.server import events as neutral
 from good_agent.server.events import CallDelta, StreamEvent, TextDelta
 
 
@@ -91,6 +92,8 @@ class TextCallShaper(Shaper):
         for event in events:
             if isinstance(event, ContentDelta) and event.text:
                 out.append(TextDelta(event.text))
+            elif isinstance(event, ReasoningDelta) and event.text:
+                out.append(neutral.ReasoningDelta(event.text))
             elif isinstance(event, ToolCallDelta):
                 fresh = event.id is not None or event.name is not None
                 out += self.call(

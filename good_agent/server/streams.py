@@ -19,7 +19,14 @@ from good_agent.errors import ModelError
 from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import MessageStreamWriter, event
 from good_agent.server.errors import BridgeError, from_model_error
-from good_agent.server.events import CallDelta, Finish, StreamEvent, TextDelta, UsageDelta
+from good_agent.server.events import (
+    CallDelta,
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    UsageDelta,
+)
 from good_agent.server.openai_api import ChunkWriter, sse
 from good_agent.server.route import BridgeRequest, ModelRoute, merge_usage
 
@@ -81,6 +88,8 @@ async def openai_stream(
         async for item in _chain(first, events):
             if isinstance(item, TextDelta):
                 yield writer.text(item.text)
+            elif isinstance(item, ReasoningDelta):
+                yield writer.reasoning(item.text)
             elif isinstance(item, CallDelta):
                 yield writer.call(item)
             elif isinstance(item, UsageDelta):

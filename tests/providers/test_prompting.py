@@ -255,3 +255,21 @@ async def test_profile_selects_typescript_and_vllm_constrained_decoding() -> Non
     assert answer.content == "nothing to do"
     assert bodies[0]["structured_outputs"] == {"json": payload_schema([add.signature])}
     assert "function add(args: {" in bodies[0]["messages"][0]["content"]
+
+
+def test_reasoning_is_kept_apart_from_content() -> None:
+    reply = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": "<think>Sum needed.</think>Sure. [add(a=1, b=2)]",
+                },
+                "finish_reason": "stop",
+            }
+        ]
+    }
+    decoded = ValidatedAdapter("m", get_codec("openai_chat")).decode(reply, [add.signature])
+    assert decoded.reasoning == "Sum needed."
+    assert decoded.content == "Sure."
+    assert decoded.tool_calls[0].arguments == {"a": 1, "b": 2}

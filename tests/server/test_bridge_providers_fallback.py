@@ -254,6 +254,9 @@ class ScriptedTextServer:
         body = await request.json()
         self.bodies.append(body)
         assert "tools" not in body
+        if body.get("stream"):
+            chunks = QuirkyServer(refuse_tools=True).chunks(body, self.replies.pop(0))
+            return StreamingResponse(chunks, media_type="text/event-stream")
         message = {"role": "assistant", "content": self.replies.pop(0)}
         return JSONResponse(
             {
@@ -309,3 +312,41 @@ async def test_validated_bridge_sends_invalid_calls_back_with_the_errors(
         assert assistant == {"role": "assistant", "content": BAD}
         assert feedback["role"] == "user" and "a: expected integer" in feedback["content"]
         assert reply.usage is not None and reply.usage.prompt_tokens == 20
+
+
+async def test_prompted_reasoning_comes_back_as_reasoning_content() -> None:
+    thought = "<think>The user wants a sum.</think>"
+    upstream = ScriptedTextServer([thought + HERMES])
+    server = BackgroundServer(upstream.app()).start()
+    entry = {
+        "name": "local",
+        "provider": "openai",
+        "model": "m",
+        "base_url": f"{server.url}/v1",
+        "mode": "validated",
+    }
+    bridge = bridge_for([entry])
+    try:
+        async with client_for(bridge) as client:
+            reply = await client.chat.completions.create(
+                model="local", messages=[{"role": "user", "content": "2+3?"}], tools=[ADD]
+            )
+            upstream.replies.append(thought + HERMES)
+            stream = await client.chat.completions.create(
+                model="local",
+                messages=[{"role": "user", "content": "2+3?"}],
+                tools=[ADD],
+                stream=True,
+            )
+            reasoning = ""
+            async for chunk in stream:
+                reasoning += (chunk.choices[0].delta.model_extra or {}).get(
+                    "reasoning_content"
+                ) or ""
+    finally:
+        bridge.stop()
+        server.stop()
+    message = reply.choices[0].message
+    assert (message.model_extra or {}).get("reasoning_content") == "The user wants a sum."
+    assert not message.content and message.tool_calls
+    assert reasoning == "The user wants a sum."

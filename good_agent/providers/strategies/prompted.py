@@ -31,15 +31,17 @@ from good_agent.providers.strategies.rewrite import (
     with_system,
 )
 from good_agent.providers.strategies.validation import tools_by_name, validate_payload
-from good_agent.providers.text import parse_tool_calls
+from good_agent.providers.text import parse_text
 from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
 
 
-def parse_calls(text: str, tools: list[JSONDict]) -> tuple[list[ParsedToolCall], str | None]:
-    """Parse tool calls out of ``text`` with the shared text parsers."""
-    calls, content = parse_tool_calls(text, [tool_name(tool) for tool in tools])
-    return list(calls), content or None
+def parse_calls(
+    text: str, tools: list[JSONDict]
+) -> tuple[list[ParsedToolCall], str | None, str | None]:
+    """Parse tool calls out of ``text``: ``(calls, content, reasoning)``."""
+    result = parse_text(text, [tool_name(tool) for tool in tools])
+    return list(result.calls), result.content or None, result.reasoning
 
 
 class PromptedAdapter(CodecAdapter):
@@ -88,14 +90,14 @@ class PromptedAdapter(CodecAdapter):
         plain = self.codec.decode_response(response, None)
         if not tools or not plain.content:
             return plain
-        calls, content = parse_calls(plain.content, tools)
+        calls, content, reasoning = parse_calls(plain.content, tools)
         calls = [self.check(unique_id(call), tools) for call in calls]
         return ProviderResponse(
             content=content,
             tool_calls=tuple(calls),
             finish_reason="tool_calls" if calls else plain.finish_reason,
             usage=plain.usage,
-            reasoning=plain.reasoning,
+            reasoning=reasoning or plain.reasoning,
             model=plain.model,
         )
 
