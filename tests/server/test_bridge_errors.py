@@ -13,8 +13,7 @@ import httpx2
 import openai
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Fake, Reply
-from conftest import CLIENT_KEY, start_bridge
-from test_bridge_chat import USER, WEATHER
+from bridge_harness import CLIENT_KEY, USER, WEATHER, start_bridge
 
 from good_agent.server import ConfigError, check_exposure, parse_config
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 import anyio
 import openai
 import pytest
 from bridge_fakes import Fake, Reply
-from conftest import CLIENT_KEY, start_bridge
-from test_bridge_chat import USER, WEATHER
+from bridge_harness import CLIENT_KEY, USER, WEATHER, start_bridge
 
 pytestmark = pytest.mark.anyio
 CONCURRENCY = 200
@@ -48,19 +46,18 @@ async def test_concurrent_streams(fakes: dict[str, tuple[Fake, str]]) -> None:
             except Exception as exc:
                 errors.append(exc)
 
-        started = time.perf_counter()
-        async with (
-            openai.AsyncOpenAI(
-                base_url=f"{server.url}/v1", api_key=CLIENT_KEY, max_retries=0, timeout=30
-            ) as client,
-            anyio.create_task_group() as group,
-        ):
-            for _ in range(CONCURRENCY):
-                group.start_soon(one, client)
-        elapsed = time.perf_counter() - started
+        # Bounded: a hang fails the test instead of stalling the suite.
+        with anyio.fail_after(120):
+            async with (
+                openai.AsyncOpenAI(
+                    base_url=f"{server.url}/v1", api_key=CLIENT_KEY, max_retries=0, timeout=30
+                ) as client,
+                anyio.create_task_group() as group,
+            ):
+                for _ in range(CONCURRENCY):
+                    group.start_soon(one, client)
         assert not errors, errors[:3]
         assert results == ["get_weather"] * CONCURRENCY
-        assert elapsed < 20
         assert fake.completed_streams == CONCURRENCY and fake.active_streams == 0
         assert not fake.cancelled.is_set()
         for _ in range(100):

@@ -7,7 +7,7 @@ from typing import Any
 import anthropic
 import pytest
 from bridge_fakes import Fake, Reply
-from conftest import CLIENT_KEY
+from bridge_harness import CLIENT_KEY
 
 pytestmark = pytest.mark.anyio
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from bridge_fakes import Fake, Reply
-from test_bridge_chat import TIME, USER, WEATHER, collect_stream
+from bridge_harness import TIME, USER, WEATHER, collect_stream
 
 pytestmark = pytest.mark.anyio
 

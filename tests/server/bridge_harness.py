@@ -1,0 +1,114 @@
+"""Shared pieces of the bridge tests: keys, request data, a bridge factory, a stream reader.
+
+Kept out of ``conftest.py`` so test modules can import them by a unique name.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from bridge_fakes import UPSTREAM_KEY, Fake
+
+from good_agent.server import create_app, parse_config
+from good_agent.server.background import BackgroundServer
+
+CLIENT_KEY = "client-key-abcdef"
+os.environ["GA_TEST_UPSTREAM_KEY"] = UPSTREAM_KEY
+os.environ["GA_TEST_WRONG_KEY"] = "sk-wrong-key-987654"
+os.environ["GA_TEST_CLIENT_KEYS"] = f"{CLIENT_KEY},second-client-key"
+
+
+def model_entries(fakes: dict[str, tuple[Fake, str]]) -> list[dict[str, Any]]:
+    def entry(name: str, provider: str, fake: str, model: str, **extra: Any) -> dict[str, Any]:
+        url = fakes[fake][1] + ("/v1" if provider == "openai" else "")
+        return {
+            "name": name,
+            "provider": provider,
+            "model": model,
+            "base_url": url,
+            "api_key_env": "GA_TEST_UPSTREAM_KEY",
+            **extra,
+        }
+
+    return [
+        entry("gpt", "openai", "openai", "fake-gpt", mode="native"),
+        entry("claude", "anthropic", "anthropic", "claude-sonnet-4-5"),
+        entry("gemini", "gemini", "gemini", "gemini-2.5-flash"),
+        entry("ollama", "ollama", "ollama", "qwen2.5", mode="native"),
+        entry("local", "openai", "text", "local-model", mode="validated"),
+        entry("local-parsed", "openai", "text", "local-model", mode="parsed"),
+        entry("ollama-text", "ollama", "ollama", "tinyllama", mode="validated"),
+        entry("structured", "openai", "openai", "fake-gpt", mode="structured"),
+        entry(
+            "wrong-key",
+            "openai",
+            "openai",
+            "fake-gpt",
+            mode="native",
+            api_key_env="GA_TEST_WRONG_KEY",
+        ),
+        {
+            "name": "dead",
+            "provider": "openai",
+            "model": "x",
+            "mode": "native",
+            "base_url": "http://127.0.0.1:9/v1",
+        },
+    ]
+
+
+def start_bridge(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer:
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", **server},
+            "models": model_entries(fakes),
+        }
+    )
+    return BackgroundServer(create_app(config)).start()
+
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+TIME = {
+    "type": "function",
+    "function": {
+        "name": "get_time",
+        "parameters": {
+            "type": "object",
+            "properties": {"zone": {"type": "string"}},
+            "required": ["zone"],
+        },
+    },
+}
+USER = [{"role": "user", "content": "Weather in Paris and Rome?"}]
+
+
+async def collect_stream(
+    client: Any, **kw: Any
+) -> tuple[str, dict[int, dict[str, str]], str, list[Any]]:
+    stream = await client.chat.completions.create(stream=True, **kw)
+    chunks = [chunk async for chunk in stream]
+    text, calls, finish = "", {}, ""
+    for chunk in chunks:
+        for choice in chunk.choices:
+            text += choice.delta.content or ""
+            for call in choice.delta.tool_calls or []:
+                slot = calls.setdefault(call.index, {"id": "", "name": "", "arguments": ""})
+                if call.id:
+                    assert not slot["id"], "id only on a call's first delta"
+                    slot["id"] = call.id
+                    slot["name"] = call.function.name
+                slot["arguments"] += call.function.arguments or ""
+            finish = choice.finish_reason or finish
+    return text, calls, finish, chunks
