@@ -38,44 +38,36 @@ class TextPart(BaseModel):
     text: str
 
 
-class ImagePart(BaseModel):
+class _BinaryPart(BaseModel):
+    """Base64 media returned by a tool; ``data`` is not shown to the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    type: str
+    mime_type: str
+    data: str = Field(exclude=True, repr=False)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def size(self) -> int:
+        """Size of the decoded data in bytes."""
+        return _decoded_size(self.data)
+
+    def to_bytes(self) -> bytes:
+        """The decoded data."""
+        return base64.b64decode(self.data)
+
+
+class ImagePart(_BinaryPart):
     """An image returned by a tool; ``data`` is base64 and not shown to the model."""
 
-    model_config = ConfigDict(frozen=True)
-
     type: Literal["image"] = "image"
-    mime_type: str
-    data: str = Field(exclude=True, repr=False)
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def size(self) -> int:
-        """Size of the decoded image in bytes."""
-        return _decoded_size(self.data)
-
-    def to_bytes(self) -> bytes:
-        """The decoded image."""
-        return base64.b64decode(self.data)
 
 
-class AudioPart(BaseModel):
+class AudioPart(_BinaryPart):
     """Audio returned by a tool; ``data`` is base64 and not shown to the model."""
 
-    model_config = ConfigDict(frozen=True)
-
     type: Literal["audio"] = "audio"
-    mime_type: str
-    data: str = Field(exclude=True, repr=False)
-
-    @computed_field  # type: ignore[prop-decorator]
-    @property
-    def size(self) -> int:
-        """Size of the decoded audio in bytes."""
-        return _decoded_size(self.data)
-
-    def to_bytes(self) -> bytes:
-        """The decoded audio."""
-        return base64.b64decode(self.data)
 
 
 class ResourcePart(BaseModel):
