@@ -7,52 +7,28 @@ Uses the official ``anthropic`` SDK (``pip install 'good-agent[anthropic]'``).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-from good_agent.errors import ModelConfigError
 from good_agent.models.errors import map_anthropic_error
 from good_agent.models.provider_model import SDKModel, Transport
+from good_agent.models.sdk_transport import SDKTransport
 from good_agent.providers.types import JSONDict
 
 
-class AnthropicTransport:
+class AnthropicTransport(SDKTransport):
     """Sends Messages API bodies with ``anthropic.AsyncAnthropic``."""
 
     provider = "anthropic"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-    ) -> None:
-        self._model = model
-        self._base_url = base_url
-        self._api_key = api_key
-        self._client = client
-
-    def get_client(self) -> Any:
-        """The SDK client, built on first use."""
-        if self._client is None:
-            try:
-                from anthropic import AsyncAnthropic
-            except ImportError as exc:
-                raise ModelConfigError(
-                    f"model '{self._model}' needs the anthropic SDK: "
-                    "pip install 'good-agent[anthropic]'"
-                ) from exc
-            api_key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
-            if not api_key:
-                raise ModelConfigError(
-                    f"no API key for model '{self._model}': set ANTHROPIC_API_KEY "
-                    "or pass api_key=..."
-                )
-            base_url = self._base_url or os.environ.get("ANTHROPIC_BASE_URL")
-            self._client = AsyncAnthropic(api_key=api_key, base_url=base_url)
-        return self._client
+    def build_client(self) -> Any:
+        """An ``AsyncAnthropic`` (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``)."""
+        try:
+            from anthropic import AsyncAnthropic
+        except ImportError as exc:
+            raise self.missing_sdk("anthropic", "anthropic") from exc
+        api_key = self.require_key("ANTHROPIC_API_KEY")
+        base_url = self.setting(self._base_url, "ANTHROPIC_BASE_URL")
+        return AsyncAnthropic(api_key=api_key, base_url=base_url)
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``messages.create``."""

@@ -11,13 +11,12 @@ as Gemini 3 models require.
 from __future__ import annotations
 
 import json
-import os
 from collections import OrderedDict
 from typing import Any
 
-from good_agent.errors import ModelConfigError
 from good_agent.models.errors import map_google_error
 from good_agent.models.provider_model import SDKModel, Transport
+from good_agent.models.sdk_transport import SDKTransport
 from good_agent.providers.gemini import SKIP_SIGNATURE
 from good_agent.providers.types import JSONDict
 
@@ -34,52 +33,31 @@ def sdk_arguments(body: JSONDict) -> JSONDict:
     return {"model": body["model"], "contents": body.get("contents", []), "config": config}
 
 
-class GeminiTransport:
-    """Sends ``generateContent`` bodies with ``google.genai.Client``."""
+class GeminiTransport(SDKTransport):
+    """Sends ``generateContent`` bodies with ``google.genai.Client``.
+
+    Takes the arguments of :class:`~good_agent.models.sdk_transport.SDKTransport`,
+    and ``signature_cache``: how many thought signatures to remember.
+    """
 
     provider = "gemini"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        signature_cache: int = 256,
-    ) -> None:
-        self._model = model
-        self._base_url = base_url
-        self._api_key = api_key
-        self._client = client
+    def __init__(self, model: str, *, signature_cache: int = 256, **connection: Any) -> None:
+        super().__init__(model, **connection)
         self._signatures: OrderedDict[str, str] = OrderedDict()
         self._cache_size = signature_cache
 
-    def get_client(self) -> Any:
-        """The SDK client, built on first use."""
-        if self._client is None:
-            try:
-                from google import genai
-                from google.genai import types
-            except ImportError as exc:
-                raise ModelConfigError(
-                    f"model '{self._model}' needs the google-genai SDK: "
-                    "pip install 'good-agent[google]'"
-                ) from exc
-            api_key = (
-                self._api_key
-                or os.environ.get("GEMINI_API_KEY")
-                or os.environ.get("GOOGLE_API_KEY")
-            )
-            if not api_key:
-                raise ModelConfigError(
-                    f"no API key for model '{self._model}': set GEMINI_API_KEY "
-                    "(or GOOGLE_API_KEY), or pass api_key=..."
-                )
-            base_url = self._base_url or os.environ.get("GOOGLE_GEMINI_BASE_URL")
-            options = types.HttpOptions(base_url=base_url) if base_url else None
-            self._client = genai.Client(api_key=api_key, http_options=options)
-        return self._client
+    def build_client(self) -> Any:
+        """A ``genai.Client`` (``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``)."""
+        try:
+            from google import genai
+            from google.genai import types
+        except ImportError as exc:
+            raise self.missing_sdk("google-genai", "google") from exc
+        api_key = self.require_key("GEMINI_API_KEY", "GOOGLE_API_KEY")
+        base_url = self.setting(self._base_url, "GOOGLE_GEMINI_BASE_URL")
+        options = types.HttpOptions(base_url=base_url) if base_url else None
+        return genai.Client(api_key=api_key, http_options=options)
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``aio.models.generate_content``."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from good_agent.errors import ModelConfigError
 from good_agent.models.errors import map_openai_error
 from good_agent.models.provider_model import SDKModel, Transport
+from good_agent.models.sdk_transport import SDKTransport
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict
 
@@ -25,51 +25,35 @@ VENDOR_FIELDS = (
 """Request fields of OpenAI-compatible servers (vLLM, llama.cpp) unknown to the SDK."""
 
 
-class OpenAIClientTransport:
+class OpenAIClientTransport(SDKTransport):
     """Sends bodies with ``openai.AsyncOpenAI`` (Chat Completions or Responses).
 
-    Args:
-        model: The upstream model id (for error messages).
-        base_url: Endpoint root; defaults to ``OPENAI_BASE_URL`` or OpenAI's own.
-        api_key: Key; defaults to ``OPENAI_API_KEY``. With a custom ``base_url`` and
-            no key, a placeholder is sent, as local servers expect.
-        client: A ready ``openai.AsyncOpenAI`` client (overrides the two above).
-        api: ``"chat"`` or ``"responses"``.
+    Takes the arguments of :class:`~good_agent.models.sdk_transport.SDKTransport`
+    (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``; with a custom ``base_url`` and no key a
+    placeholder is sent, as local servers expect), and ``api``: ``"chat"`` or
+    ``"responses"``.
     """
 
     provider = "openai"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        client: Any = None,
-        api: str = "chat",
-    ) -> None:
-        self._model = model
-        self._base_url = base_url
-        self._api_key = api_key
-        self._client = client
+    def __init__(self, model: str, *, api: str = "chat", **connection: Any) -> None:
+        super().__init__(model, **connection)
         self._api = api
 
-    def get_client(self) -> Any:
-        """The SDK client, built on first use."""
-        if self._client is None:
-            from openai import AsyncOpenAI
+    def build_client(self) -> Any:
+        """An ``AsyncOpenAI``."""
+        from openai import AsyncOpenAI
 
-            base_url = self._base_url or os.environ.get("OPENAI_BASE_URL")
-            api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
-            if not api_key:
-                if not base_url:
-                    raise ModelConfigError(
-                        f"no API key for model '{self._model}': set OPENAI_API_KEY, "
-                        "or pass api_key=... (or base_url=... for a local server)"
-                    )
-                api_key = "not-needed"
-            self._client = AsyncOpenAI(base_url=base_url, api_key=api_key)
-        return self._client
+        base_url = self.setting(self._base_url, "OPENAI_BASE_URL")
+        api_key = self.setting(self._api_key, "OPENAI_API_KEY")
+        if not api_key:
+            if not base_url:
+                raise ModelConfigError(
+                    f"no API key for model '{self._model}': set OPENAI_API_KEY, "
+                    "or pass api_key=... (or base_url=... for a local server)"
+                )
+            api_key = "not-needed"
+        return AsyncOpenAI(base_url=base_url, api_key=api_key)
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``chat.completions.create`` or ``responses.create``.
