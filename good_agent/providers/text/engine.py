@@ -50,6 +50,7 @@ class StreamingParser:
 
     def __init__(self, table: MarkerTable, tools: Collection[str] | None = None) -> None:
         self._table = table
+        self._starter_chars = table.starter_chars
         self._tools = frozenset(tools) if tools is not None else None
         self._carry = ""
         self._state = _TEXT
@@ -85,9 +86,17 @@ class StreamingParser:
             if self._carry:
                 text = self._carry + delta
                 self._carry = ""
-            elif self._state == _TEXT and not self._table.may_open(delta):
-                self._out_content(delta)
-                return self._drain()
+            elif self._state == _TEXT and (
+                delta not in self._starter_chars
+                if len(delta) == 1
+                else not self._table.may_open(delta)
+            ):
+                # Plain text between calls: nothing pending, nothing to scan.
+                out = self._content.push(delta)
+                if not out:
+                    return []
+                self._content_parts.append(out)
+                return [ContentDelta(out)]
             else:
                 text = delta
             self._run(text, final=False)

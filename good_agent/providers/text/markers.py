@@ -107,6 +107,8 @@ class MarkerTable:
     window: int = field(init=False)
     _groups: list[tuple[Marker, str, list[str], list[str]]] = field(init=False)
     _starters: re.Pattern[str] = field(init=False)
+    starter_chars: frozenset[str] = field(init=False)
+    """Every character an opening can start with."""
     _partial: re.Pattern[str] = field(init=False)
     _heads: re.Pattern[str] = field(init=False)
 
@@ -127,6 +129,7 @@ class MarkerTable:
         self._partial = re.compile(f"(?:{partials})")
         self.window = max(max_length(marker.opening) for marker in self.markers)
         self._starters = re.compile("[" + "".join(re.escape(c) for c in sorted(starters)) + "]")
+        self.starter_chars = frozenset(starters)
 
     def search(self, text: str, start: int) -> Match | None:
         """Find the first complete opening in ``text[start:]``."""
