@@ -62,6 +62,7 @@ from good_agent.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
     ProviderModel,
+    register_provider,
     resolve_model,
 )
 from good_agent.payloads import (
@@ -158,6 +159,7 @@ __all__ = [
     "load_profiles",
     "on",
     "register_profile",
+    "register_provider",
     "resolve_model",
     "tool",
 ]
