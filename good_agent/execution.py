@@ -94,7 +94,7 @@ async def execute_call(agent: Agent, call: ToolCall, plans: dict[str, ToolPlan])
             if before.response is None and before.parameters is not params:
                 params = before.parameters
                 arguments = tool.validate(params)
-            response = before.response
+            response = None if before.response is None else _answering(call, before.response)
         if response is None:
             value = await _run(agent, tool, arguments, call)
             response = ToolResponse(tool_name=call.name, tool_call_id=call.id, response=value)

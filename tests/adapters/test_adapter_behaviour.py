@@ -268,3 +268,20 @@ async def test_intercepted_responses_are_addressed_to_the_call() -> None:
         "slow",
         "from cache",
     )
+
+
+async def test_handler_answers_are_addressed_to_the_call_too() -> None:
+    @tool
+    def slow() -> str:
+        return "ran"
+
+    def answer(ctx: EventContext) -> None:
+        ctx.payload.response = ToolResponse(tool_name="", tool_call_id="", response="handled")
+
+    model = ScriptedModel([ScriptedModel.tool_call("slow", id="call_7"), "ok"])
+    agent = Agent(model=model, tools=[slow])
+    agent.events.on(AgentEvents.TOOL_CALL_BEFORE, answer)
+    await agent.call("x")
+    result = agent.messages[-2]
+    assert isinstance(result, ToolMessage)
+    assert (result.tool_call_id, result.tool_name, result.content) == ("call_7", "slow", "handled")
