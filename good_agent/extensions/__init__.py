@@ -5,11 +5,12 @@ last when unwrapping parameters): :class:`AuthInjector` 1000, :class:`ToolCache`
 :class:`RateLimiter` 500, :class:`CitationManager` 200, :class:`ToolLogger` -1000.
 """
 
-from good_agent.extensions.auth import AuthInjector, CredentialRule, credential_scope
+from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.cache import CacheEvent, CacheStats, ToolCache
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
 from good_agent.extensions.citation_index import Citation, CitationIndex
 from good_agent.extensions.citations import CitationManager
+from good_agent.extensions.credentials import CredentialRule, credential_scope
 from good_agent.extensions.rate_limit import (
     BucketBackend,
     MemoryBuckets,

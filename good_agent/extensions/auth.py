@@ -3,18 +3,16 @@
 Default priority 1000 (the highest of the built-in extensions: its parameters are
 filled in last, just before the call, and it redacts responses first), conflict
 strategy ``EXCLUSIVE``: another adapter touching a credential parameter is an
-:class:`~good_agent.AdapterConflictError`, never a silent override.
+:class:`~good_agent.AdapterConflictError`, never a silent override. Rules and the
+scope identifier live in :mod:`good_agent.extensions.credentials`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
-import inspect
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import SecretStr
@@ -23,88 +21,21 @@ from good_agent.adapters import ConflictStrategy, ToolAdapter
 from good_agent.components import AgentComponent, on
 from good_agent.errors import GoodAgentError, ToolError
 from good_agent.events import AgentEvents, EventContext
-from good_agent.extensions._common import REDACTED, is_secret
+from good_agent.extensions._common import REDACTED
+from good_agent.extensions.credentials import (
+    DEFAULT_SCOPE_KEY,
+    CredentialRule,
+    CredentialSource,
+    credential_scope,
+    resolve_credential,
+)
 from good_agent.messages import ToolResponse
 from good_agent.tools import Tool
-
-SecretValue = str | SecretStr
-"""A credential value; plain strings are wrapped in :class:`~pydantic.SecretStr` at once."""
-
-CredentialSource = SecretValue | Callable[[], SecretValue] | Callable[[], Awaitable[SecretValue]]
-"""A credential: a value, or a sync or async callable resolved at every call."""
-
-DEFAULT_SCOPE_KEY = b"good-agent/auth-scope/v1"
-"""The HMAC key :func:`credential_scope` uses unless given another."""
 
 _MAX_REMEMBERED = 64
 
 REDACTED_LOGGERS = ("good_agent.tools", "good_agent.events")
 """Loggers an :class:`AuthInjector` redacts its secrets from by default."""
-
-
-def _secrets(value: Any, path: str, out: list[tuple[str, str]]) -> None:
-    if isinstance(value, SecretStr):
-        out.append((path, value.get_secret_value()))
-    elif is_secret(value):
-        out.append((path, repr(value.get_secret_value())))
-    elif isinstance(value, Mapping):
-        for key in sorted(value, key=str):
-            _secrets(value[key], f"{path}.{key}", out)
-    elif isinstance(value, list | tuple):
-        for position, item in enumerate(value):
-            _secrets(item, f"{path}[{position}]", out)
-
-
-def credential_scope(
-    parameters: Mapping[str, Any], *, key: bytes = DEFAULT_SCOPE_KEY
-) -> str | None:
-    """An identifier of the principal behind the secrets in ``parameters``.
-
-    It is an HMAC-SHA256 (keyed by ``key``) of every :class:`~pydantic.SecretStr`
-    found, with its path: the same credentials always give the same identifier,
-    different ones a different identifier, and the identifier never reveals them.
-    ``None`` when ``parameters`` hold no secret.
-    """
-    found: list[tuple[str, str]] = []
-    _secrets(parameters, "", found)
-    if not found:
-        return None
-    message = "\x00".join(f"{path}\x01{value}" for path, value in sorted(found))
-    return "auth-" + hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
-
-
-@dataclass(frozen=True, slots=True)
-class CredentialRule:
-    """Where one credential goes: a parameter (or one header of a dict parameter).
-
-    ``tools`` names the tools it applies to (``None``: any tool with ``parameter``),
-    ``when`` is an optional predicate on the tool.
-    """
-
-    parameter: str
-    source: CredentialSource
-    header: str | None = None
-    prefix: str = ""
-    tools: frozenset[str] | None = None
-    when: Callable[[Tool], bool] | None = None
-
-    def __repr__(self) -> str:
-        target = f"{self.parameter}[{self.header}]" if self.header else self.parameter
-        tools = sorted(self.tools) if self.tools is not None else "any"
-        return f"CredentialRule({target}, tools={tools})"
-
-
-async def _resolve(source: CredentialSource) -> SecretStr:
-    value: Any = source
-    if callable(value) and not isinstance(value, SecretStr):
-        value = value()
-        if inspect.isawaitable(value):
-            value = await value
-    if isinstance(value, SecretStr):
-        return value
-    if isinstance(value, str):
-        return SecretStr(value)
-    raise TypeError(f"a credential provider returned {type(value).__name__}, not str/SecretStr")
 
 
 class AuthAdapter(ToolAdapter):
@@ -174,7 +105,7 @@ class AuthAdapter(ToolAdapter):
             result.pop(rule.parameter, None)
         for rule in self._rules.get(tool_name, ()):
             try:
-                secret = await _resolve(rule.source)
+                secret = await resolve_credential(rule.source)
             except Exception as exc:
                 raise ToolError(
                     f"credentials for tool '{tool_name}' could not be obtained "

@@ -31,8 +31,9 @@ from good_agent.extensions._common import (
     canonical_json,
     digest,
 )
-from good_agent.extensions.auth import AuthInjector, credential_scope
+from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore
+from good_agent.extensions.credentials import credential_scope
 from good_agent.messages import ToolResponse
 from good_agent.payloads import ToolCallBefore, ToolCallErrorPayload
 from good_agent.tools import Tool
