@@ -21,12 +21,12 @@ TOML_FENCE = re.compile(r"^```toml[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 def blocks() -> list[tuple[str, str]]:
     found = []
-    for page in sorted((ROOT / "docs").rglob("*.md")):
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
         for index, match in enumerate(FENCE.finditer(page.read_text())):
             code = match.group(1)
             if "--8<--" in code:
                 continue
-            found.append((f"{page.relative_to(ROOT / 'docs')}#{index}", code))
+            found.append((f"{page.relative_to(ROOT)}#{index}", code))
     return found
 
 
