@@ -241,8 +241,8 @@ def _json_or_text(text: str) -> Any:
     return text
 
 
-def _get(mapping: Any, snake: str) -> Any:
-    """Read ``snake`` or its camelCase spelling from a response object."""
+def field_of(mapping: Any, snake: str) -> Any:
+    """Read ``snake`` or its camelCase spelling from a response object (``None`` if absent)."""
     if not isinstance(mapping, dict):
         return None
     if snake in mapping:
@@ -265,14 +265,14 @@ def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
 ) -> tuple[ProviderResponse, dict[str, str]]:
     """Like :func:`decode_response`, also returning call id -> thought signature."""
-    candidates = _get(raw, "candidates") or []
+    candidates = field_of(raw, "candidates") or []
     candidate = candidates[0] if candidates else {}
     texts: list[str] = []
     thoughts: list[str] = []
     calls: list[ParsedToolCall] = []
     signatures: dict[str, str] = {}
-    for part in _get(_get(candidate, "content"), "parts") or []:
-        call = _get(part, "function_call")
+    for part in field_of(field_of(candidate, "content"), "parts") or []:
+        call = field_of(part, "function_call")
         if isinstance(call, dict):
             call_id = str(call.get("id") or new_call_id())
             name = str(call.get("name") or "")
@@ -280,13 +280,13 @@ def decode_with_signatures(
             calls.append(
                 parsed_call(call_id, names.to_original(name) if names else name, args or {})
             )
-            signature = _get(part, "thought_signature")
+            signature = field_of(part, "thought_signature")
             if isinstance(signature, str):
                 signatures[call_id] = signature
         elif isinstance(part.get("text"), str):
             (thoughts if part.get("thought") else texts).append(part["text"])
-    usage = _get(raw, "usage_metadata") or {}
-    reason = _get(candidate, "finish_reason")
+    usage = field_of(raw, "usage_metadata") or {}
+    reason = field_of(candidate, "finish_reason")
     finish = FINISH_REASONS.get(str(reason), str(reason).lower()) if reason else None
     if calls and finish == "stop":
         finish = "tool_calls"
@@ -295,11 +295,11 @@ def decode_with_signatures(
         tool_calls=tuple(calls),
         finish_reason=finish,
         usage=Usage(
-            input_tokens=int(_get(usage, "prompt_token_count") or 0),
-            output_tokens=int(_get(usage, "candidates_token_count") or 0)
-            + int(_get(usage, "thoughts_token_count") or 0),
+            input_tokens=int(field_of(usage, "prompt_token_count") or 0),
+            output_tokens=int(field_of(usage, "candidates_token_count") or 0)
+            + int(field_of(usage, "thoughts_token_count") or 0),
         ),
         reasoning="".join(thoughts) if thoughts else None,
-        model=_get(raw, "model_version"),
+        model=field_of(raw, "model_version"),
     )
     return response, signatures

@@ -14,10 +14,10 @@ https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-chat-completio
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Protocol
 
 from good_agent.providers.anthropic_messages import STOP_REASONS
-from good_agent.providers.gemini import FINISH_REASONS, new_call_id
+from good_agent.providers.gemini import FINISH_REASONS, field_of, new_call_id
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import JSONDict
 from good_agent.server.events import CallDelta, Finish, StreamEvent, TextDelta, UsageDelta
@@ -112,15 +112,6 @@ class AnthropicDecoder(_Base):
         return []
 
 
-def _get(mapping: Any, snake: str) -> Any:
-    if not isinstance(mapping, dict):
-        return None
-    if snake in mapping:
-        return mapping[snake]
-    head, *rest = snake.split("_")
-    return mapping.get(head + "".join(word.title() for word in rest))
-
-
 class GeminiDecoder(_Base):
     """Streamed ``GenerateContentResponse`` objects; each function call arrives whole."""
 
@@ -131,9 +122,9 @@ class GeminiDecoder(_Base):
     def feed(self, event: JSONDict) -> list[StreamEvent]:
         """Decode one streamed response."""
         out: list[StreamEvent] = []
-        for candidate in (_get(event, "candidates") or [])[:1]:
-            for part in _get(_get(candidate, "content"), "parts") or []:
-                call = _get(part, "function_call")
+        for candidate in (field_of(event, "candidates") or [])[:1]:
+            for part in field_of(field_of(candidate, "content"), "parts") or []:
+                call = field_of(part, "function_call")
                 if isinstance(call, dict):
                     arguments = json.dumps(call.get("args") or {}, ensure_ascii=False)
                     name = self.original(str(call.get("name") or ""))
@@ -145,17 +136,17 @@ class GeminiDecoder(_Base):
                     self._count += 1
                 elif isinstance(part.get("text"), str) and part["text"] and not part.get("thought"):
                     out.append(TextDelta(part["text"]))
-            reason = _get(candidate, "finish_reason")
+            reason = field_of(candidate, "finish_reason")
             if reason:
                 out.append(Finish(FINISH_REASONS.get(str(reason), str(reason).lower())))
-        usage = _get(event, "usage_metadata")
+        usage = field_of(event, "usage_metadata")
         if isinstance(usage, dict):
-            candidates = _get(usage, "candidates_token_count")
-            thoughts = _get(usage, "thoughts_token_count")
+            candidates = field_of(usage, "candidates_token_count")
+            thoughts = field_of(usage, "thoughts_token_count")
             output: int | None = None
             if candidates is not None or thoughts is not None:
                 output = int(candidates or 0) + int(thoughts or 0)
-            out.append(UsageDelta(_get(usage, "prompt_token_count"), output))
+            out.append(UsageDelta(field_of(usage, "prompt_token_count"), output))
         return out
 
 

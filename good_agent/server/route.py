@@ -10,7 +10,7 @@ or streams it through the provider's decoder and the mode's shaper
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from good_agent.errors import ModelError
@@ -22,10 +22,10 @@ from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.tool_names import tool_function, tool_name
 from good_agent.providers.types import (
+    ChatRequest,
     JSONDict,
     ParsedToolCall,
     ProviderResponse,
-    ToolChoice,
     Usage,
 )
 from good_agent.server.config import ModelConfig
@@ -42,20 +42,9 @@ from good_agent.server.upstream import HttpUpstream
 _PROMPTED = (ToolCallingMode.VALIDATED, ToolCallingMode.PARSED)
 
 
-@dataclass(slots=True)
-class BridgeRequest:
-    """A provider-neutral chat request as received from a client.
-
-    ``messages`` are OpenAI chat dicts, ``tools`` OpenAI function-format tools and
-    ``settings`` sampling options (``temperature``, ``max_tokens``...).
-    """
-
-    messages: list[JSONDict]
-    tools: list[JSONDict] = field(default_factory=list)
-    tool_choice: ToolChoice | None = None
-    parallel_tool_calls: bool | None = None
-    response_format: JSONDict | None = None
-    settings: JSONDict = field(default_factory=dict)
+BridgeRequest = ChatRequest
+"""A request as received from a client: the provider layer's neutral
+:class:`~good_agent.providers.types.ChatRequest` (OpenAI chat messages and tools)."""
 
 
 @dataclass(slots=True)
