@@ -19,8 +19,8 @@ from typing import Any
 import anyio
 
 from good_agent import Agent, AgentComponent, AgentEvents, ToolAdapter, tool
-from good_agent.execution import current_plans, execute_call
-from good_agent.messages import ToolCall
+from good_agent.core._execution import current_plans, execute_call
+from good_agent.core.messages import ToolCall
 
 ROUNDS = 7
 CALLS = 3000

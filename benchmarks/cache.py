@@ -24,9 +24,9 @@ from typing import Any
 import anyio
 
 from good_agent import Agent, tool
-from good_agent.execution import current_plans, execute_call
+from good_agent.core._execution import current_plans, execute_call
+from good_agent.core.messages import ToolCall
 from good_agent.extensions import CacheStore, MemoryStore, RedisStore, SQLiteStore, ToolCache
-from good_agent.messages import ToolCall
 
 ROUNDS = 5
 CALLS = 1000

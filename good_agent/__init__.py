@@ -9,9 +9,9 @@ from good_agent.adapters import (
     ToolAdapter,
     ToolPlan,
 )
-from good_agent.agent import Agent
-from good_agent.components import AgentComponent, on
-from good_agent.errors import (
+from good_agent.core.agent import Agent
+from good_agent.core.components import AgentComponent, on
+from good_agent.core.errors import (
     AgentRunError,
     GoodAgentError,
     MaxIterationsError,
@@ -30,7 +30,23 @@ from good_agent.errors import (
     ToolRetriesExceededError,
     UnknownToolError,
 )
-from good_agent.events import AgentEvents, EventBus, EventContext
+from good_agent.core.events import AgentEvents, EventBus, EventContext
+from good_agent.core.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolResponse,
+    Usage,
+    UserMessage,
+)
+from good_agent.core.payloads import (
+    SignaturePayload,
+    ToolCallAfter,
+    ToolCallBefore,
+    ToolCallErrorPayload,
+)
 from good_agent.extensions import (
     AuthInjector,
     CitationIndex,
@@ -41,16 +57,6 @@ from good_agent.extensions import (
     SQLiteStore,
     ToolCache,
     ToolLogger,
-)
-from good_agent.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolResponse,
-    Usage,
-    UserMessage,
 )
 from good_agent.models import (
     AnthropicModel,
@@ -64,12 +70,6 @@ from good_agent.models import (
     ProviderModel,
     register_provider,
     resolve_model,
-)
-from good_agent.payloads import (
-    SignaturePayload,
-    ToolCallAfter,
-    ToolCallBefore,
-    ToolCallErrorPayload,
 )
 from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import anyio
 
-from good_agent.errors import GoodAgentError
+from good_agent.core.errors import GoodAgentError
 
 
 def _parser() -> argparse.ArgumentParser:

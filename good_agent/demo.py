@@ -6,10 +6,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from good_agent.agent import Agent
-from good_agent.events import AgentEvents, EventContext
+from good_agent.core.agent import Agent
+from good_agent.core.events import AgentEvents, EventContext
+from good_agent.core.payloads import ToolCallAfter
 from good_agent.models.base import LanguageModel, ModelRequest
-from good_agent.payloads import ToolCallAfter
 from good_agent.testing import ScriptedModel
 from good_agent.tools.tool import tool
 

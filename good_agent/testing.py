@@ -13,8 +13,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from good_agent.errors import ScriptExhaustedError
-from good_agent.messages import ToolCall, Usage
+from good_agent.core.errors import ScriptExhaustedError
+from good_agent.core.messages import ToolCall, Usage
 from good_agent.models.base import ModelRequest, ModelResponse
 
 Responder = Callable[[ModelRequest], "ModelResponse | str | Awaitable[ModelResponse | str]"]

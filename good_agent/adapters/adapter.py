@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from good_agent.errors import GoodAgentError
-from good_agent.messages import ToolResponse
+from good_agent.core.errors import GoodAgentError
+from good_agent.core.messages import ToolResponse
 
 if TYPE_CHECKING:
     from good_agent.tools.tool import Tool

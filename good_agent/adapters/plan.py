@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from good_agent.adapters.adapter import Signature, ToolAdapter, overrides
-from good_agent.errors import GoodAgentError
-from good_agent.messages import ToolResponse
+from good_agent.core.errors import GoodAgentError
+from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from good_agent.messages import ToolResponse
+from good_agent.core.messages import ToolResponse
 
 REDACTED = "[REDACTED]"
 """What a secret value is replaced with in logs, keys and error texts."""

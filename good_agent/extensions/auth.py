@@ -18,9 +18,10 @@ from typing import Any
 from pydantic import SecretStr
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent, on
-from good_agent.errors import GoodAgentError, ToolError
-from good_agent.events import AgentEvents, EventContext
+from good_agent.core.components import AgentComponent, on
+from good_agent.core.errors import GoodAgentError, ToolError
+from good_agent.core.events import AgentEvents, EventContext
+from good_agent.core.messages import ToolResponse
 from good_agent.extensions._common import REDACTED
 from good_agent.extensions.credentials import (
     DEFAULT_SCOPE_KEY,
@@ -29,7 +30,6 @@ from good_agent.extensions.credentials import (
     credential_scope,
     resolve_credential,
 )
-from good_agent.messages import ToolResponse
 from good_agent.tools import Tool
 
 _MAX_REMEMBERED = 64

@@ -24,9 +24,11 @@ import anyio
 from pydantic import ValidationError
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent, on
-from good_agent.errors import ToolError
-from good_agent.events import AgentEvents, EventContext
+from good_agent.core.components import AgentComponent, on
+from good_agent.core.errors import ToolError
+from good_agent.core.events import AgentEvents, EventContext
+from good_agent.core.messages import ToolResponse
+from good_agent.core.payloads import ToolCallBefore, ToolCallErrorPayload
 from good_agent.extensions._common import (
     canonical_json,
     digest,
@@ -34,8 +36,6 @@ from good_agent.extensions._common import (
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore
 from good_agent.extensions.credentials import credential_scope
-from good_agent.messages import ToolResponse
-from good_agent.payloads import ToolCallBefore, ToolCallErrorPayload
 from good_agent.tools import Tool
 
 logger = logging.getLogger("good_agent.extensions.cache")

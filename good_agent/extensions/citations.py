@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent, on
-from good_agent.errors import ToolError
-from good_agent.events import AgentEvents, EventContext
+from good_agent.core.components import AgentComponent, on
+from good_agent.core.errors import ToolError
+from good_agent.core.events import AgentEvents, EventContext
+from good_agent.core.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
 from good_agent.extensions.citation_index import (
     CitationIndex,
     find_markdown_links,
     find_urls,
 )
-from good_agent.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
 from good_agent.models import ModelRequest
 from good_agent.tools import Tool
 

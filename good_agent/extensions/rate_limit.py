@@ -18,9 +18,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 import anyio
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent
+from good_agent.core.components import AgentComponent
+from good_agent.core.messages import ToolResponse
 from good_agent.extensions._common import pending_response
-from good_agent.messages import ToolResponse
 from good_agent.tools import Tool
 
 

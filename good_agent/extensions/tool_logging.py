@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.components import AgentComponent, on
-from good_agent.events import AgentEvents, EventContext
+from good_agent.core.components import AgentComponent, on
+from good_agent.core.events import AgentEvents, EventContext
+from good_agent.core.payloads import ToolCallAfter, ToolCallErrorPayload
 from good_agent.extensions._common import REDACTED, is_secret
 from good_agent.extensions.auth import AuthInjector
-from good_agent.payloads import ToolCallAfter, ToolCallErrorPayload
 from good_agent.tools import Tool
 
 DEFAULT_SENSITIVE = frozenset(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from good_agent.messages import AssistantMessage, Message, ToolCall, Usage
+from good_agent.core.messages import AssistantMessage, Message, ToolCall, Usage
 from good_agent.providers.types import ParsedToolCall, ProviderResponse, ToolChoice
 
 

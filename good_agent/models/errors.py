@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from good_agent.errors import (
+from good_agent.core.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
     ModelConnectionError,

@@ -19,7 +19,7 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 
-from good_agent.errors import ModelBadRequestError, ModelError
+from good_agent.core.errors import ModelBadRequestError, ModelError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict, ProviderResponse
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.errors import ModelConfigError
+from good_agent.core.errors import ModelConfigError
 from good_agent.models.errors import map_openai_error
 from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.models.sdk_transport import SDKTransport

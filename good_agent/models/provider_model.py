@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, Protocol
 
-from good_agent.errors import ModelError
-from good_agent.messages import to_openai_messages
+from good_agent.core.errors import ModelError
+from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse
 from good_agent.providers.modes import adapter_for_profile
@@ -32,7 +32,7 @@ class Transport(Protocol):
     provider: str
 
     async def send(self, body: JSONDict) -> JSONDict:
-        """Send ``body``; raise a :class:`~good_agent.errors.ModelError` on failure."""
+        """Send ``body``; raise a :class:`~good_agent.core.errors.ModelError` on failure."""
         ...
 
 

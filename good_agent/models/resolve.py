@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.errors import ModelConfigError
+from good_agent.core.errors import ModelConfigError
 from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.base import LanguageModel
 from good_agent.models.gemini import GeminiModel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from good_agent.errors import ModelConfigError
+from good_agent.core.errors import ModelConfigError
 
 
 class SDKTransport:

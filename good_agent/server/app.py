@@ -23,7 +23,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from good_agent.errors import ModelError
+from good_agent.core.errors import ModelError
 from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys

@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from good_agent.errors import GoodAgentError
+from good_agent.core.errors import GoodAgentError
 
 DEFAULT_HOST = "127.0.0.1"
 """The address the bridge binds to unless told otherwise (loopback)."""

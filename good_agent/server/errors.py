@@ -1,6 +1,6 @@
 """Errors the bridge returns, in OpenAI or Anthropic shape, and upstream error mapping.
 
-Upstream failures arrive as good-agent's typed :class:`~good_agent.errors.ModelError`
+Upstream failures arrive as good-agent's typed :class:`~good_agent.core.errors.ModelError`
 family and become: 401/403 -> 502 naming the upstream that refused; 429 -> 429
 with ``retry-after``; 5xx and connection errors -> 502; timeouts -> 504; an
 upstream 400/404/422 -> 400. Messages pass through :func:`redact` so configured
@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from good_agent.errors import (
+from good_agent.core.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
     ModelConnectionError,

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import anyio
 import httpx2
 
-from good_agent.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.provider_model import Transport
 from good_agent.models.registry import TRANSPORTS
 from good_agent.providers.codecs import get_codec

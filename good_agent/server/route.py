@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from good_agent.errors import ModelError
+from good_agent.core.errors import ModelError
 from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile

@@ -15,7 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 import anyio
 
-from good_agent.errors import ModelError
+from good_agent.core.errors import ModelError
 from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import MessageStreamWriter, event
 from good_agent.server.errors import BridgeError, from_model_error

@@ -3,7 +3,7 @@
 Each upstream posts a codec-built body to its provider's documented endpoint,
 either whole (:meth:`HttpUpstream.complete`) or as a stream of decoded events
 (:meth:`HttpUpstream.stream`: server-sent events, or NDJSON for Ollama). Every
-failure is raised as a typed :class:`~good_agent.errors.ModelError`. Keys are
+failure is raised as a typed :class:`~good_agent.core.errors.ModelError`. Keys are
 sent in headers, never in URLs, so they cannot surface in error messages.
 
 Add a provider by registering a factory: ``UPSTREAMS["name"] = MyUpstream``.
@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import httpx2
 
-from good_agent.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.errors import error_for_status, map_http_error
 from good_agent.models.ollama import ollama_host
 from good_agent.providers.tool_names import ToolNameMap

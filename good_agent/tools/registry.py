@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from good_agent.errors import ToolDefinitionError, UnknownToolError
+from good_agent.core.errors import ToolDefinitionError, UnknownToolError
 from good_agent.tools.tool import Tool
 
 

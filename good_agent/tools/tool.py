@@ -11,7 +11,7 @@ from typing import Any, overload
 import anyio.to_thread
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from good_agent.errors import ToolArgumentsError, ToolDefinitionError
+from good_agent.core.errors import ToolArgumentsError, ToolDefinitionError
 from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from good_agent import Agent, AgentEvents, EventContext, ToolCallAfter, ToolResponse, tool
-from good_agent.events import EventBus, HandlerErrorPayload
+from good_agent.core.events import EventBus, HandlerErrorPayload
 from good_agent.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio

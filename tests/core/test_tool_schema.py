@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from good_agent import Agent, Tool, ToolArgumentsError, ToolDefinitionError, tool
-from good_agent.messages import ToolCall
+from good_agent.core.messages import ToolCall
 from good_agent.tools import ToolRegistry
 
 

@@ -10,14 +10,14 @@ import pytest
 from google import genai
 from google.genai import types
 
-from good_agent.errors import (
+from good_agent.core.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
     ModelConfigError,
     ModelOverloadedError,
     ModelRateLimitError,
 )
-from good_agent.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from good_agent.models import ModelRequest
 from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.gemini import GeminiModel

@@ -14,15 +14,15 @@ from urllib.parse import urlsplit
 import mcp_types as types
 from mcp import StdioServerParameters
 
-from good_agent.components import AgentComponent
-from good_agent.errors import ToolDefinitionError
+from good_agent.core.components import AgentComponent
+from good_agent.core.errors import ToolDefinitionError
 from good_agent.extensions.mcp.connection import MCPConnection
 from good_agent.extensions.mcp.errors import MCPServerError, MCPStartError
 from good_agent.extensions.mcp.results import convert_result
 from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from good_agent.agent import Agent
+    from good_agent.core.agent import Agent
 
 logger = logging.getLogger("good_agent.mcp")
 

@@ -1,7 +1,7 @@
 """Serving good-agent tools to MCP clients (``good-agent mcp-serve module:attr``).
 
 The server lists each tool with the signature the model would see, adapters
-applied (:func:`~good_agent.execution.current_plans`), and runs each call through
+applied (:func:`~good_agent.core._execution.current_plans`), and runs each call through
 the agent's pipeline with :meth:`Agent.invoke <good_agent.Agent.invoke>`, so the
 adapters translate the client's arguments back exactly as they do for a model.
 """
@@ -20,9 +20,9 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
-from good_agent.agent import Agent
-from good_agent.execution import current_plans
-from good_agent.messages import ToolResponse
+from good_agent.core._execution import current_plans
+from good_agent.core.agent import Agent
+from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
 
 

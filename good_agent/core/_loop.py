@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from good_agent.errors import MaxIterationsError, ToolRetriesExceededError
-from good_agent.events import AgentEvents
-from good_agent.execution import current_plans, execute_calls
-from good_agent.messages import AssistantMessage, ToolMessage
+from good_agent.core._execution import current_plans, execute_calls
+from good_agent.core.errors import MaxIterationsError, ToolRetriesExceededError
+from good_agent.core.events import AgentEvents
+from good_agent.core.messages import AssistantMessage, ToolMessage
 from good_agent.models.base import ModelRequest, ModelResponse
 
 if TYPE_CHECKING:
-    from good_agent.agent import Agent
+    from good_agent.core.agent import Agent
 
 
 async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:

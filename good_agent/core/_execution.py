@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from good_agent.adapters.plan import ToolPlan
-from good_agent.errors import ToolArgumentsError, ToolError, UnknownToolError
-from good_agent.events import AgentEvents
-from good_agent.messages import ToolCall, ToolResponse
-from good_agent.payloads import (
+from good_agent.core.errors import ToolArgumentsError, ToolError, UnknownToolError
+from good_agent.core.events import AgentEvents
+from good_agent.core.messages import ToolCall, ToolResponse
+from good_agent.core.payloads import (
     SignaturePayload,
     ToolCallAfter,
     ToolCallBefore,
@@ -20,7 +20,7 @@ from good_agent.payloads import (
 from good_agent.providers.schema_validation import compile_schema
 
 if TYPE_CHECKING:
-    from good_agent.agent import Agent
+    from good_agent.core.agent import Agent
 
 logger = logging.getLogger("good_agent.tools")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from good_agent.messages import ToolCall, ToolResponse
+from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.tools.tool import Tool
 
 

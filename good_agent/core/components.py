@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from good_agent.events import AgentEvents, Handler
+from good_agent.core.events import AgentEvents, Handler
 from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
     from good_agent.adapters.adapter import ToolAdapter
-    from good_agent.agent import Agent
+    from good_agent.core.agent import Agent
 
 F = TypeVar("F", bound=Callable[..., Any])
 

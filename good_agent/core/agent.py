@@ -8,12 +8,12 @@ from types import TracebackType
 from typing import Any, ClassVar, Literal, TypeVar
 
 from good_agent.adapters.chain import AdapterChain
-from good_agent.components import AgentComponent
-from good_agent.errors import GoodAgentError, ModelConfigError
-from good_agent.events import AgentEvents, EventBus
-from good_agent.execution import current_plans, execute_call
-from good_agent.loop import run_loop
-from good_agent.messages import (
+from good_agent.core._execution import current_plans, execute_call
+from good_agent.core._loop import run_loop
+from good_agent.core.components import AgentComponent
+from good_agent.core.errors import GoodAgentError, ModelConfigError
+from good_agent.core.events import AgentEvents, EventBus
+from good_agent.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,

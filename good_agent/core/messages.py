@@ -1,0 +1,180 @@
+"""Conversation messages, tool calls and tool responses.
+
+Messages are pydantic models discriminated by ``role``. Each converts itself to the
+OpenAI Chat Completions message dict with :meth:`to_openai`, the shape the provider
+layer speaks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Usage(BaseModel):
+    """Token counts of one model response."""
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+
+class ToolCall(BaseModel):
+    """A model's request to run one tool.
+
+    ``arguments_error`` is set when the model's raw argument text could not be
+    decoded; ``raw_arguments`` then keeps the original text. Such a call is answered
+    with a validation error, never run with empty arguments.
+    """
+
+    model_config = ConfigDict(frozen=True)
+    __tool_injection__: ClassVar[str] = "call"
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    arguments_error: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """Return the OpenAI ``tool_calls`` entry for this call."""
+        raw = self.raw_arguments if self.arguments_error else None
+        text = raw if raw is not None else json.dumps(self.arguments, ensure_ascii=False)
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": text},
+        }
+
+
+class ToolResponse(BaseModel):
+    """The outcome of one tool call: a response value, or an error for the model."""
+
+    tool_name: str
+    tool_call_id: str
+    response: Any = None
+    success: bool = True
+    error: str | None = None
+
+    def content_text(self) -> str:
+        """Render the response (or the error) as the text the model reads."""
+        if not self.success:
+            return f"Error: {self.error}" if self.error else "Error"
+        return render_value(self.response)
+
+
+def render_value(value: Any) -> str:
+    """Render a tool's return value as text: strings as-is, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, BaseModel):
+        return value.model_dump_json()
+    try:
+        return json.dumps(value, ensure_ascii=False, default=_json_default)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
+
+
+class SystemMessage(BaseModel):
+    """Instructions for the model."""
+
+    role: Literal["system"] = "system"
+    content: str
+
+    def to_openai(self) -> dict[str, Any]:
+        """Return the OpenAI chat message dict."""
+        return {"role": "system", "content": self.content}
+
+
+class UserMessage(BaseModel):
+    """A message from the user."""
+
+    role: Literal["user"] = "user"
+    content: str
+
+    def to_openai(self) -> dict[str, Any]:
+        """Return the OpenAI chat message dict."""
+        return {"role": "user", "content": self.content}
+
+
+class AssistantMessage(BaseModel):
+    """A model turn: text, tool calls, or both."""
+
+    role: Literal["assistant"] = "assistant"
+    content: str | None = None
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    reasoning: str | None = None
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """Return the OpenAI chat message dict."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.tool_calls:
+            message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
+        return message
+
+
+class ToolMessage(BaseModel):
+    """The result of one tool call, as the model will read it."""
+
+    role: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_name: str
+    content: str
+    is_error: bool = False
+
+    @classmethod
+    def from_response(cls, response: ToolResponse) -> ToolMessage:
+        """Build the message that carries ``response`` back to the model."""
+        return cls(
+            tool_call_id=response.tool_call_id,
+            tool_name=response.tool_name,
+            content=response.content_text(),
+            is_error=not response.success,
+        )
+
+    def to_openai(self) -> dict[str, Any]:
+        """Return the OpenAI chat message dict.
+
+        ``name`` and, for failures, ``is_error: true`` are kept as extra keys so codecs
+        for providers with an error slot (Anthropic, Gemini) can use them; the OpenAI
+        codec removes them.
+        """
+        message: dict[str, Any] = {
+            "role": "tool",
+            "tool_call_id": self.tool_call_id,
+            "name": self.tool_name,
+            "content": self.content,
+        }
+        if self.is_error:
+            message["is_error"] = True
+        return message
+
+
+Message = Annotated[
+    SystemMessage | UserMessage | AssistantMessage | ToolMessage,
+    Field(discriminator="role"),
+]
+"""Any message of a conversation."""
+
+
+def to_openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """Convert a history to OpenAI chat message dicts."""
+    return [message.to_openai() for message in messages]
