@@ -9,13 +9,13 @@ from __future__ import annotations
 import copy
 import inspect
 import itertools
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from good_agent.core.errors import ScriptExhaustedError
 from good_agent.core.messages import ToolCall, Usage
-from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, stream_whole
 
 Responder = Callable[[ModelRequest], "ModelResponse | str | Awaitable[ModelResponse | str]"]
 """A callable that computes a reply from the request."""
@@ -125,3 +125,7 @@ class ScriptedModel:
         raise TypeError(
             f"a scripted reply must be str or ModelResponse, got {type(entry).__name__}"
         )
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        """Record ``request`` and stream the next scripted reply's deltas, then the reply."""
+        return stream_whole(self, request)

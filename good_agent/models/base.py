@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from good_agent.core.messages import AssistantMessage, Message, ToolCall, Usage
+from good_agent.providers.streaming.deltas import (
+    FinishDelta,
+    ModelDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageDelta,
+)
 from good_agent.providers.types import ParsedToolCall, ProviderResponse, ToolChoice
 
 
@@ -61,6 +72,48 @@ class LanguageModel(Protocol):
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and return the normalized reply."""
         ...
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        """Send ``request`` and yield deltas as they arrive, then the complete reply.
+
+        The last item is always the :class:`ModelResponse` that :meth:`request`
+        would have returned; every item before it is a
+        :class:`~good_agent.providers.streaming.deltas.ModelDelta`. Closing the
+        iterator early (``aclose()``, leaving ``async for``) cancels the upstream
+        request.
+        """
+        ...
+
+
+ModelStreamItem = ModelDelta | ModelResponse
+"""What :meth:`LanguageModel.stream` yields: deltas, then one final :class:`ModelResponse`."""
+
+
+def deltas_of(response: ModelResponse) -> list[ModelDelta]:
+    """The deltas a stream of ``response`` would have carried, for models that reply whole."""
+    deltas: list[ModelDelta] = []
+    if response.reasoning:
+        deltas.append(ReasoningDelta(response.reasoning))
+    if response.content:
+        deltas.append(TextDelta(response.content))
+    for index, call in enumerate(response.tool_calls):
+        deltas.append(ToolCallStart(index, call.id, call.name))
+        deltas.append(ToolCallArgs(index, call.to_openai()["function"]["arguments"]))
+        deltas.append(ToolCallEnd(index))
+    usage = response.usage
+    deltas.append(UsageDelta(usage.input_tokens, usage.output_tokens))
+    deltas.append(FinishDelta(response.finish_reason))
+    return deltas
+
+
+async def stream_whole(
+    model: LanguageModel, request: ModelRequest
+) -> AsyncIterator[ModelStreamItem]:
+    """Stream a reply that arrives whole: its :func:`deltas_of`, then the reply itself."""
+    response = await model.request(request)
+    for delta in deltas_of(response):
+        yield delta
+    yield response
 
 
 def tool_call_from_parsed(call: ParsedToolCall) -> ToolCall:

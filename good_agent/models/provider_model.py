@@ -10,12 +10,13 @@ value) and ``parallel_tool_calls``; both are consumed here, never sent.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Literal, Protocol
 
 from good_agent.core.errors import ModelError
 from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
-from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, stream_whole
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import ModelProfile, get_profile, with_mode
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -135,6 +136,10 @@ class ProviderModel:
             return await self._request_in(ToolCallingMode.VALIDATED, request)
         decoded = fallback.calls_from_content(key, adapter.decode(raw, tools), tools)
         return ModelResponse.from_provider(decoded)
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        """Yield the reply's deltas, then the reply (sent whole for now)."""
+        return stream_whole(self, request)
 
     async def _request_in(self, mode: ToolCallingMode, request: ModelRequest) -> ModelResponse:
         settings = {**request.settings, "mode": mode}
