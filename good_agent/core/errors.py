@@ -106,6 +106,15 @@ class ModelConnectionError(ModelError):
     """The provider could not be reached."""
 
 
+class ModelResponseError(ModelError):
+    """The provider answered, but not with a reply of its documented shape.
+
+    An HTML page or an empty body where JSON was due, a ``choices`` entry that is
+    not an object, a tool-call ``index`` that is not a number: the request may
+    have been fine; the reply cannot be used.
+    """
+
+
 class ModelConfigError(GoodAgentError, ValueError):
     """A model cannot be built from the given name or settings."""
 

@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from good_agent.core.errors import ModelError
+from good_agent.core.errors import ModelError, ModelResponseError
 from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile
@@ -40,6 +40,8 @@ from good_agent.server.shaping import (
 from good_agent.server.upstream import HttpUpstream
 
 _PROMPTED = (ToolCallingMode.VALIDATED, ToolCallingMode.PARSED)
+_SHAPE_ERRORS = (TypeError, ValueError, KeyError, AttributeError, IndexError)
+"""What decoding a reply of the wrong shape raises; it becomes a ModelResponseError."""
 
 
 BridgeRequest = ChatRequest
@@ -165,6 +167,22 @@ class ModelRoute:
     def _decode(
         self, adapter: CodecAdapter, request: BridgeRequest, raw: JSONDict
     ) -> ProviderResponse:
+        try:
+            return self._decode_reply(adapter, request, raw)
+        except _SHAPE_ERRORS as exc:
+            raise self._invalid_reply(exc) from exc
+
+    def _invalid_reply(self, exc: Exception) -> ModelResponseError:
+        provider = self.upstream.provider
+        return ModelResponseError(
+            f"the {provider} reply does not have the documented shape "
+            f"({type(exc).__name__}: {exc})",
+            provider=provider,
+        )
+
+    def _decode_reply(
+        self, adapter: CodecAdapter, request: BridgeRequest, raw: JSONDict
+    ) -> ProviderResponse:
         if not request.tools:
             return adapter.codec.decode_response(raw, None)
         decoded = adapter.decode(raw, list(request.tools))
@@ -219,7 +237,11 @@ class ModelRoute:
         try:
             async for raw in upstream:
                 started = True
-                for event in decoder.feed(raw):
+                try:
+                    decoded = decoder.feed(raw)
+                except _SHAPE_ERRORS as exc:
+                    raise self._invalid_reply(exc) from exc
+                for event in decoded:
                     if isinstance(event, Finish):
                         reason = event.reason
                         continue
