@@ -22,6 +22,8 @@ from good_agent.server.errors import bad_request
 MAX_BODY_DEPTH = 200
 """The deepest nesting of arrays and objects a request body may have (jiter's limit)."""
 
+_RULE = "text must be valid Unicode and numbers finite"
+
 
 def parse_body(data: bytes) -> Any:
     """The JSON value in ``data``; a 400 naming the problem (and its field) otherwise."""
@@ -31,7 +33,7 @@ def parse_body(data: bytes) -> Any:
         raise _refusal(data, str(exc)) from None
     where = find_unsendable(value, strings=False)
     if where is not None:
-        raise bad_request(f"{where[0]} holds a number JSON cannot carry ({where[1]})", where[0])
+        raise bad_request(f"{where[0]} holds {where[1]}; {_RULE}", where[0])
     return value
 
 
@@ -48,7 +50,7 @@ def _refusal(data: bytes, reason: str) -> Exception:
     if where is None:
         return bad_request(f"the request body is not valid JSON: {reason}")
     path, what = where
-    return bad_request(f"{path} holds {what}, which cannot be sent upstream", path)
+    return bad_request(f"{path} holds {what}; {_RULE}", path)
 
 
 def find_unsendable(value: Any, *, strings: bool) -> tuple[str, str] | None:
