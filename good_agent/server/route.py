@@ -251,9 +251,14 @@ class ModelRoute:
             if started:
                 raise
             raise _RefusedBeforeOutput(error) from error
+        if reason is None:
+            raise ModelResponseError(
+                f"the {self.upstream.provider} stream ended before its final event",
+                provider=self.upstream.provider,
+            )
         for out in shaper.finish():
             yield out
-        yield Finish("tool_calls" if shaper.calls else (reason or "stop"))
+        yield Finish("tool_calls" if shaper.calls else reason)
 
 
 def with_feedback(

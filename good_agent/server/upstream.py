@@ -178,6 +178,11 @@ class HttpUpstream:
 
     def transport_error(self, exc: Exception) -> Exception:
         """Map a transport or decoding failure to a :class:`ModelError`."""
+        if isinstance(exc, httpx2.SSEError):
+            return ModelResponseError(
+                f"{self.provider} did not answer with an event stream ({exc})",
+                provider=self.provider,
+            )
         if isinstance(exc, ValueError) and not isinstance(exc, httpx2.HTTPError):
             return ModelResponseError(
                 f"{self.provider} sent a reply that is not valid JSON", provider=self.provider

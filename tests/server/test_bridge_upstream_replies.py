@@ -1,0 +1,227 @@
+"""Upstream problems are a 502 with the right cause; a remaining 500 carries its request id.
+
+An upstream that answers 200 with HTML, an empty body or a reply of the wrong
+shape ``sent an invalid reply`` (it was reached); an upstream error page is
+summarized as its status and a short reason, never relayed. Client keys that are
+blank refuse to start; an unexpected failure is logged once under the request id
+the client sees.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx2
+import openai
+import pytest
+from bridge_fakes import UPSTREAM_KEY, RawFake
+from bridge_harness import CLIENT_KEY, USER
+
+from good_agent.server import ConfigError, create_app, parse_config
+from good_agent.server.background import BackgroundServer
+from good_agent.server.serve import check_exposure
+
+pytestmark = pytest.mark.anyio
+TRACEBACK = 'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in run\nKeyError'
+HTML_PAGE = (
+    "<html><head><title>500 Internal Server Error</title></head><body><pre>"
+    + TRACEBACK
+    + " secret-internal-path /srv/app.py</pre></body></html>"
+)
+
+
+@pytest.fixture(scope="module")
+def raw() -> Iterator[tuple[RawFake, BackgroundServer]]:
+    fake = RawFake()
+    upstream = BackgroundServer(fake.app()).start()
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
+            "models": [
+                {
+                    "name": name,
+                    "provider": provider,
+                    "model": model,
+                    "mode": "native",
+                    "base_url": upstream.url + suffix,
+                    "api_key_env": "GA_TEST_UPSTREAM_KEY",
+                }
+                for name, provider, model, suffix in (
+                    ("gpt", "openai", "fake-gpt", "/v1"),
+                    ("claude", "anthropic", "claude-sonnet-4-5", ""),
+                )
+            ],
+        }
+    )
+    bridge = BackgroundServer(create_app(config)).start()
+    yield fake, bridge
+    bridge.stop()
+    upstream.stop()
+
+
+@pytest.fixture
+def fake(raw: tuple[RawFake, BackgroundServer]) -> RawFake:
+    raw[0].reset()
+    return raw[0]
+
+
+@pytest.fixture
+async def client(raw: tuple[RawFake, BackgroundServer]) -> Any:
+    async with openai.AsyncOpenAI(
+        base_url=f"{raw[1].url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        yield client
+
+
+async def ask(client: Any, *, stream: bool) -> openai.APIStatusError:
+    with pytest.raises(openai.APIStatusError) as failed:
+        reply = await client.chat.completions.create(model="gpt", messages=USER, stream=stream)
+        if stream:
+            async for _ in reply:
+                pass
+    return failed.value
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (HTML_PAGE.encode(), "text/html"),
+        (b"", "application/json"),
+        (b"[1, 2]", "application/json"),
+        (b'{"choices": ["x"]}', "application/json"),
+        (b'{"choices": [{"message": "x"}]}', "application/json"),
+    ],
+)
+async def test_a_200_that_is_not_a_reply_is_an_invalid_reply(
+    client: Any, fake: RawFake, body: bytes, content_type: str, stream: bool
+) -> None:
+    fake.body, fake.content_type = body, content_type
+    if stream and content_type == "application/json" and body:
+        fake.body = b"data: " + body + b"\n\n"
+        fake.content_type = "text/event-stream"
+    error = await ask(client, stream=stream)
+    assert error.status_code == 502, error.message
+    assert "invalid reply" in error.message and "cannot be reached" not in error.message
+    assert "Traceback" not in error.message and "<html>" not in error.message
+    assert fake.requests >= 1
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_tool_call_index_that_is_not_a_number(
+    client: Any, fake: RawFake, stream: bool
+) -> None:
+    call = {"index": "zero", "id": "c1", "type": "function", "function": {"name": "f"}}
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunk["choices"] = [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]
+    if stream:
+        fake.body, fake.content_type = f"data: {json.dumps(chunk)}\n\n".encode(), "text/event-stream"
+    else:
+        message = {"role": "assistant", "content": None, "tool_calls": [{**call, "function": "f"}]}
+        reply = {**chunk, "object": "chat.completion", "choices": [{"message": message}]}
+        fake.body = json.dumps(reply).encode()
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    with pytest.raises(openai.APIStatusError) as failed:
+        reply_or_stream = await client.chat.completions.create(
+            model="gpt", messages=USER, tools=tools, stream=stream
+        )
+        if stream:
+            async for _ in reply_or_stream:
+                pass
+    assert failed.value.status_code == 502
+    assert "invalid reply" in failed.value.message
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_an_upstream_error_page_is_summarized(
+    client: Any, fake: RawFake, stream: bool
+) -> None:
+    fake.status, fake.body, fake.content_type = 500, HTML_PAGE.encode(), "text/html"
+    error = await ask(client, stream=stream)
+    assert error.status_code == 502
+    assert "HTTP 500 Internal Server Error" in error.message
+    for leaked in ("Traceback", "/srv/app.py", "<html", "secret-internal-path"):
+        assert leaked not in error.message
+    long = "overloaded: " + "x" * 2000
+    fake.status, fake.content_type = 503, "application/json"
+    fake.body = json.dumps({"error": {"message": long + "\n" + TRACEBACK}}).encode()
+    error = await ask(client, stream=stream)
+    assert error.status_code == 502
+    assert "HTTP 503 Service Unavailable: overloaded: xxx" in error.message
+    assert len(error.message) < 300 and "Traceback" not in error.message
+
+
+async def test_messages_endpoint_reports_invalid_replies_in_its_own_shape(
+    raw: tuple[RawFake, BackgroundServer], fake: RawFake
+) -> None:
+    fake.body, fake.content_type = b"<html>oops</html>", "text/html"
+    async with anthropic.AsyncAnthropic(
+        base_url=raw[1].url, api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        with pytest.raises(anthropic.APIStatusError) as failed:
+            await client.messages.create(model="claude", max_tokens=10, messages=USER)
+    assert failed.value.status_code == 502
+    body = failed.value.body
+    assert isinstance(body, dict) and body["type"] == "error"
+    assert "invalid reply" in body["error"]["message"]
+    assert body["request_id"] == failed.value.response.headers["x-request-id"]
+
+
+@pytest.mark.parametrize("value", ["", "   ", "key-one, ,key-two", "key-one,", " , "])
+def test_blank_client_keys_refuse_to_start(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("GA_TEST_BLANK_KEYS", value)
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_BLANK_KEYS"},
+            "models": [{"name": "m", "provider": "openai", "model": "x"}],
+        }
+    )
+    with pytest.raises(ConfigError, match="GA_TEST_BLANK_KEYS"):
+        create_app(config)
+    with pytest.raises(ConfigError, match="blank"):
+        check_exposure(config, "0.0.0.0")
+
+
+async def test_an_unexpected_failure_is_a_500_with_its_request_id(
+    raw: tuple[RawFake, BackgroundServer],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from good_agent.server import app as app_module
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("a bug in the bridge")
+
+    caplog.set_level(logging.INFO, logger="good_agent.server")
+    monkeypatch.setattr(app_module, "completion_body", broken)
+    raw[0].body = json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}}],
+        }
+    ).encode()
+    async with httpx2.AsyncClient(timeout=10) as http:
+        response = await http.post(
+            f"{raw[1].url}/v1/chat/completions",
+            headers={"authorization": f"Bearer {CLIENT_KEY}"},
+            json={"model": "gpt", "messages": USER},
+        )
+    assert response.status_code == 500
+    request_id = response.headers["x-request-id"]
+    error = response.json()["error"]
+    assert error["type"] == "server_error" and request_id in error["message"]
+    assert "a bug in the bridge" not in error["message"]
+    failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(failures) == 1 and request_id in failures[0].getMessage()
+    assert failures[0].exc_info is not None
+    access = [r for r in caplog.records if r.name == "good_agent.server.access"]
+    assert [r.__dict__["request_id"] for r in access] == [request_id]
+    assert access[0].__dict__["status"] == 500
+    assert UPSTREAM_KEY not in caplog.text
