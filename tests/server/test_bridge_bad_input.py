@@ -172,24 +172,25 @@ async def test_wrong_types_are_400s_naming_the_field(
     assert not fakes["openai"][0].requests and not fakes["anthropic"][0].requests
 
 
+def raw_chat(content: str = '"x"', extra: str = "") -> bytes:
+    head = '{"model": "gpt", "messages": [{"role": "user", "content": ' + content + "}]"
+    return (head + extra + "}").encode()
+
+
+def raw_messages(content: str = '"x"', extra: str = "") -> bytes:
+    head = '{"model": "claude", "max_tokens": 9, "messages": [{"role": "user", "content": '
+    return (head + content + "}]" + extra + "}").encode()
+
+
 UNSENDABLE: list[tuple[str, bytes, str]] = [
-    (CHAT, b'{"model": "gpt", "messages": [{"role": "user", "content": "a\\ud800b"}]}', ""),
-    (CHAT, b'{"model": "gpt", "messages": [{"role": "user", "content": "\\udc00"}]}', ""),
-    (CHAT, b'{"model": "gpt", "messages": [{"role": "user", "content": "x"}], "temperature": NaN}', ""),
-    (CHAT, b'{"model": "gpt", "messages": [{"role": "user", "content": "x"}], "top_p": -Infinity}', ""),
-    (CHAT, b'{"model": "gpt", "messages": [{"role": "user", "content": "x"}], "seed": 1e999}', ""),
-    (CHAT, b'{"model": "gpt", "messages": [{"role": "user", "content": "x"}], "x": 1e999}', "x"),
-    (
-        MESSAGES,
-        b'{"model": "claude", "max_tokens": 9, "messages": [{"role": "user", "content": "\\ud83d"}]}',
-        "",
-    ),
-    (
-        MESSAGES,
-        b'{"model": "claude", "max_tokens": 9, "messages": [{"role": "user", "content": "x"}],'
-        b' "temperature": NaN}',
-        "",
-    ),
+    (CHAT, raw_chat('"a\\ud800b"'), ""),
+    (CHAT, raw_chat('"\\udc00"'), ""),
+    (CHAT, raw_chat(extra=', "temperature": NaN'), ""),
+    (CHAT, raw_chat(extra=', "top_p": -Infinity'), ""),
+    (CHAT, raw_chat(extra=', "seed": 1e999'), ""),
+    (CHAT, raw_chat(extra=', "x": 1e999'), "x"),
+    (MESSAGES, raw_messages('"\\ud83d"'), ""),
+    (MESSAGES, raw_messages(extra=', "temperature": NaN'), ""),
 ]
 
 

@@ -119,9 +119,11 @@ async def test_a_tool_call_index_that_is_not_a_number(
     chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
     chunk["choices"] = [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]
     if stream:
-        fake.body, fake.content_type = f"data: {json.dumps(chunk)}\n\n".encode(), "text/event-stream"
+        fake.content_type = "text/event-stream"
+        fake.body = f"data: {json.dumps(chunk)}\n\n".encode()
     else:
-        message = {"role": "assistant", "content": None, "tool_calls": [{**call, "function": "f"}]}
+        broken = [{**call, "function": "f"}]
+        message = {"role": "assistant", "content": None, "tool_calls": broken}
         reply = {**chunk, "object": "chat.completion", "choices": [{"message": message}]}
         fake.body = json.dumps(reply).encode()
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
