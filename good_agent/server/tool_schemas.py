@@ -93,7 +93,7 @@ def check_tool_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param} must be a JSON Schema object", param)
     if schema.get("type", "object") != "object":
         raise bad_request(f"{param} must have type 'object', got {schema.get('type')!r}", param)
-    found = schema_problem(schema)
+    found = schema_problem(schema) or ref_loop(schema)
     if found is not None:
         path, problem = found
         raise bad_request(f"{param}{path} {problem}", f"{param}{path}")
@@ -134,6 +134,89 @@ def schema_problem(schema: Any) -> tuple[str, str] | None:
     return None
 
 
+_LOOP = "leads into a loop of references that never steps into the value"
+_SAME_VALUE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
+"""Keywords whose schemas apply to the same value (no step into it)."""
+
+
+def ref_loop(schema: dict[str, Any]) -> tuple[str, str] | None:
+    """The path of a ``$ref`` that leads into a loop which never steps into the
+    value (``{"$ref": "#"}`` at the root, two ``$defs`` naming each other), which
+    would make validating any value recurse forever; ``None`` when there is none.
+
+    Depth-first over the schemas that apply to one value, linear in their number.
+    """
+    visiting: set[int] = set()
+    done: set[int] = set()
+    for start_path, start in _all_schemas(schema):
+        # Each entry: path, schema, and whether its children were pushed already.
+        stack: list[tuple[str, Any, bool]] = [(start_path, start, False)]
+        while stack:
+            path, node, expanded = stack.pop()
+            if not isinstance(node, dict):
+                continue
+            key = id(node)
+            if expanded:
+                visiting.discard(key)
+                done.add(key)
+                continue
+            if key in done:
+                continue
+            if key in visiting:
+                return f"{start_path}.$ref", _LOOP
+            visiting.add(key)
+            stack.append((path, node, True))
+            for child_path, child in _same_value(schema, node, path):
+                if id(child) in visiting:
+                    return f"{start_path}.$ref", _LOOP
+                stack.append((child_path, child, False))
+    return None
+
+
+def _same_value(root: dict[str, Any], node: dict[str, Any], path: str) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target = _resolve(root, ref)
+        if target is not None:
+            out.append((f"{path}.$ref", target))
+    for key in _SAME_VALUE:
+        value = node.get(key)
+        if isinstance(value, dict):
+            out.append((f"{path}.{key}", value))
+        elif isinstance(value, list):
+            out.extend((f"{path}.{key}[{i}]", item) for i, item in enumerate(value))
+    return out
+
+
+def _resolve(root: dict[str, Any], pointer: str) -> Any:
+    if not pointer.startswith("#"):
+        return None
+    node: Any = root
+    for part in [p for p in pointer[1:].split("/") if p]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _all_schemas(schema: dict[str, Any]) -> list[tuple[str, Any]]:
+    """Every subschema holding a ``$ref``, with its path (the starts of possible loops)."""
+    found: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any, bool]] = [("", schema, True)]
+    while stack:
+        path, node, is_schema = stack.pop()
+        if not is_schema or not isinstance(node, dict):
+            continue
+        if "$ref" in node:
+            found.append((path, node))
+        for key, value in node.items():
+            for sub_path, child, child_is_schema, _ in _children(key, value, _join(path, key)):
+                stack.append((sub_path, child, child_is_schema))
+    return found
+
+
 def _join(path: str, key: Any) -> str:
     return f"{path}[{key}]" if isinstance(key, int) else f"{path}.{key}"
 
@@ -168,7 +251,9 @@ def _keyword_problem(key: str, value: Any) -> str | None:
     if key == "type":
         return _type_problem(value)
     if key == "required":
-        return None if _names(value) else "must be an array of property names"
+        if not _names(value) or len(set(value)) != len(value):
+            return "must be an array of distinct property names"
+        return None
     if key == "pattern":
         if not isinstance(value, str):
             return f"must be a string, got {value!r}"

@@ -93,6 +93,12 @@ BAD_SCHEMAS: list[tuple[Any, str]] = [
     ({"type": "object", "properties": {"a": {"pattern": "("}}}, ".properties.a.pattern"),
     ({"type": "object", "properties": {"a": {"anyOf": {}}}}, ".properties.a.anyOf"),
     ({"type": "object", "properties": {"a": 5}}, ".properties.a"),
+    ({"type": "object", "required": ["a", "a"]}, ".required"),
+    ({"type": "object", "$ref": "#"}, ".$ref"),
+    (
+        {"type": "object", "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"},
+        ".$ref",
+    ),
 ]
 
 
