@@ -115,8 +115,8 @@ def schema_problem(schema: Any) -> tuple[str, str] | None:
         if not is_schema:
             if isinstance(node, float) and not math.isfinite(node):
                 return path, "must be a finite number"
-            children = node.items() if isinstance(node, dict) else enumerate(node or ())
             if isinstance(node, dict | list):
+                children = node.items() if isinstance(node, dict) else enumerate(node)
                 for key, child in children:
                     stack.append((_join(path, key), child, depth + 1, False))
             continue
