@@ -19,6 +19,7 @@ from good_agent.server.config import (
     parse_config,
 )
 from good_agent.server.errors import BridgeError
+from good_agent.server.request_schemas import ChatCompletionsBody, MessagesBody
 from good_agent.server.route import BridgeReply, BridgeRequest, ModelRoute
 from good_agent.server.serve import check_exposure, serve
 from good_agent.server.upstream import UPSTREAMS, HttpUpstream, UpstreamFactory
@@ -32,8 +33,10 @@ __all__ = [
     "BridgeError",
     "BridgeReply",
     "BridgeRequest",
+    "ChatCompletionsBody",
     "ConfigError",
     "HttpUpstream",
+    "MessagesBody",
     "ModelConfig",
     "ModelRoute",
     "ServerConfig",
