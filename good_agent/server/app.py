@@ -12,6 +12,7 @@ the same id) on ``good_agent.server``.
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -32,7 +33,7 @@ from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
-from good_agent.server.openai_api import completion_body, parse_chat_request
+from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
 from good_agent.server.registered import build_upstream
 from good_agent.server.request_body import parse_body
 from good_agent.server.route import BridgeRequest, ModelRoute
@@ -48,6 +49,14 @@ REQUEST_ID_HEADER = "x-request-id"
 
 T = TypeVar("T")
 _SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+class ReplyJSON(JSONResponse):
+    """A JSON response that survives text with lone surrogates (see :func:`utf8`)."""
+
+    def render(self, content: Any) -> bytes:
+        """Compact JSON, UTF-8."""
+        return utf8(json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
 
 
 class ClientGone(Exception):
@@ -219,7 +228,7 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
         )
         bridge.log(path, route, 200, elapsed(), reply.usage, request_id=request_id)
-        return JSONResponse(payload, headers={REQUEST_ID_HEADER: request_id})
+        return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
     except ClientGone:
         bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
         return Response(status_code=499)

@@ -199,7 +199,16 @@ def completion_body(reply: BridgeReply, model: str) -> JSONDict:
 def sse(payload: JSONDict | str) -> bytes:
     """One server-sent event line pair."""
     data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-    return f"data: {data}\n\n".encode()
+    return utf8(f"data: {data}\n\n")
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone surrogate (which an upstream may send as a JSON
+    escape) replaced by U+FFFD rather than failing the reply."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
 class ChunkWriter:

@@ -139,6 +139,27 @@ async def test_a_tool_call_index_that_is_not_a_number(
 
 
 @pytest.mark.parametrize("stream", [False, True])
+async def test_a_lone_surrogate_in_a_reply_is_replaced(
+    client: Any, fake: RawFake, stream: bool
+) -> None:
+    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop"}
+    reply = {"id": "x", "object": "chat.completion", "created": 1, "model": "m"}
+    if stream:
+        choice["delta"] = {"role": "assistant", "content": "a\ud800b"}
+        fake.content_type = "text/event-stream"
+        fake.body = f"data: {json.dumps({**reply, 'choices': [choice]})}\n\n".encode()
+        stream_reply = await client.chat.completions.create(model="gpt", messages=USER, stream=True)
+        parts = [chunk.choices[0].delta.content async for chunk in stream_reply if chunk.choices]
+        text = "".join(part or "" for part in parts)
+    else:
+        choice["message"] = {"role": "assistant", "content": "a\ud800b"}
+        fake.body = json.dumps({**reply, "choices": [choice]}).encode()
+        answer = await client.chat.completions.create(model="gpt", messages=USER)
+        text = answer.choices[0].message.content
+    assert text == "a\ufffdb"
+
+
+@pytest.mark.parametrize("stream", [False, True])
 async def test_an_upstream_error_page_is_summarized(
     client: Any, fake: RawFake, stream: bool
 ) -> None:
