@@ -23,7 +23,7 @@ from good_agent.server.errors import bad_request
 from good_agent.server.events import CallDelta
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.route import BridgeReply, BridgeRequest
-from good_agent.server.tool_schemas import check_tool_schema
+from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -145,6 +145,14 @@ def parse_chat_request(body: Any) -> ChatCall:
             )
         if fmt["type"] == "text":
             fmt = None
+        elif fmt["type"] == "json_schema":
+            spec = fmt.get("json_schema")
+            if not isinstance(spec, dict):
+                raise bad_request(
+                    "response_format.json_schema must be an object", "response_format.json_schema"
+                )
+            if "schema" in spec:
+                check_output_schema(spec["schema"], "response_format.json_schema.schema")
     stream = body.get("stream") or False
     if not isinstance(stream, bool):
         raise bad_request("stream must be a boolean", "stream")

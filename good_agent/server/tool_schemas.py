@@ -103,6 +103,16 @@ def check_tool_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param} is not a valid JSON Schema: {exc}", param) from None
 
 
+def check_output_schema(schema: Any, param: str) -> None:
+    """Check a ``response_format`` JSON Schema (any root type); a 400 names the keyword."""
+    if not isinstance(schema, dict | bool):
+        raise bad_request(f"{param} must be a JSON Schema object", param)
+    found = schema_problem(schema) or (ref_loop(schema) if isinstance(schema, dict) else None)
+    if found is not None:
+        path, problem = found
+        raise bad_request(f"{param}{path} {problem}", f"{param}{path}")
+
+
 def schema_problem(schema: Any) -> tuple[str, str] | None:
     """The path (``.properties.a.maxLength``) and description of the first problem
     in ``schema``, or ``None`` when it is a usable JSON Schema."""

@@ -128,6 +128,26 @@ async def test_a_schema_at_the_depth_limit_is_served(
     assert fakes["openai"][0].requests
 
 
+@pytest.mark.parametrize(
+    ("json_schema", "param"),
+    [
+        (5, "response_format.json_schema"),
+        (
+            {"name": "x", "schema": {"properties": "a"}},
+            "response_format.json_schema.schema.properties",
+        ),
+        ({"name": "x", "schema": {"$ref": "#"}}, "response_format.json_schema.schema.$ref"),
+        ({"name": "x", "schema": "object"}, "response_format.json_schema.schema"),
+    ],
+)
+async def test_bad_response_format_schemas_are_400s(
+    bridge: Any, fakes: dict[str, tuple[Fake, str]], json_schema: Any, param: str
+) -> None:
+    body = chat(response_format={"type": "json_schema", "json_schema": json_schema})
+    refused(await send(bridge, CHAT, json.dumps(body).encode()), CHAT, param)
+    assert not fakes["openai"][0].requests
+
+
 @pytest.mark.parametrize("name", [["w"], {"name": "w"}, 5, None])
 async def test_messages_tool_choice_name_must_be_a_string(bridge: Any, name: Any) -> None:
     weather = {"name": "w", "input_schema": WEATHER["function"]["parameters"]}

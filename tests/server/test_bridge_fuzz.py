@@ -14,6 +14,7 @@ their providers' formats.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import httpx2
@@ -37,7 +38,8 @@ UPSTREAM_FAILURES = {
     504: {"upstream_timeout"},
 }
 FUZZ = settings(
-    max_examples=60,
+    # 60 examples per endpoint in CI (a few seconds); BRIDGE_FUZZ_EXAMPLES=2000 for a deeper run.
+    max_examples=int(os.environ.get("BRIDGE_FUZZ_EXAMPLES", "60")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
     database=None,
