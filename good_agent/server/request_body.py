@@ -31,7 +31,7 @@ def parse_body(data: bytes) -> Any:
         value = from_json(data, allow_inf_nan=False)
     except ValueError as exc:
         raise _refusal(data, str(exc)) from None
-    where = find_unsendable(value, strings=False)
+    where = find_unsendable(value, strings=False) if _has_non_finite(value) else None
     if where is not None:
         raise bad_request(f"{where[0]} holds {where[1]}; {_RULE}", where[0])
     return value
@@ -76,6 +76,24 @@ def find_unsendable(value: Any, *, strings: bool) -> tuple[str, str] | None:
         elif isinstance(item, list):
             stack.extend((f"{path}[{i}]", child) for i, child in reversed(list(enumerate(item))))
     return None
+
+
+def _has_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds an infinite float anywhere (a quick pass, no paths)."""
+    if type(value) is not dict and type(value) is not list:
+        return type(value) is float and not math.isfinite(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        children = item.values() if type(item) is dict else item
+        for child in children:
+            kind = type(child)
+            if kind is float:
+                if not math.isfinite(child):
+                    return True
+            elif kind is dict or kind is list:
+                stack.append(child)
+    return False
 
 
 def _has_surrogate(text: str) -> bool:

@@ -14,7 +14,8 @@ the keyword rather than a crash when the model's call is validated later:
 * the schema then compiles with the validator the bridge checks calls with
   (local ``$ref`` values only).
 
-The walk is iterative and linear in the schema's size.
+The walk is iterative and linear in the schema's size; a schema accepted once is
+remembered, since clients send the same tools on every turn.
 
 Reference: https://json-schema.org/draft/2020-12/json-schema-core and
 https://json-schema.org/draft/2020-12/json-schema-validation
@@ -22,8 +23,10 @@ https://json-schema.org/draft/2020-12/json-schema-validation
 
 from __future__ import annotations
 
+import json
 import math
 import re
+from collections import OrderedDict
 from typing import Any
 
 from good_agent.providers.schema_validation import compile_schema
@@ -31,6 +34,12 @@ from good_agent.server.errors import bad_request
 
 MAX_SCHEMA_DEPTH = 64
 """The deepest nesting of objects and arrays a tool's parameter schema may have."""
+
+# Clients send the same tools on every turn: schemas already accepted are
+# remembered (the most recent 1,024 of up to 16,000 characters each).
+_ACCEPTED: OrderedDict[str, None] = OrderedDict()
+_CACHED_SCHEMAS = 1024
+_CACHED_SCHEMA_CHARS = 16_000
 
 _TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _ONE_SCHEMA = frozenset(
@@ -93,6 +102,10 @@ def check_tool_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param} must be a JSON Schema object", param)
     if schema.get("type", "object") != "object":
         raise bad_request(f"{param} must have type 'object', got {schema.get('type')!r}", param)
+    key = json.dumps(schema, separators=(",", ":"))
+    if key in _ACCEPTED:
+        _ACCEPTED.move_to_end(key)
+        return
     found = schema_problem(schema) or ref_loop(schema)
     if found is not None:
         path, problem = found
@@ -101,6 +114,10 @@ def check_tool_schema(schema: Any, param: str) -> None:
         compile_schema(schema)
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise bad_request(f"{param} is not a valid JSON Schema: {exc}", param) from None
+    if len(key) <= _CACHED_SCHEMA_CHARS:
+        _ACCEPTED[key] = None
+        if len(_ACCEPTED) > _CACHED_SCHEMAS:
+            _ACCEPTED.popitem(last=False)
 
 
 def check_output_schema(schema: Any, param: str) -> None:
