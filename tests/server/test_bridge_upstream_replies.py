@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -23,7 +24,7 @@ from bridge_harness import CLIENT_KEY, USER
 
 from good_agent.server import ConfigError, create_app, parse_config
 from good_agent.server.background import BackgroundServer
-from good_agent.server.serve import check_exposure
+from good_agent.server.serve import check_exposure, run_command
 
 pytestmark = pytest.mark.anyio
 TRACEBACK = 'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in run\nKeyError'
@@ -207,6 +208,19 @@ def test_blank_client_keys_refuse_to_start(monkeypatch: pytest.MonkeyPatch, valu
         create_app(config)
     with pytest.raises(ConfigError, match="blank"):
         check_exposure(config, "0.0.0.0")
+
+
+def test_serve_with_a_blank_client_key_exits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GA_TEST_BLANK_KEYS", "  ")
+    config = tmp_path / "bridge.toml"
+    config.write_text(
+        '[server]\napi_keys_env = "GA_TEST_BLANK_KEYS"\n'
+        '[[models]]\nname = "m"\nprovider = "openai"\nmodel = "x"\n'
+    )
+    assert run_command(str(config), port=0) == 1
+    assert "GA_TEST_BLANK_KEYS is blank" in capsys.readouterr().err
 
 
 async def test_an_unexpected_failure_is_a_500_with_its_request_id(
