@@ -142,11 +142,11 @@ def summarize(exc: ModelError) -> str:
     if status is None:
         return _short(str(exc)) or type(exc).__name__
     try:
-        phrase = HTTPStatus(status).phrase
+        head = f"HTTP {status} {HTTPStatus(status).phrase}"
     except ValueError:
-        phrase = "error"
+        head = f"HTTP {status}"
     reason = _short(_reason_in(exc.body))
-    return f"HTTP {status} {phrase}" + (f": {reason}" if reason else "")
+    return head + (f": {reason}" if reason else "")
 
 
 def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
