@@ -13,7 +13,6 @@ from good_agent.core.errors import (
 )
 from good_agent.server.errors import REASON_LIMIT, from_model_error, summarize
 
-
 TRACE = "Traceback (most recent call last):"
 ANTHROPIC_529 = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 
