@@ -233,6 +233,7 @@ class ModelRoute:
         shaper = self.shaper(request, adapter)
         reason: str | None = None
         started = False
+        produced = False
         upstream = self.upstream.stream(body)
         try:
             async for raw in upstream:
@@ -241,6 +242,7 @@ class ModelRoute:
                     decoded = decoder.feed(raw)
                 except _SHAPE_ERRORS as exc:
                     raise self._invalid_reply(exc) from exc
+                produced = produced or bool(decoded)
                 for event in decoded:
                     if isinstance(event, Finish):
                         reason = event.reason
@@ -251,14 +253,14 @@ class ModelRoute:
             if started:
                 raise
             raise _RefusedBeforeOutput(error) from error
-        if reason is None:
+        if not produced:
             raise ModelResponseError(
-                f"the {self.upstream.provider} stream ended before its final event",
+                f"the {self.upstream.provider} stream held no reply",
                 provider=self.upstream.provider,
             )
         for out in shaper.finish():
             yield out
-        yield Finish("tool_calls" if shaper.calls else reason)
+        yield Finish("tool_calls" if shaper.calls else (reason or "stop"))
 
 
 def with_feedback(
