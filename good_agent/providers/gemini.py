@@ -30,6 +30,7 @@ from good_agent.providers.history import (
     system_text,
     text_of,
 )
+from good_agent.providers.reply_shape import reply_object
 from good_agent.providers.schema.gemini import to_gemini_schema
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -265,6 +266,7 @@ def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
 ) -> tuple[ProviderResponse, dict[str, str]]:
     """Like :func:`decode_response`, also returning call id -> thought signature."""
+    raw = reply_object(raw, "gemini")
     candidates = field_of(raw, "candidates") or []
     candidate = candidates[0] if candidates else {}
     texts: list[str] = []

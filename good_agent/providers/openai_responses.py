@@ -16,15 +16,20 @@ import json
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai_tools import function_definition, restore_call, strict_setting
+from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
 from good_agent.providers.types import (
+    REPLAY_KEY,
     ChatRequest,
     JSONDict,
     ParsedToolCall,
     ProviderResponse,
     Usage,
 )
+
+PROVIDER = "openai-responses"
+"""The provider named in errors about malformed replies."""
 
 _SETTINGS = {
     "temperature": "temperature",
@@ -87,6 +92,14 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
                 }
             )
             continue
+        if role == "assistant":
+            # Reasoning items go back before the calls they led to (reasoning models
+            # need them to continue after a function call).
+            items.extend(
+                dict(item)
+                for item in message.get(REPLAY_KEY) or []
+                if isinstance(item, dict) and item.get("type") == "reasoning"
+            )
         text = text_of(message.get("content"))
         if text or role != "assistant":
             items.append({"role": role, "content": text})
@@ -105,11 +118,18 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
-    """Normalize a Responses API response object."""
+    """Normalize a Responses API response object.
+
+    ``reasoning`` items are kept whole in ``ProviderResponse.replay`` for the next
+    request. A reply whose ``output`` is not a list of items raises
+    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    """
+    raw = reply_object(raw, PROVIDER)
     texts: list[str] = []
     reasoning: list[str] = []
+    replay: list[JSONDict] = []
     calls: list[ParsedToolCall] = []
-    for item in raw.get("output") or []:
+    for item in items_of(field_list(raw, "output", PROVIDER), "output", PROVIDER):
         kind = item.get("type")
         if kind == "message":
             for part in item.get("content") or []:
@@ -125,9 +145,10 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
             )
             calls.append(restore_call(call, names))
         elif kind == "reasoning":
+            replay.append({k: v for k, v in item.items() if v is not None and k != "status"})
             for part in item.get("summary") or []:
                 reasoning.append(str(part.get("text") or ""))
-    usage = raw.get("usage") or {}
+    usage = field_object(raw, "usage", PROVIDER)
     return ProviderResponse(
         content="".join(texts) if texts else None,
         tool_calls=tuple(calls),
@@ -138,6 +159,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         ),
         reasoning="\n".join(reasoning) if reasoning else None,
         model=raw.get("model"),
+        replay=tuple(replay),
     )
 
 

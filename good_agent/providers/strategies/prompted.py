@@ -101,6 +101,7 @@ class PromptedAdapter(CodecAdapter):
             usage=plain.usage,
             reasoning=reasoning or plain.reasoning,
             model=plain.model,
+            replay=plain.replay,
         )
 
     def check(self, call: ParsedToolCall, tools: list[JSONDict]) -> ParsedToolCall:

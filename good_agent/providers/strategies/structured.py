@@ -244,6 +244,7 @@ class StructuredAdapter(CodecAdapter):
             usage=plain.usage,
             reasoning=plain.reasoning,
             model=plain.model,
+            replay=plain.replay,
         )
 
     def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
