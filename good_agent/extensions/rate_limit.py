@@ -260,3 +260,4 @@ class RateLimiter(AgentComponent):
         else:
             self.stats.allowed += 1
         return None
+

@@ -113,15 +113,15 @@ class _Checker:
         keys = set(node) - ANNOTATIONS - (ROOT_KEYS if root else frozenset())
         variants = node.get("anyOf", node.get("oneOf"))
         types = self.types(node, path)
-        if types is None and variants is None:
-            self.add(f"{path}: a schema with no type")
-            return
         allowed = set(COMMON_KEYS)
         for kind in types or ():
             allowed |= TYPE_KEYS[kind]
         unsupported = sorted(keys - allowed)
         if unsupported:
             self.add(f"{path}: unsupported keywords in strict mode: {', '.join(unsupported)}")
+        if types is None and variants is None:
+            self.add(f"{path}: a schema with no type")
+            return
         if "anyOf" in node and "oneOf" in node:
             self.add(f"{path}: both anyOf and oneOf")
         if isinstance(node.get("enum"), list):

@@ -155,7 +155,7 @@ def hoist_definitions(schema: JSONDict, tool: str, defs: JSONDict) -> JSONDict:
 
     for name, sub in local.items():
         defs[renamed[name]] = rewrite(sub)
-    body = rewrite(schema)
+    body: JSONDict = rewrite(schema)
     if _refers_to_root(schema):
         defs[prefix] = body
         return {"$ref": f"#/$defs/{prefix}"}
