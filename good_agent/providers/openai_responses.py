@@ -40,6 +40,7 @@ _SETTINGS = {
     "reasoning": "reasoning",
     "user": "user",
     "store": "store",
+    "include": "include",
 }
 
 

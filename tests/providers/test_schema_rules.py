@@ -14,6 +14,7 @@ from good_agent.core.errors import ToolDefinitionError
 from good_agent.providers import openai_chat, openai_responses
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.schema import strict_problems, to_openai_schema
+from good_agent.providers.schema.normalize import TYPE_ALIASES
 from good_agent.providers.strategies.structured import StructuredAdapter, response_format
 from good_agent.providers.types import ChatRequest
 from good_agent.tools.tool import Tool
@@ -48,6 +49,32 @@ def test_from_schema_accepts_the_dialect_at_the_root(root: str | None) -> None:
     assert tool.validate({"x": 1.5, "tags": ["a"]}) == {"x": 1.5, "tags": ["a"]}
     with pytest.raises(ValueError, match="x"):
         tool.validate({"x": "wide"})
+
+
+@pytest.mark.parametrize("alias", sorted(TYPE_ALIASES))
+def test_every_known_dialect_type_is_accepted_at_every_depth(alias: str) -> None:
+    standard = TYPE_ALIASES[alias]
+    leaf = {"type": alias.upper() if len(alias) % 2 else alias}
+    schema = {
+        "type": "dict",
+        "properties": {
+            "plain": dict(leaf),
+            "listed": {"type": "list", "items": dict(leaf)},
+            "nested": {"type": "dict", "properties": {"deep": {"anyOf": [dict(leaf)]}}},
+        },
+    }
+    tool = Tool.from_schema("pkg.tool", schema)
+    props = tool.parameters["properties"]
+    found = [
+        props["plain"],
+        props["listed"]["items"],
+        props["nested"]["properties"]["deep"]["anyOf"][0],
+    ]
+    for node in found:
+        assert node.get("type") == standard
+    if standard == "object" or standard is None:
+        root = Tool.from_schema("pkg.root", {"type": alias, "properties": {"a": leaf}})
+        assert root.parameters["type"] == "object"
 
 
 def test_from_schema_still_rejects_a_non_object_root() -> None:
