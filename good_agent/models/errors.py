@@ -7,6 +7,7 @@ that is not of its API's shape is a :class:`ModelResponseError`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,6 +24,8 @@ from good_agent.core.errors import (
 from good_agent.providers.reply_shape import ReplyShapeError, preview
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.types import JSONDict, ProviderResponse
+
+_SHOWN = 200
 
 
 def decode_reply(
@@ -144,6 +147,12 @@ def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
     if isinstance(exc, genai_errors.APIError):
         message = str(exc.message or exc.status or exc)
         return error_for_status(int(exc.code), message, provider=provider, body=exc.details)
+    if isinstance(exc, json.JSONDecodeError):
+        return ModelResponseError(
+            f"{provider} sent a malformed reply: the body is not JSON ({exc.msg})",
+            provider=provider,
+            body=exc.doc[:_SHOWN],
+        )
     return map_http_error(exc, provider=provider)
 
 

@@ -278,3 +278,42 @@ async def test_404_names_the_url_and_suggests_v1() -> None:
     text = str(info.value)
     assert "http://127.0.0.1:8000/chat/completions" in text and "'/v1'" in text
     assert info.value.status_code == 404
+
+
+def gemini_model(response: httpx2.Response) -> Any:
+    from google import genai
+    from google.genai import types
+
+    from good_agent.models.gemini import GeminiModel
+
+    client = genai.Client(
+        api_key="k",
+        http_options=types.HttpOptions(
+            httpx_async_client=Handler(response).client(),
+            retry_options=types.HttpRetryOptions(attempts=1),
+        ),
+    )
+    return GeminiModel("gemini-2.5-flash", client=client)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("response", "words"),
+    [
+        (httpx2.Response(200, text="<html>x</html>"), "not JSON"),
+        (httpx2.Response(200, json={"candidates": []}), "no candidates"),
+    ],
+)
+async def test_malformed_gemini_replies_raise_a_typed_error(
+    response: httpx2.Response, words: str
+) -> None:
+    with pytest.raises(ModelResponseError, match=words) as info:
+        await gemini_model(response).request(ModelRequest(messages=[UserMessage(content="x")]))
+    assert info.value.provider == "gemini"
+
+
+@pytest.mark.anyio
+async def test_a_blocked_gemini_prompt_is_a_content_filter_finish() -> None:
+    blocked = httpx2.Response(200, json={"promptFeedback": {"blockReason": "SAFETY"}})
+    reply = await gemini_model(blocked).request(ModelRequest(messages=[UserMessage(content="x")]))
+    assert reply.finish_reason == "content_filter" and reply.content is None
