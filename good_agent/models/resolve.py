@@ -5,7 +5,8 @@ a prefix (``openai:``, ``openai-responses:``, ``anthropic:``, ``gemini:``/``goog
 ``ollama:``) or a name rule (``claude*`` is Anthropic, ``gemini*`` Gemini; other
 names go to an OpenAI-compatible endpoint). The tool-calling mode follows the
 profile unless ``mode`` is given. A name no rule knows, sent to an explicit
-``base_url`` (a local or self-hosted server), is "native with fallback": native
+``base_url`` (a local or self-hosted server), or an ``ollama:`` name, is "native
+with fallback": native
 tools first, and in ``AUTO`` mode a server that refuses tools makes the model fall
 back to prompt-based calling, and calls written into ``content`` are parsed (see
 :mod:`good_agent.models.fallback`). Register a profile with ``mode="validated"``
@@ -60,7 +61,7 @@ def resolve_model(
     factory = MODEL_FACTORIES.get(profile.provider)
     if factory is None:
         raise ModelConfigError(f"no model class for provider '{profile.provider}' ('{model}')")
-    if base_url and profile.rule is None:
+    if profile.rule is None and (base_url or profile.provider == "ollama"):
         # Native with fallback: the mode stays AUTO, so a tools refusal falls back.
         profile = replace(profile, mode=ToolCallingMode.NATIVE, rule=NATIVE_WITH_FALLBACK)
     extra: dict[str, Any] = {"strict": "profile"} if factory is OpenAIChatModel else {}

@@ -54,6 +54,9 @@ def test_unknown_names_on_a_base_url_start_native_in_auto() -> None:
     assert model.adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
     without = resolve_model("my-house-model", api_key="k")
     assert without.adapter.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
+    local = resolve_model("ollama:my-house-model")
+    assert local.adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
+    assert local.mode is ToolCallingMode.AUTO  # type: ignore[attr-defined]
 
 
 async def test_a_tools_refusal_falls_back_to_prompted(
