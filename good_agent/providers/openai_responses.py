@@ -93,28 +93,35 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
                 }
             )
             continue
+        item_ids: dict[str, str] = {}
         if role == "assistant":
             # Reasoning items go back before the calls they led to (reasoning models
-            # need them to continue after a function call).
-            items.extend(
-                dict(item)
-                for item in message.get(REPLAY_KEY) or []
-                if isinstance(item, dict) and item.get("type") == "reasoning"
-            )
+            # need them to continue after a function call), and those calls keep their
+            # item ids so the API can pair them with the reasoning.
+            replay = [i for i in message.get(REPLAY_KEY) or [] if isinstance(i, dict)]
+            reasoning = [dict(i) for i in replay if i.get("type") == "reasoning"]
+            items.extend(reasoning)
+            if reasoning:
+                item_ids = {
+                    str(i["call_id"]): str(i["id"])
+                    for i in replay
+                    if i.get("type") == "function_call" and i.get("id") and i.get("call_id")
+                }
         text = text_of(message.get("content"))
         if text or role != "assistant":
             items.append({"role": role, "content": text})
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             raw = function.get("arguments")
-            items.append(
-                {
-                    "type": "function_call",
-                    "call_id": call.get("id"),
-                    "name": names.to_provider(str(function.get("name", ""))),
-                    "arguments": raw if isinstance(raw, str) else json.dumps(raw or {}),
-                }
-            )
+            item: JSONDict = {
+                "type": "function_call",
+                "call_id": call.get("id"),
+                "name": names.to_provider(str(function.get("name", ""))),
+                "arguments": raw if isinstance(raw, str) else json.dumps(raw or {}),
+            }
+            if str(call.get("id")) in item_ids:
+                item["id"] = item_ids[str(call.get("id"))]
+            items.append(item)
     return items
 
 
@@ -122,7 +129,8 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
     """Normalize a Responses API response object.
 
     ``reasoning`` items are kept whole in ``ProviderResponse.replay`` for the next
-    request. A reply whose ``output`` is not a list of items raises
+    request, with the item ids of the function calls (to pair them again). A reply
+    whose ``output`` is not a list of items raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
     """
     raw = reply_object(raw, PROVIDER)
@@ -145,6 +153,8 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
                 item.get("arguments"),
             )
             calls.append(restore_call(call, names))
+            if item.get("id"):
+                replay.append({"type": "function_call", "id": item["id"], "call_id": call.id})
         elif kind == "reasoning":
             replay.append({k: v for k, v in item.items() if v is not None and k != "status"})
             for part in item.get("summary") or []:

@@ -182,6 +182,7 @@ async def test_responses_reasoning_items_are_replayed_in_the_next_request() -> N
     kinds = [item.get("type", "message") for item in items]
     assert kinds == ["message", "reasoning", "function_call", "function_call_output"]
     assert items[1]["id"] == "rs_1" and items[1]["encrypted_content"] == "enc-xyz"
+    assert (items[2]["id"], items[2]["call_id"]) == ("fc_1", "call_1")
 
 
 @pytest.mark.anyio
