@@ -227,3 +227,22 @@ def test_native_strict_drops_nested_nulls(codec: str) -> None:
     assert call.name == "save.person"
     assert call.arguments == {"name": "A", "home": {"street": "s"}}
     Tool.from_schema("save.person", Person.model_json_schema()).validate(call.arguments or {})
+
+
+def test_structured_defs_of_tools_with_similar_names_do_not_collide() -> None:
+    class Address(BaseModel):  # the same $defs name as Person's, another shape
+        code: int
+
+    class Wrapper(BaseModel):
+        home: Address
+
+    tools = [
+        function_tool("a b", Person.model_json_schema()),
+        function_tool("a_b", Wrapper.model_json_schema()),
+    ]
+    schema = response_format(tools)["json_schema"]["schema"]
+    validator = Draft202012Validator(schema)
+    person = {"name": "A", "home": {"street": "s", "zip": None}, "previous": None}
+    validator.validate({"action": {"tool": "a b", "arguments": person, "scratchpad": None}})
+    wrapped = {"home": {"code": 1}}
+    validator.validate({"action": {"tool": "a_b", "arguments": wrapped, "scratchpad": None}})

@@ -139,7 +139,11 @@ def hoist_definitions(schema: JSONDict, tool: str, defs: JSONDict) -> JSONDict:
         local.update(schema.get(key) or {})
     if not local and not has_refs(schema):
         return schema
-    prefix = re.sub(r"[^A-Za-z0-9_.-]", "_", tool) or "tool"
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", tool) or "tool"
+    prefix, count = base, 1
+    while any(key == prefix or key.startswith(f"{prefix}__") for key in defs):
+        count += 1
+        prefix = f"{base}_{count}"
     renamed = {name: f"{prefix}__{name}" for name in local}
 
     def rewrite(node: Any) -> Any:
