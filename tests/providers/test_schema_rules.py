@@ -95,6 +95,7 @@ def test_from_schema_still_rejects_a_non_object_root() -> None:
         ({"allOf": [{"type": "string"}]}, "allOf"),
         ({"type": "array"}, "no items"),
         ({"$ref": "https://example.com/schema.json"}, "$ref"),
+        ({"type": "string", "pattern": "^(?!admin).*$"}, "lookaround"),
     ],
 )
 def test_constructs_outside_the_strict_subset_make_the_tool_non_strict(
@@ -114,6 +115,13 @@ def test_constructs_outside_the_strict_subset_make_the_tool_non_strict(
         ChatRequest([], tools=[function_tool("t", schema)], settings={"strict_tools": None}),
     )
     assert responses["tools"][0]["strict"] is False
+
+
+def test_patterns_without_lookaround_stay_strict() -> None:
+    escaped = {"type": "string", "pattern": r"^\(?=x$"}
+    plain = {"type": "string", "pattern": "^[a-z]+$"}
+    for prop in (escaped, plain):
+        assert to_openai_schema({"type": "object", "properties": {"p": prop}}).strict
 
 
 def test_strict_is_decided_per_tool() -> None:

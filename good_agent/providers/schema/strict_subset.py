@@ -5,7 +5,7 @@ the schemas described under "Supported schemas" in OpenAI's structured-outputs
 guide: the types ``string``, ``number``, ``integer``, ``boolean``, ``object``,
 ``array`` and ``null`` (also as a list of types), ``enum``, ``const``, ``anyOf``
 and local ``$ref`` (to ``$defs``/``definitions``, recursion included); for strings
-``pattern`` and ``format`` (a fixed list of formats), for numbers ``minimum``,
+``pattern`` (without lookaround) and ``format`` (a fixed list of formats), for numbers ``minimum``,
 ``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum`` and ``multipleOf``, for
 arrays ``items``, ``minItems`` and ``maxItems``; objects with ``properties``,
 ``required`` and ``additionalProperties: false``; an object at the root; at most
@@ -129,6 +129,9 @@ class _Checker:
         fmt = node.get("format")
         if fmt is not None and fmt not in STRING_FORMATS:
             self.add(f"{path}: string format {fmt!r} is not supported in strict mode")
+        pattern = node.get("pattern")
+        if pattern is not None and (not isinstance(pattern, str) or has_lookaround(pattern)):
+            self.add(f"{path}: a pattern with lookaround is not supported in strict mode")
         if isinstance(variants, list):
             for index, variant in enumerate(variants):
                 self.node(variant, f"{path}/anyOf/{index}", depth=depth)
@@ -177,6 +180,22 @@ class _Checker:
             self.add(f"{path}: $ref with sibling keywords")
         if not isinstance(ref, str) or not _is_local(ref, self.root):
             self.add(f"{path}: $ref {ref!r} does not point into this schema's $defs")
+
+
+_LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")
+
+
+def has_lookaround(pattern: str) -> bool:
+    """Whether a regular expression uses lookahead or lookbehind (escapes respected)."""
+    escaped = False
+    for index, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "(" and pattern.startswith(_LOOKAROUND, index):
+            return True
+    return False
 
 
 def _is_local(ref: str, root: JSONDict) -> bool:
