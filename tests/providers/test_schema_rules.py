@@ -254,3 +254,17 @@ def test_structured_defs_of_tools_with_similar_names_do_not_collide() -> None:
     validator.validate({"action": {"tool": "a b", "arguments": person, "scratchpad": None}})
     wrapped = {"home": {"code": 1}}
     validator.validate({"action": {"tool": "a_b", "arguments": wrapped, "scratchpad": None}})
+
+
+def test_a_described_reference_keeps_its_description_in_strict_mode() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"home": {"$ref": "#/$defs/Address", "description": "Where they live."}},
+        "required": ["home"],
+        "$defs": {"Address": Address.model_json_schema()},
+    }
+    result = to_openai_schema(schema)
+    assert result.strict
+    home = result.schema["properties"]["home"]
+    assert home == {"anyOf": [{"$ref": "#/$defs/Address"}], "description": "Where they live."}
+    Draft202012Validator(result.schema).validate({"home": {"street": "s", "zip": None}})

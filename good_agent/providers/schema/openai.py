@@ -97,7 +97,10 @@ def make_strict(schema: JSONDict) -> JSONDict:
     if "oneOf" in out:
         out["anyOf"] = out.pop("oneOf")
     if "$ref" in out:
-        return {"$ref": out["$ref"]}
+        # Strict mode takes no siblings beside "$ref" but does beside "anyOf": a
+        # description stays with the field by wrapping the reference.
+        notes = {k: out[k] for k in ("description", "title") if isinstance(out.get(k), str)}
+        return {"anyOf": [{"$ref": out["$ref"]}], **notes} if notes else {"$ref": out["$ref"]}
     if out.get("type") == "object" or "properties" in out:
         props: JSONDict = out.get("properties") or {}
         required = set(out.get("required") or [])
