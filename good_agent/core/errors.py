@@ -107,11 +107,10 @@ class ModelConnectionError(ModelError):
 
 
 class ModelResponseError(ModelError):
-    """The provider answered, but not with a reply of its documented shape.
+    """The provider answered, but not with a reply of its API's shape.
 
-    An HTML page or an empty body where JSON was due, a ``choices`` entry that is
-    not an object, a tool-call ``index`` that is not a number: the request may
-    have been fine; the reply cannot be used.
+    An empty ``choices`` list, a 200 reply that is not JSON, a field of the wrong
+    type: ``provider`` names who answered and the message says what was wrong.
     """
 
 

@@ -18,6 +18,7 @@ from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import get_profile
+from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.tool_names import tool_function, tool_name
@@ -169,6 +170,10 @@ class ModelRoute:
     ) -> ProviderResponse:
         try:
             return self._decode_reply(adapter, request, raw)
+        except ReplyShapeError as exc:
+            provider = self.upstream.provider
+            message = f"{provider} sent a malformed reply: {exc.problem}"
+            raise ModelResponseError(message, provider=provider, body=raw) from exc
         except _SHAPE_ERRORS as exc:
             raise self._invalid_reply(exc) from exc
 
