@@ -106,6 +106,10 @@ class ModelConnectionError(ModelError):
     """The provider could not be reached."""
 
 
+class ModelIncompleteStreamError(ModelOverloadedError):
+    """A streamed reply ended before the provider's final event (connection cut mid-reply)."""
+
+
 class ModelConfigError(GoodAgentError, ValueError):
     """A model cannot be built from the given name or settings."""
 
