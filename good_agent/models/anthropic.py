@@ -7,11 +7,13 @@ Uses the official ``anthropic`` SDK (``pip install 'good-agent[anthropic]'``).
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from good_agent.models.errors import map_anthropic_error
-from good_agent.models.provider_model import SDKModel, Transport
-from good_agent.models.sdk_transport import SDKTransport
+from good_agent.models.provider_model import SDKModel
+from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
+from good_agent.models.transport import Transport
 from good_agent.providers.types import JSONDict
 
 
@@ -39,6 +41,23 @@ class AnthropicTransport(SDKTransport):
             raise map_anthropic_error(exc, provider=self.provider) from exc
         result: JSONDict = message.model_dump()
         return result
+
+    async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
+        """Call ``messages.create(stream=True)``; each event as a dict, to the end."""
+        client = self.get_client()
+        try:
+            events = await client.messages.create(**body, stream=True)
+        except Exception as exc:
+            raise map_anthropic_error(exc, provider=self.provider) from exc
+        try:
+            async for event in events:
+                yield event.model_dump()
+        except Exception as exc:
+            raise mid_stream_error(
+                map_anthropic_error(exc, provider=self.provider), exc, self.provider
+            ) from exc
+        finally:
+            await events.close()
 
 
 class AnthropicModel(SDKModel):

@@ -5,9 +5,10 @@ a prefix (``openai:``, ``openai-responses:``, ``anthropic:``, ``gemini:``/``goog
 ``ollama:``) or a name rule (``claude*`` is Anthropic, ``gemini*`` Gemini; other
 names go to an OpenAI-compatible endpoint). The tool-calling mode follows the
 profile unless ``mode`` is given; a name no rule knows, sent to an explicit
-``base_url``, is assumed to be served with the tools API (``NATIVE``), since
-OpenAI-compatible servers generally implement it. Register a profile with
-``mode="validated"`` for a server that does not.
+``base_url``, is assumed to be served with the tools API (``NATIVE``, falling back
+to prompted calling if the server refuses tools; see
+:mod:`good_agent.models.strategy`). Register a profile with ``mode="validated"``
+for a server that does not.
 """
 
 from __future__ import annotations
@@ -53,8 +54,6 @@ def resolve_model(
     factory = MODEL_FACTORIES.get(profile.provider)
     if factory is None:
         raise ModelConfigError(f"no model class for provider '{profile.provider}' ('{model}')")
-    if base_url and profile.rule is None and ToolCallingMode(mode) is ToolCallingMode.AUTO:
-        mode = ToolCallingMode.NATIVE
     extra: dict[str, Any] = {"strict": "profile"} if factory is OpenAIChatModel else {}
     return factory(
         profile.model,

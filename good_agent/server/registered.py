@@ -13,7 +13,7 @@ import anyio
 import httpx2
 
 from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
-from good_agent.models.provider_model import Transport
+from good_agent.models.transport import AnyTransport
 from good_agent.models.registry import TRANSPORTS
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.profiles import get_profile
@@ -61,7 +61,7 @@ class RegisteredUpstream(HttpUpstream):
         api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
         if api_key:
             register_secret(api_key)
-        self.transport: Transport = TRANSPORTS[provider](
+        self.transport: AnyTransport = TRANSPORTS[provider](
             model=entry.model, base_url=entry.base_url, api_key=api_key
         )
         self.codec_name = get_profile(f"{provider}:{entry.model}").codec

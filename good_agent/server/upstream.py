@@ -21,7 +21,7 @@ import httpx2
 
 from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.errors import error_for_status, map_http_error
-from good_agent.models.ollama import ollama_host
+from good_agent.models.http_transport import ollama_host
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import JSONDict
 from good_agent.server.config import ModelConfig, ServerConfig

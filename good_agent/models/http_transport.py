@@ -1,0 +1,267 @@
+"""Transports that talk HTTP directly with one pooled ``httpx2.AsyncClient``.
+
+One class per wire format: OpenAI Chat Completions (and every server that speaks
+it), Anthropic Messages, the Gemini API and Ollama's ``/api/chat``. Each posts the
+codec's body to the provider's documented endpoint, whole (:meth:`HttpTransport.send`)
+or streamed (:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for
+Ollama). A stream is read to the end of the response even after the provider's
+final event (``[DONE]``, ``message_stop``), so the connection returns to the pool.
+Keys travel in headers, never in URLs. Every failure is a typed
+:class:`~good_agent.core.errors.ModelError`.
+
+The bridge serves its models with these; :class:`~good_agent.models.OllamaModel`
+uses :class:`OllamaHttpTransport`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+import anyio
+import httpx2
+
+from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.models.errors import error_for_status, map_http_error
+from good_agent.providers.types import JSONDict
+
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+"""Where Ollama listens by default."""
+
+
+def ollama_host(base_url: str | None = None) -> str:
+    """The Ollama server root: ``base_url``, ``OLLAMA_HOST`` or the default (scheme added)."""
+    host = base_url or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+    if "://" not in host:
+        host = f"http://{host}"
+    return host.rstrip("/").removesuffix("/api")
+
+
+class HttpTransport:
+    """OpenAI Chat Completions over HTTP (also the base of the other HTTP transports).
+
+    Args:
+        model: The upstream model id (Gemini puts it in the URL).
+        base_url: Endpoint root (the provider's public API by default).
+        api_key: Key sent in the provider's header (none when not given).
+        client: A shared ``httpx2.AsyncClient`` (one is made on first use otherwise).
+        connect_timeout: Seconds to connect.
+        read_timeout: Seconds between two reads of a reply.
+        request_timeout: Seconds for a whole non-streamed call (``None``: no limit).
+    """
+
+    provider: str = "openai"
+    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+
+    def __init__(
+        self,
+        model: str = "",
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: httpx2.AsyncClient | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        request_timeout: float | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.api_key = api_key
+        self._client = client
+        self._owns_client = client is None
+        self.timeout = httpx2.Timeout(read_timeout, connect=connect_timeout, pool=read_timeout)
+        self.request_timeout = request_timeout
+
+    @property
+    def client(self) -> httpx2.AsyncClient:
+        """The HTTP client, made on first use when none was given."""
+        if self._client is None:
+            self._client = httpx2.AsyncClient(timeout=self.timeout)
+        return self._client
+
+    def headers(self) -> dict[str, str]:
+        """The request headers (the key as a bearer token when one is set)."""
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def url(self, body: JSONDict, *, stream: bool) -> str:
+        """The endpoint for ``body``."""
+        return f"{self.base_url}/chat/completions"
+
+    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
+        """``body`` as sent: the stream flag set as the provider expects."""
+        if stream:
+            options = {"include_usage": True, **(body.get("stream_options") or {})}
+            return {**body, "stream": True, "stream_options": options}
+        return body
+
+    async def send(self, body: JSONDict) -> JSONDict:
+        """Send ``body`` and return the whole reply."""
+        try:
+            with anyio.fail_after(self.request_timeout):
+                response = await self.client.post(
+                    self.url(body, stream=False),
+                    json=self.wire_body(body, stream=False),
+                    headers=self.headers(),
+                    timeout=self.timeout,
+                )
+                if response.status_code >= 400:
+                    raise self.status_error(response)
+                result: JSONDict = response.json()
+        except TimeoutError:
+            raise ModelTimeoutError(
+                f"{self.provider} request timed out", provider=self.provider
+            ) from None
+        except (httpx2.HTTPError, ValueError) as exc:
+            raise self.transport_error(exc) from exc
+        return result
+
+    async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
+        """Send ``body`` for a streamed reply; yield each event's JSON, to the end."""
+        try:
+            async with self.client.stream(
+                "POST",
+                self.url(body, stream=True),
+                json=self.wire_body(body, stream=True),
+                headers=self.headers(),
+                timeout=self.timeout,
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    raise self.status_error(response)
+                async for event in self.events(response):
+                    yield event
+        except (httpx2.HTTPError, ValueError) as exc:
+            raise self.transport_error(exc) from exc
+
+    async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
+        """The JSON payloads of a Server-Sent Event stream, read to its end."""
+        async for sse in httpx2.EventSource(response):
+            if sse.data and sse.data != "[DONE]":
+                value = json.loads(sse.data)
+                if isinstance(value, dict):
+                    yield value
+
+    def status_error(self, response: httpx2.Response) -> ModelError:
+        """The typed error for an HTTP error status."""
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text[:500]
+        message: Any = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(message, dict):
+            message = message.get("message", message)
+        retry = response.headers.get("retry-after")
+        try:
+            retry_after = float(retry) if retry is not None else None
+        except ValueError:
+            retry_after = None
+        return error_for_status(
+            response.status_code,
+            str(message),
+            provider=self.provider,
+            body=body,
+            retry_after=retry_after,
+        )
+
+    def transport_error(self, exc: Exception) -> Exception:
+        """Map a transport or decoding failure to a :class:`ModelError`."""
+        if isinstance(exc, ValueError) and not isinstance(exc, httpx2.HTTPError):
+            return ModelOverloadedError(
+                f"{self.provider} sent a reply that is not valid JSON", provider=self.provider
+            )
+        return map_http_error(exc, provider=self.provider)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this transport made it (a given client is the caller's)."""
+        client, self._client = self._client, None
+        if client is not None and self._owns_client:
+            await client.aclose()
+
+
+class AnthropicHttpTransport(HttpTransport):
+    """Anthropic's Messages API (``POST /v1/messages``)."""
+
+    provider = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+    api_version = "2023-06-01"
+
+    def headers(self) -> dict[str, str]:
+        """``x-api-key`` and ``anthropic-version``."""
+        headers = {"anthropic-version": self.api_version}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        return headers
+
+    def url(self, body: JSONDict, *, stream: bool) -> str:
+        """The Messages endpoint."""
+        return f"{self.base_url.removesuffix('/v1')}/v1/messages"
+
+    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
+        """``stream: true`` for a streamed reply."""
+        return {**body, "stream": True} if stream else body
+
+
+class GeminiHttpTransport(HttpTransport):
+    """The Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``)."""
+
+    provider = "gemini"
+    default_base_url = "https://generativelanguage.googleapis.com"
+    api_version = "v1beta"
+
+    def headers(self) -> dict[str, str]:
+        """``x-goog-api-key``."""
+        return {"x-goog-api-key": self.api_key} if self.api_key else {}
+
+    def url(self, body: JSONDict, *, stream: bool) -> str:
+        """The method URL for the body's model."""
+        model = str(body.get("model") or self.model).removeprefix("models/")
+        root = self.base_url.removesuffix(f"/{self.api_version}")
+        method = "streamGenerateContent?alt=sse" if stream else "generateContent"
+        return f"{root}/{self.api_version}/models/{model}:{method}"
+
+    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
+        """The body without ``model`` (it is in the URL)."""
+        return {k: v for k, v in body.items() if k != "model"}
+
+
+class OllamaHttpTransport(HttpTransport):
+    """Ollama's native ``/api/chat`` (NDJSON when streaming).
+
+    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``; the key
+    (or ``OLLAMA_API_KEY``) is sent as a bearer token, for hosted Ollama.
+    """
+
+    provider = "ollama"
+    default_base_url = DEFAULT_OLLAMA_HOST
+
+    def __init__(self, model: str = "", **options: Any) -> None:
+        super().__init__(model, **options)
+        self.base_url = ollama_host(options.get("base_url"))
+        self.api_key = self.api_key or os.environ.get("OLLAMA_API_KEY")
+
+    def url(self, body: JSONDict, *, stream: bool) -> str:
+        """The chat endpoint."""
+        return f"{self.base_url}/api/chat"
+
+    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
+        """``stream`` set explicitly (Ollama streams by default)."""
+        return {**body, "stream": stream}
+
+    async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
+        """One JSON object per line."""
+        async for line in response.aiter_lines():
+            if line.strip():
+                value = json.loads(line)
+                if isinstance(value, dict):
+                    yield value
+
+
+HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {
+    "openai": HttpTransport,
+    "anthropic": AnthropicHttpTransport,
+    "gemini": GeminiHttpTransport,
+    "ollama": OllamaHttpTransport,
+}
+"""The HTTP transport of each built-in provider name."""
