@@ -25,6 +25,7 @@ import httpx2
 
 from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.errors import error_for_status, map_http_error
+from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
@@ -42,6 +43,9 @@ def ollama_host(base_url: str | None = None) -> str:
 class HttpTransport:
     """OpenAI Chat Completions over HTTP (also the base of the other HTTP transports).
 
+    ``provider`` names the upstream in errors; ``profile_provider`` is the provider
+    whose profiles and codec apply (``"openai"`` for any OpenAI-compatible service).
+
     Args:
         model: The upstream model id (Gemini puts it in the URL).
         base_url: Endpoint root (the provider's public API by default).
@@ -53,6 +57,7 @@ class HttpTransport:
     """
 
     provider: str = "openai"
+    profile_provider: ClassVar[str] = "openai"
     default_base_url: ClassVar[str] = "https://api.openai.com/v1"
 
     def __init__(
@@ -136,9 +141,14 @@ class HttpTransport:
             raise self.transport_error(exc) from exc
 
     async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
-        """The JSON payloads of a Server-Sent Event stream, read to its end."""
+        """The JSON payloads of a Server-Sent Event stream, read to its end.
+
+        ``data: [DONE]`` is passed on as :data:`DONE_EVENT`.
+        """
         async for sse in httpx2.EventSource(response):
-            if sse.data and sse.data != "[DONE]":
+            if sse.data == "[DONE]":
+                yield DONE_EVENT
+            elif sse.data:
                 value = json.loads(sse.data)
                 if isinstance(value, dict):
                     yield value
@@ -184,6 +194,7 @@ class AnthropicHttpTransport(HttpTransport):
     """Anthropic's Messages API (``POST /v1/messages``)."""
 
     provider = "anthropic"
+    profile_provider = "anthropic"
     default_base_url = "https://api.anthropic.com"
     api_version = "2023-06-01"
 
@@ -207,6 +218,7 @@ class GeminiHttpTransport(HttpTransport):
     """The Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``)."""
 
     provider = "gemini"
+    profile_provider = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com"
     api_version = "v1beta"
 
@@ -234,6 +246,7 @@ class OllamaHttpTransport(HttpTransport):
     """
 
     provider = "ollama"
+    profile_provider = "ollama"
     default_base_url = DEFAULT_OLLAMA_HOST
 
     def __init__(self, model: str = "", **options: Any) -> None:
@@ -264,4 +277,8 @@ HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {
     "gemini": GeminiHttpTransport,
     "ollama": OllamaHttpTransport,
 }
-"""The HTTP transport of each built-in provider name."""
+"""The HTTP transport of each built-in provider name; the bridge serves these names.
+
+Add an OpenAI-compatible service by subclassing :class:`HttpTransport` (``provider``,
+``default_base_url``; ``profile_provider`` names whose profiles and codec apply) and
+registering it here under its name."""

@@ -11,6 +11,7 @@ streamed or not. ``ModelRequest.settings`` may carry ``mode`` (a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 
@@ -31,7 +32,7 @@ from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
 
 __all__ = ["ProviderModel", "SDKModel", "StrictSetting", "Transport"]
 
@@ -51,6 +52,9 @@ class ProviderModel:
         own_endpoint: The model is served at an explicit address, which lets
             ``AUTO`` assume native tools for a model no profile rule knows (see
             :mod:`good_agent.models.strategy`).
+        validation_retries: In ``VALIDATED`` mode, how many times a whole reply with
+            an invalid call is sent back with the errors (the agent answers invalid
+            calls through tool results instead, so the default is 0).
     """
 
     def __init__(
@@ -64,8 +68,10 @@ class ProviderModel:
         strict: StrictSetting = "profile",
         text_format: str = "auto",
         own_endpoint: bool = False,
+        validation_retries: int = 0,
     ) -> None:
         self.profile = profile or get_profile(model)
+        self.validation_retries = validation_retries
         self.strict = strict
         self.transport = transport
         self.mode = ToolCallingMode(mode)
@@ -99,39 +105,57 @@ class ProviderModel:
         """The strategy for ``mode`` (``AUTO``: the model's own)."""
         return self.strategy.adapter(None if mode is ToolCallingMode.AUTO else mode)
 
-    def plan(self, request: ModelRequest, mode: ToolCallingMode | None = None) -> Plan:
-        """Encode ``request`` with the strategy chosen for it (``mode`` forces one)."""
+    def chat_request(self, request: ModelRequest) -> ChatRequest:
+        """``request`` as the provider layer's neutral request (settings merged).
+
+        ``mode`` stays in the settings; :meth:`plan` takes it out.
+        """
         settings = {**self.settings, **request.settings}
-        asked = settings.pop("mode", None)
         parallel = settings.pop("parallel_tool_calls", None)
         response_format = settings.pop("response_format", None)
-        kw: dict[str, Any] = {"settings": settings, "tool_choice": request.tool_choice}
-        if parallel is not None:
-            kw["parallel_tool_calls"] = bool(parallel)
-        if response_format is not None:
-            kw["response_format"] = response_format
+        return ChatRequest(
+            messages=to_openai_messages(request.messages),
+            tools=list(request.tools),
+            tool_choice=request.tool_choice,
+            parallel_tool_calls=None if parallel is None else bool(parallel),
+            response_format=response_format,
+            settings=settings,
+        )
+
+    def plan(self, chat: ChatRequest, mode: ToolCallingMode | None = None) -> Plan:
+        """Encode ``chat`` with the strategy chosen for it (``mode`` forces one).
+
+        The model's default settings are merged under the request's; a ``mode``
+        setting picks the mode of this request.
+        """
+        settings = {**self.settings, **chat.settings}
+        asked = settings.pop("mode", None)
         if mode is None and asked is not None:
             mode = ToolCallingMode(asked)
-        messages = to_openai_messages(request.messages)
-        return self.strategy.plan(list(request.tools), messages, mode=mode, **kw)
+        kw: dict[str, Any] = {"settings": settings, "tool_choice": chat.tool_choice}
+        if chat.parallel_tool_calls is not None:
+            kw["parallel_tool_calls"] = chat.parallel_tool_calls
+        if chat.response_format is not None:
+            kw["response_format"] = chat.response_format
+        return self.strategy.plan(list(chat.tools), list(chat.messages), mode=mode, **kw)
 
     def build_body(self, request: ModelRequest) -> JSONDict:
         """The provider body this model sends for ``request``."""
-        return self.plan(request).body
+        return self.plan(self.chat_request(request)).body
 
     @property
     def fallback_key(self) -> str:
         """The name under which fallback decisions for this model are remembered."""
         return self.strategy.key
 
-    def _fall_back(self, plan: Plan, error: ModelError, request: ModelRequest) -> Plan:
+    def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:
         """The prompted plan after a refusal of tools, or ``error`` raised."""
         if not plan.may_fall_back or not fallback.rejects_tools(error):
             raise error
         fallback.remember(
             self.fallback_key, ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
         )
-        return self.plan(request, ToolCallingMode.VALIDATED)
+        return self.plan(chat, ToolCallingMode.VALIDATED)
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and normalize the reply.
@@ -140,21 +164,44 @@ class ProviderModel:
         server rejects tools, and tool calls it writes into ``content`` are parsed
         (see :mod:`good_agent.models.strategy`).
         """
-        return ModelResponse.from_provider(await self.request_reply(request))
+        return ModelResponse.from_provider(await self.request_chat(self.chat_request(request)))
 
-    async def request_reply(self, request: ModelRequest) -> ProviderResponse:
-        """Like :meth:`request`, in the provider layer's terms."""
-        plan = self.plan(request)
+    async def request_chat(self, chat: ChatRequest) -> ProviderResponse:
+        """Like :meth:`request`, in the provider layer's terms (the bridge's entry point).
+
+        In ``VALIDATED`` mode an invalid call is sent back to the model with its
+        errors, up to ``validation_retries`` times; usage adds up over the attempts.
+        """
+        plan = self.plan(chat)
         try:
             raw = await self.transport.send(plan.body)
         except ModelError as error:
-            plan = self._fall_back(plan, error, request)
+            plan = self._fall_back(plan, error, chat)
             raw = await self.transport.send(plan.body)
+        decoded = self._decoded(plan, raw)
+        retries = self.validation_retries if plan.mode is ToolCallingMode.VALIDATED else 0
+        usage = decoded.usage
+        while retries and any(call.error for call in decoded.tool_calls):
+            retries -= 1
+            said = plan.adapter.codec.decode_response(raw, None)
+            chat = with_feedback(chat, said, decoded)
+            plan = self.plan(chat, ToolCallingMode.VALIDATED)
+            raw = await self.transport.send(plan.body)
+            decoded = self._decoded(plan, raw)
+            usage = Usage(
+                usage.input_tokens + decoded.usage.input_tokens,
+                usage.output_tokens + decoded.usage.output_tokens,
+            )
+        return dataclasses.replace(decoded, usage=usage)
+
+    def _decoded(self, plan: Plan, raw: JSONDict) -> ProviderResponse:
         decoded = plan.decode(raw)
         if plan.content_calls:
             decoded = fallback.calls_from_content(
                 self.fallback_key, decoded, list(plan.context.tools)
             )
+        if plan.context.parallel_tool_calls is False and len(decoded.tool_calls) > 1:
+            decoded = dataclasses.replace(decoded, tool_calls=decoded.tool_calls[:1])
         return decoded
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
@@ -165,7 +212,7 @@ class ProviderModel:
         :class:`~good_agent.core.errors.ModelIncompleteStreamError`. A refusal of
         tools before anything arrived falls back as in :meth:`request`.
         """
-        replies = self.stream_reply(request)
+        replies = self.stream_chat(self.chat_request(request))
         try:
             async for item in replies:
                 if isinstance(item, ProviderResponse):
@@ -175,11 +222,11 @@ class ProviderModel:
         finally:
             await replies.aclose()
 
-    async def stream_reply(
-        self, request: ModelRequest
+    async def stream_chat(
+        self, chat: ChatRequest
     ) -> AsyncGenerator[ModelDelta | ProviderResponse, None]:
-        """Like :meth:`stream`, ending with the provider layer's reply."""
-        plan = self.plan(request)
+        """Like :meth:`stream`, in the provider layer's terms (the bridge's entry point)."""
+        plan = self.plan(chat)
         events = self._events(plan)
         try:
             first = await anext(events)
@@ -187,7 +234,7 @@ class ProviderModel:
             first = None
         except ModelError as error:
             await events.aclose()
-            plan = self._fall_back(plan, error, request)
+            plan = self._fall_back(plan, error, chat)
             events = self._events(plan)
             first = None
         replies = self._reply_stream(plan)
@@ -234,6 +281,26 @@ class ProviderModel:
             return replies.feed(event)
         except StreamFailedError as exc:
             raise ModelOverloadedError(str(exc), provider=self.provider) from None
+
+
+def with_feedback(
+    chat: ChatRequest, said: ProviderResponse, decoded: ProviderResponse
+) -> ChatRequest:
+    """``chat`` followed by the model's reply and the errors of its invalid calls."""
+    problems = "\n".join(
+        f"- {call.name or 'a tool call'}: {call.error}" for call in decoded.tool_calls if call.error
+    )
+    feedback = (
+        "These tool calls could not be used:\n"
+        f"{problems}\n"
+        "Write the calls again, with arguments that match the tools' parameters."
+    )
+    messages = [
+        *chat.messages,
+        {"role": "assistant", "content": said.content or ""},
+        {"role": "user", "content": feedback},
+    ]
+    return dataclasses.replace(chat, messages=messages)
 
 
 class _Unset:

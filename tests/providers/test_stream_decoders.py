@@ -10,6 +10,7 @@ import pytest
 from good_agent.providers import anthropic_messages, gemini, ollama, openai_chat, openai_responses
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.streaming import (
+    DONE_EVENT,
     AnthropicDecoder,
     FinishDelta,
     GeminiDecoder,
@@ -421,3 +422,10 @@ def test_partial_arguments_on_demand_and_malformed_final() -> None:
     decoder.feed(chat_chunk({}, "tool_calls"))
     (call,) = decoder.finish().tool_calls
     assert call.arguments is None and call.error and call.raw_arguments.endswith(", 2")
+
+
+def test_openai_chat_done_marker_ends_a_stream_without_finish_reason() -> None:
+    decoder = OpenAIChatDecoder()
+    run(decoder, [chat_chunk({"content": "Hi"}), DONE_EVENT])
+    reply = decoder.finish()
+    assert (reply.content, reply.finish_reason) == ("Hi", None)

@@ -10,6 +10,7 @@ of a codec by name.
 from good_agent.providers.streaming.anthropic import AnthropicDecoder
 from good_agent.providers.streaming.buffer import CallBuffer
 from good_agent.providers.streaming.decoder import (
+    DONE_EVENT,
     IncompleteStreamError,
     StreamDecoder,
     StreamFailedError,
@@ -31,6 +32,7 @@ from good_agent.providers.streaming.openai_responses import OpenAIResponsesDecod
 from good_agent.providers.streaming.whole import WholeReplyDecoder
 
 __all__ = [
+    "DONE_EVENT",
     "AnthropicDecoder",
     "CallBuffer",
     "FinishDelta",

@@ -33,6 +33,10 @@ from good_agent.providers.streaming.deltas import (
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import JSONDict, ProviderResponse, Usage
 
+DONE_EVENT: JSONDict = {"[DONE]": True}
+"""What a transport yields for an SSE stream's ``data: [DONE]`` terminator (OpenAI
+Chat Completions): the stream ended on purpose, even without a finish reason."""
+
 
 class IncompleteStreamError(ValueError):
     """A stream ended before its final event: the reply is cut short."""

@@ -3,8 +3,10 @@
 A call opens on a delta carrying an ``id`` (or on the first delta of an ``index``
 not seen before) and collects the ``arguments`` fragments that follow at the same
 ``index``. Deltas with distinct ids are distinct calls even when a server leaves
-``index`` out or repeats it. The chunk with ``finish_reason`` is the final event;
-a usage chunk may follow it.
+``index`` out or repeats it. The chunk with ``finish_reason`` is the final event (a
+usage chunk may follow it); a ``data: [DONE]`` terminator, which HTTP transports
+pass on as :data:`~.decoder.DONE_EVENT`, also ends a stream whose server sent no
+finish reason.
 
 Reference: https://platform.openai.com/docs/api-reference/chat-streaming
 """
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
+from good_agent.providers.streaming.decoder import DONE_EVENT, StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import JSONDict
@@ -31,6 +33,11 @@ class OpenAIChatDecoder(StreamDecoder):
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one chunk."""
         out: list[ModelDelta] = []
+        if event == DONE_EVENT:
+            if not self.complete:
+                self.end_all(out)
+                self.complete = True
+            return out
         error = event.get("error")
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
