@@ -7,14 +7,32 @@ Uses the official ``anthropic`` SDK (``pip install 'good-agent[anthropic]'``).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import inspect
+from collections.abc import AsyncIterator, Callable
+from functools import lru_cache
 from typing import Any
 
-from good_agent.models.errors import map_anthropic_error
+from good_agent.models.errors import dump_reply, map_anthropic_error
 from good_agent.models.provider_model import SDKModel
 from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
 from good_agent.models.transport import Transport
 from good_agent.providers.types import JSONDict
+
+
+def keyword_parameters(method: Callable[..., Any]) -> frozenset[str] | None:
+    """The keyword names ``method`` accepts (``None``: it takes ``**kwargs``)."""
+    return _keywords(getattr(method, "__func__", method))
+
+
+@lru_cache(maxsize=32)
+def _keywords(function: Callable[..., Any]) -> frozenset[str] | None:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters)
 
 
 class AnthropicTransport(SDKTransport):
@@ -33,31 +51,47 @@ class AnthropicTransport(SDKTransport):
         return AsyncAnthropic(api_key=api_key, base_url=base_url)
 
     async def send(self, body: JSONDict) -> JSONDict:
-        """Call ``messages.create``."""
-        client = self.get_client()
+        """Call ``messages.create``.
+
+        Body fields the installed SDK's ``create`` does not take as keywords
+        (``temperature``, ``top_p`` and ``top_k`` in ``anthropic`` 2.x) travel in its
+        ``extra_body``, so sampling settings work with every supported SDK version.
+        """
+        create = self.get_client().messages.create
         try:
-            message = await client.messages.create(**body)
+            message = await create(**sdk_body(create, body))
         except Exception as exc:
             raise map_anthropic_error(exc, provider=self.provider) from exc
-        result: JSONDict = message.model_dump()
-        return result
+        return dump_reply(message, provider=self.provider)
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
         """Call ``messages.create(stream=True)``; each event as a dict, to the end."""
-        client = self.get_client()
+        create = self.get_client().messages.create
         try:
-            events = await client.messages.create(**body, stream=True)
+            events = await create(**sdk_body(create, {**body, "stream": True}))
         except Exception as exc:
             raise map_anthropic_error(exc, provider=self.provider) from exc
         try:
             async for event in events:
                 yield event.model_dump()
         except Exception as exc:
-            raise mid_stream_error(
-                map_anthropic_error(exc, provider=self.provider), exc, self.provider
-            ) from exc
+            mapped = map_anthropic_error(exc, provider=self.provider)
+            raise mid_stream_error(mapped, exc, self.provider) from exc
         finally:
             await events.close()
+
+
+def sdk_body(create: Callable[..., Any], body: JSONDict) -> JSONDict:
+    """``body`` with the fields ``create`` does not take as keywords moved into ``extra_body``."""
+    accepted = keyword_parameters(create)
+    if accepted is None:
+        return body
+    extra = {k: v for k, v in body.items() if k not in accepted}
+    if not extra:
+        return body
+    moved = {k: v for k, v in body.items() if k not in extra}
+    moved["extra_body"] = {**body.get("extra_body", {}), **extra}
+    return moved
 
 
 class AnthropicModel(SDKModel):

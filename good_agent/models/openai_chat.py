@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from good_agent.core.errors import ModelConfigError
-from good_agent.models.errors import map_openai_error
+from good_agent.models.errors import dump_reply, map_openai_error
 from good_agent.models.provider_model import SDKModel
 from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
 from good_agent.models.transport import Transport
@@ -67,8 +67,7 @@ class OpenAIClientTransport(SDKTransport):
             reply = await self._create(sdk_body(body))
         except Exception as exc:
             raise map_openai_error(exc, provider=self.provider) from exc
-        result: JSONDict = reply.model_dump()
-        return result
+        return dump_reply(reply, provider=self.provider)
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
         """The same call with ``stream=True``: each chunk or event as a dict.

@@ -20,13 +20,16 @@ from good_agent.core.errors import (
     ModelError,
     ModelIncompleteStreamError,
     ModelOverloadedError,
+    ModelResponseError,
 )
 from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
+from good_agent.models.errors import malformed_reply
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.models.transport import AnyTransport, Transport, events_of
 from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.strategies.reply_streams import ReplyStream
@@ -90,11 +93,6 @@ class ProviderModel:
         """The upstream model id."""
         return self.profile.model
 
-    @property
-    def provider(self) -> str:
-        """The transport's provider name (for errors)."""
-        return str(getattr(self.transport, "provider", self.profile.provider))
-
     async def aclose(self) -> None:
         """Close the transport's connections (when it has an ``aclose``)."""
         close = getattr(self.transport, "aclose", None)
@@ -142,6 +140,11 @@ class ProviderModel:
     def build_body(self, request: ModelRequest) -> JSONDict:
         """The provider body this model sends for ``request``."""
         return self.plan(self.chat_request(request)).body
+
+    @property
+    def provider(self) -> str:
+        """The provider named in errors: the transport's, else the profile's."""
+        return str(getattr(self.transport, "provider", "") or self.profile.provider)
 
     @property
     def fallback_key(self) -> str:
@@ -195,7 +198,16 @@ class ProviderModel:
         return dataclasses.replace(decoded, usage=usage)
 
     def _decoded(self, plan: Plan, raw: JSONDict) -> ProviderResponse:
-        decoded = plan.decode(raw)
+        if not isinstance(raw, dict):
+            raise malformed_reply(raw, provider=self.provider)
+        try:
+            decoded = plan.decode(raw)
+        except ReplyShapeError as exc:
+            raise ModelResponseError(
+                f"{self.provider} sent a malformed reply: {exc.problem}",
+                provider=self.provider,
+                body=raw,
+            ) from exc
         if plan.content_calls:
             decoded = fallback.calls_from_content(
                 self.fallback_key, decoded, list(plan.context.tools)

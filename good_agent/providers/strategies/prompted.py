@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from good_agent.providers.prompting import (
@@ -45,10 +46,11 @@ from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, Pr
 
 
 def parse_calls(
-    text: str, tools: list[JSONDict]
+    text: str, tools: list[JSONDict], format: str = "auto"
 ) -> tuple[list[ParsedToolCall], str | None, str | None]:
-    """Parse tool calls out of ``text``: ``(calls, content, reasoning)``."""
-    result = parse_text(text, [tool_name(tool) for tool in tools])
+    """Parse tool calls out of ``text`` (a registered text ``format``):
+    ``(calls, content, reasoning)``."""
+    result = parse_text(text, [tool_name(tool) for tool in tools], format=format)
     return list(result.calls), result.content or None, result.reasoning
 
 
@@ -73,8 +75,9 @@ class PromptedAdapter(CodecAdapter):
         codec: The wire format.
         strict: Unused here (kept for a uniform constructor).
         style: How tools are listed and whether constrained decoding is requested.
-        text_format: The text format replies are parsed in (``auto``: any), see
-            :func:`prompted_parser`; streamed and whole replies use the same.
+        text_format: The text format replies are parsed in (``auto``: the style's,
+            see :attr:`PromptStyle.text_format`), see :func:`prompted_parser`;
+            streamed and whole replies use the same.
     """
 
     mode = ToolCallingMode.PARSED
@@ -90,8 +93,8 @@ class PromptedAdapter(CodecAdapter):
     ) -> None:
         super().__init__(model, codec, strict=strict)
         self.style = style or PromptStyle()
-        self.text_format = text_format
-        self.parser = prompted_parser(text_format)
+        self.text_format = text_format if text_format != "auto" else self.style.text_format
+        self.parser = prompted_parser(self.text_format)
 
     def encode(
         self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
@@ -145,6 +148,7 @@ class PromptedAdapter(CodecAdapter):
             usage=plain.usage,
             reasoning=result.reasoning or plain.reasoning,
             model=plain.model,
+            replay=plain.replay,
         )
 
     def format_request(
@@ -152,7 +156,7 @@ class PromptedAdapter(CodecAdapter):
     ) -> JSONDict:
         """A request without the tools API; tools listed in the system prompt."""
         json_payload = self.style.constrained is not None and bool(tools)
-        writer = _write_payload if json_payload else _write_calls
+        writer = _write_payload if json_payload else self._call_writer()
         history = rewrite_history(messages, writer, _write_result)
         settings = dict(kw.get("settings") or {})
         response_format = kw.get("response_format")
@@ -176,12 +180,15 @@ class PromptedAdapter(CodecAdapter):
     def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
         """The reply with calls written in the tag notation."""
         return self._history(
-            rewrite_history([neutral_assistant(response)], _write_calls, _write_result)
+            rewrite_history([neutral_assistant(response)], self._call_writer(), _write_result)
         )
 
     def tool_result_turn(self, results: list[JSONDict]) -> list[JSONDict]:
         """Tool results as a user message."""
-        return self._history(rewrite_history(results, _write_calls, _write_result))
+        return self._history(rewrite_history(results, self._call_writer(), _write_result))
+
+    def _call_writer(self) -> Callable[[JSONDict], str]:
+        return _write_thought if self.style.notation == "thought" else _write_calls
 
 
 class ValidatedAdapter(PromptedAdapter):
@@ -213,6 +220,15 @@ def _write_calls(message: JSONDict) -> str:
 def new_call_id() -> str:
     """A call id unique in the conversation (parsers number calls per reply)."""
     return f"call_{uuid.uuid4().hex[:16]}"
+
+
+def _write_thought(message: JSONDict) -> str:
+    thought = str(message.get("content") or "")
+    objects = [
+        {"thought": thought, "tool_name": name, "tool_args": args}
+        for name, args in calls_of(message)
+    ]
+    return dumps(objects[0]) if len(objects) == 1 else dumps(objects)
 
 
 def unique_id(call: ParsedToolCall) -> ParsedToolCall:

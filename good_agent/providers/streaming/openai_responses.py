@@ -10,10 +10,13 @@ Reference: https://platform.openai.com/docs/api-reference/responses-streaming
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from good_agent.providers import openai_responses
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import JSONDict
+from good_agent.providers.types import JSONDict, ProviderResponse
 
 
 class OpenAIResponsesDecoder(StreamDecoder):
@@ -24,6 +27,7 @@ class OpenAIResponsesDecoder(StreamDecoder):
     def __init__(self, names: ToolNameMap | None = None) -> None:
         super().__init__(names)
         self._summary: tuple[object, object] | None = None
+        self._final: JSONDict = {}
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one event."""
@@ -68,6 +72,7 @@ class OpenAIResponsesDecoder(StreamDecoder):
             self.model = str(response["model"])
         if kind == "response.created":
             return
+        self._final = response
         usage = response.get("usage") or {}
         self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
         reason = "stop"
@@ -76,3 +81,11 @@ class OpenAIResponsesDecoder(StreamDecoder):
             reason = "content_filter" if detail == "content_filter" else "length"
         self.finish_reason(reason, out)
         self.complete = True
+
+    def response(self) -> ProviderResponse:
+        """The reply, with the items to replay read from the final response object."""
+        reply = super().response()
+        if not self._final.get("output"):
+            return reply
+        replay = openai_responses.decode_response(self._final, self.names).replay
+        return replace(reply, replay=replay)
