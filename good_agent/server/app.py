@@ -34,9 +34,8 @@ from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
 from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
-from good_agent.server.registered import build_upstream
 from good_agent.server.request_body import parse_body
-from good_agent.server.route import BridgeRequest, ModelRoute
+from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
 
 access_log = logging.getLogger("good_agent.server.access")
@@ -79,12 +78,11 @@ class Bridge:
             limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size)
         )
         self.routes = {
-            entry.name: ModelRoute(entry, build_upstream(entry, config.server, self.client))
-            for entry in config.models
+            entry.name: ServedModel(entry, config.server, self.client) for entry in config.models
         }
         self.in_flight = 0
 
-    def route(self, name: str) -> ModelRoute:
+    def route(self, name: str) -> ServedModel:
         """The route clients reach as ``name`` (a 400 naming ``model`` otherwise)."""
         found = self.routes.get(name)
         if found is None:
@@ -122,7 +120,7 @@ class Bridge:
     def log(
         self,
         path: str,
-        route: ModelRoute | None,
+        route: ServedModel | None,
         status: int,
         latency_ms: float,
         usage: Usage | None = None,
@@ -196,7 +194,7 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
     elapsed = timer()
     request_id = new_request_id()
     path = request.url.path
-    route: ModelRoute | None = None
+    route: ServedModel | None = None
     stream = False
     try:
         bridge.authorize(request)
@@ -215,11 +213,19 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
                 )
 
             if anthropic:
-                chunks = anthropic_stream(chosen, events, first, model=call.model, done=done)
+                chunks = anthropic_stream(
+                    chosen, events, first, model=call.model, done=done, request_id=request_id
+                )
             else:
                 include = getattr(call, "include_usage", False)
                 chunks = openai_stream(
-                    chosen, events, first, model=call.model, include_usage=include, done=done
+                    chosen,
+                    events,
+                    first,
+                    model=call.model,
+                    include_usage=include,
+                    done=done,
+                    request_id=request_id,
                 )
             headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
             return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)

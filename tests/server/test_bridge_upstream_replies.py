@@ -107,7 +107,10 @@ async def test_a_200_that_is_not_a_reply_is_an_invalid_reply(
         fake.content_type = "text/event-stream"
     error = await ask(client, stream=stream)
     assert error.status_code == 502, error.message
-    assert "invalid reply" in error.message and "cannot be reached" not in error.message
+    # A stream of events with no reply in them is also an incomplete reply.
+    incomplete = stream and "ended before its final event" in error.message
+    assert "invalid reply" in error.message or incomplete, error.message
+    assert "cannot be reached" not in error.message
     assert "Traceback" not in error.message and "<html>" not in error.message
     assert fake.requests >= 1
 
@@ -118,25 +121,44 @@ async def test_a_tool_call_index_that_is_not_a_number(
 ) -> None:
     call = {"index": "zero", "id": "c1", "type": "function", "function": {"name": "f"}}
     chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    chunk["choices"] = [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]
-    if stream:
-        fake.content_type = "text/event-stream"
-        fake.body = f"data: {json.dumps(chunk)}\n\n".encode()
-    else:
-        broken = [{**call, "function": "f"}]
-        message = {"role": "assistant", "content": None, "tool_calls": broken}
-        reply = {**chunk, "object": "chat.completion", "choices": [{"message": message}]}
-        fake.body = json.dumps(reply).encode()
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
-    with pytest.raises(openai.APIStatusError) as failed:
-        reply_or_stream = await client.chat.completions.create(
-            model="gpt", messages=USER, tools=tools, stream=stream
+    if stream:
+        chunk["choices"] = [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]
+        end = {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+        fake.content_type = "text/event-stream"
+        fake.body = f"data: {json.dumps(chunk)}\n\ndata: {json.dumps(end)}\n\n".encode()
+        # Read as a call keyed by its index, whatever its type: a whole, usable reply.
+        reply = await client.chat.completions.create(
+            model="gpt", messages=USER, tools=tools, stream=True
         )
-        if stream:
-            async for _ in reply_or_stream:
-                pass
+        names = [
+            call.function.name
+            async for chunk in reply
+            for choice in chunk.choices
+            for call in choice.delta.tool_calls or []
+            if call.function and call.function.name
+        ]
+        assert names == ["f"]
+        return
+    broken = [{**call, "function": "f"}]
+    message = {"role": "assistant", "content": None, "tool_calls": broken}
+    fake.body = json.dumps(
+        {**chunk, "object": "chat.completion", "choices": [{"message": message}]}
+    ).encode()
+    with pytest.raises(openai.APIStatusError) as failed:
+        await client.chat.completions.create(model="gpt", messages=USER, tools=tools)
     assert failed.value.status_code == 502
     assert "invalid reply" in failed.value.message
+
+
+async def test_a_stream_event_of_the_wrong_shape_is_an_invalid_reply(
+    client: Any, fake: RawFake
+) -> None:
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "choices": ["x"]}
+    fake.content_type = "text/event-stream"
+    fake.body = f"data: {json.dumps(chunk)}\n\n".encode()
+    error = await ask(client, stream=True)
+    assert error.status_code == 502 and "invalid reply" in error.message
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -262,3 +284,35 @@ async def test_an_unexpected_failure_is_a_500_with_its_request_id(
     assert [r.__dict__["request_id"] for r in access] == [request_id]
     assert access[0].__dict__["status"] == 500
     assert UPSTREAM_KEY not in caplog.text
+
+
+async def test_an_unexpected_failure_mid_stream_names_its_request_id(
+    raw: tuple[RawFake, BackgroundServer],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from good_agent.server.openai_api import ChunkWriter
+
+    def broken(self: Any, text: str) -> bytes:
+        raise RuntimeError("a bug in the bridge")
+
+    caplog.set_level(logging.INFO, logger="good_agent.server")
+    monkeypatch.setattr(ChunkWriter, "text", broken)
+    chunk = {"id": "x", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    chunk["choices"] = [{"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}]
+    raw[0].content_type = "text/event-stream"
+    raw[0].body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+    async with httpx2.AsyncClient(timeout=10) as http:
+        response = await http.post(
+            f"{raw[1].url}/v1/chat/completions",
+            headers={"authorization": f"Bearer {CLIENT_KEY}"},
+            json={"model": "gpt", "messages": USER, "stream": True},
+        )
+    request_id = response.headers["x-request-id"]
+    last = [line for line in response.text.splitlines() if line.startswith("data: ")][-1]
+    error = json.loads(last[6:])["error"]
+    assert error["type"] == "server_error" and request_id in error["message"]
+    failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(failures) == 1 and request_id in failures[0].getMessage()
+    access = [r for r in caplog.records if r.name == "good_agent.server.access"]
+    assert [(r.__dict__["request_id"], r.__dict__["status"]) for r in access] == [(request_id, 500)]
