@@ -293,6 +293,13 @@ class ProviderModel:
             return replies.feed(event)
         except StreamFailedError as exc:
             raise ModelOverloadedError(str(exc), provider=self.provider) from None
+        except (AttributeError, TypeError, KeyError) as exc:
+            # A stream event of the wrong shape (a list where an object belongs...).
+            raise ModelResponseError(
+                f"{self.provider} sent a malformed stream event: {type(exc).__name__}: {exc}",
+                provider=self.provider,
+                body=event,
+            ) from exc
 
 
 def with_feedback(
