@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 from good_agent.adapters import (
     AdapterConflictError,
     AdapterMetadata,
+    CallContext,
     ConflictStrategy,
     ToolAdapter,
     ToolPlan,
@@ -101,6 +102,7 @@ __all__ = [
     "AnthropicModel",
     "AssistantMessage",
     "AuthInjector",
+    "CallContext",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",

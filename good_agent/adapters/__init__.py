@@ -8,12 +8,15 @@ from good_agent.adapters.adapter import (
     diff_signatures,
 )
 from good_agent.adapters.chain import AdapterChain
+from good_agent.adapters.context import CallContext, CallNext
 from good_agent.adapters.plan import Step, ToolPlan
 
 __all__ = [
     "AdapterChain",
     "AdapterConflictError",
     "AdapterMetadata",
+    "CallContext",
+    "CallNext",
     "ConflictStrategy",
     "Step",
     "ToolAdapter",

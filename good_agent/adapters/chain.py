@@ -53,6 +53,12 @@ class AdapterChain:
         """Add ``adapter`` to the chain (no-op if already present)."""
         if any(existing is adapter for _, existing in self._adapters):
             return
+        if callable(getattr(adapter, "intercept", None)):
+            raise TypeError(
+                f"{adapter.name} defines intercept(), which around_call(ctx, call_next) "
+                "replaced: return ctx.respond(value) from around_call to answer instead "
+                "of the tool (see docs/adapters.md)"
+            )
         adapter.agent = self.agent
         self._adapters.append((next(self._sequence), adapter))
         self._reorder()

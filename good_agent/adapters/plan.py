@@ -7,7 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from good_agent.adapters.adapter import Signature, ToolAdapter, overrides
+from good_agent.adapters.adapter import Signature, ToolAdapter, overrides, takes_ctx
+from good_agent.adapters.context import CallContext, CallNext
 from good_agent.core.errors import GoodAgentError
 from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
@@ -44,31 +45,54 @@ class ToolPlan:
     signature: Signature
     steps: tuple[Step, ...]
     validator: Callable[[Any], list[str]] | None
-    interceptors: tuple[ToolAdapter, ...] = field(init=False)
-    responders: tuple[ToolAdapter, ...] = field(init=False)
+    unwrappers: tuple[tuple[Step, tuple[bool, ...]], ...] = field(init=False)
+    wrappers: tuple[ToolAdapter, ...] = field(init=False)
+    responders: tuple[tuple[ToolAdapter, bool], ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        # Only adapters that replace a hook take part in it on each call.
+        # Only adapters that replace a hook take part in it on each call; whether a
+        # hook takes the call context is decided once, here.
         adapters = self.adapters
-        object.__setattr__(self, "interceptors", _overriding(adapters, "intercept"))
-        object.__setattr__(self, "responders", _overriding(adapters, "adapt_response"))
+        unwrappers = tuple(
+            (step, tuple(takes_ctx(a, "adapt_parameters") for a in step.adapters))
+            for step in reversed(self.steps)
+            if len(step.adapters) > 1 or overrides(step.adapters[0], "adapt_parameters")
+        )
+        object.__setattr__(self, "unwrappers", unwrappers)
+        object.__setattr__(
+            self, "wrappers", tuple(a for a in adapters if overrides(a, "around_call"))
+        )
+        object.__setattr__(
+            self,
+            "responders",
+            tuple(
+                (a, takes_ctx(a, "adapt_response"))
+                for a in adapters
+                if overrides(a, "adapt_response")
+            ),
+        )
 
     @property
     def adapters(self) -> list[ToolAdapter]:
         """Every adapter applied to this tool, in forward (signature) order."""
         return [adapter for step in self.steps for adapter in step.adapters]
 
-    async def unwrap(self, parameters: dict[str, Any], agent: Any) -> dict[str, Any]:
+    async def unwrap(self, parameters: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
         """Translate the model's arguments back, outermost (lowest priority) step first."""
         name = self.tool.name
+        agent = ctx.agent
         params = parameters
-        for step in reversed(self.steps):
+        for step, with_ctx in self.unwrappers:
             if len(step.adapters) == 1:
-                params = step.adapters[0].adapt_parameters(name, params, agent)
+                adapter = step.adapters[0]
+                if with_ctx[0]:
+                    params = _with_ctx(adapter).adapt_parameters(name, params, agent, ctx=ctx)
+                else:
+                    params = adapter.adapt_parameters(name, params, agent)
                 if not isinstance(params, dict):
                     params = await _resolve(params)
             else:
-                params = await _unwrap_group(step, name, params, agent)
+                params = await _unwrap_group(step, with_ctx, name, params, ctx)
             if not isinstance(params, dict):
                 raise GoodAgentError(
                     f"an adapter on tool '{name}' returned {type(params).__name__} "
@@ -76,42 +100,72 @@ class ToolPlan:
                 )
         return params
 
-    async def intercept(self, parameters: dict[str, Any], agent: Any) -> ToolResponse | None:
-        """Ask each adapter, highest priority first, whether it answers the call itself."""
-        for adapter in self.interceptors:
-            answer = await _resolve(adapter.intercept(self.tool.name, parameters, agent))
-            if answer is not None:
-                return answer if isinstance(answer, ToolResponse) else _bad(adapter, answer)
-        return None
+    async def around(self, ctx: CallContext, innermost: CallNext) -> ToolResponse:
+        """Run the ``around_call`` hooks, highest priority outermost, around ``innermost``."""
+        if not self.wrappers:
+            return await innermost(ctx)
+        return await _Next(self.wrappers, 0, innermost)(ctx)
 
-    async def adapt_response(self, response: ToolResponse, agent: Any) -> ToolResponse:
+    async def adapt_response(self, response: ToolResponse, ctx: CallContext) -> ToolResponse:
         """Adapt the response, highest priority first."""
-        for adapter in self.responders:
-            response = await _resolve(adapter.adapt_response(self.tool.name, response, agent))
+        name, agent = self.tool.name, ctx.agent
+        for adapter, with_ctx in self.responders:
+            if with_ctx:
+                adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
+            else:
+                adapted = adapter.adapt_response(name, response, agent)
+            response = await _resolve(adapted)
         return response
 
 
-def _overriding(adapters: list[ToolAdapter], hook: str) -> tuple[ToolAdapter, ...]:
-    return tuple(a for a in adapters if overrides(a, hook))
+class _Next:
+    """``call_next`` of the wrapper at ``index``: runs the next wrapper, or the tool."""
+
+    __slots__ = ("index", "innermost", "wrappers")
+
+    def __init__(self, wrappers: tuple[ToolAdapter, ...], index: int, innermost: CallNext) -> None:
+        self.wrappers, self.index, self.innermost = wrappers, index, innermost
+
+    async def __call__(self, ctx: CallContext) -> ToolResponse:
+        index = self.index
+        if index == len(self.wrappers):
+            return await self.innermost(ctx)
+        adapter = self.wrappers[index]
+        response = await adapter.around_call(ctx, _Next(self.wrappers, index + 1, self.innermost))
+        if not isinstance(response, ToolResponse) or response.tool_call_id != ctx.call.id:
+            raise GoodAgentError(
+                f"{adapter.name}.around_call must return the ToolResponse of call "
+                f"'{ctx.call.id}' (build an answer with ctx.respond() or ctx.fail()), "
+                f"got {_describe(response)}"
+            )
+        return response
 
 
-def _bad(adapter: ToolAdapter, answer: Any) -> ToolResponse:
-    raise GoodAgentError(
-        f"{adapter.name}.intercept returned {type(answer).__name__}; "
-        "it must return a ToolResponse or None"
-    )
+def _with_ctx(adapter: ToolAdapter) -> Any:
+    """``adapter``, whose hook overrides declare the optional ``ctx`` keyword."""
+    return adapter
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, ToolResponse):
+        return f"a response to call '{value.tool_call_id}'"
+    return type(value).__name__
 
 
 async def _unwrap_group(
-    step: Step, name: str, params: dict[str, Any], agent: Any
+    step: Step, with_ctx: tuple[bool, ...], name: str, params: dict[str, Any], ctx: CallContext
 ) -> dict[str, Any]:
     every_owned = frozenset().union(*step.owned)
     result = {k: v for k, v in params.items() if k not in every_owned}
     outputs = []
-    for adapter, owned in zip(step.adapters, step.owned, strict=True):
+    for adapter, owned, wants_ctx in zip(step.adapters, step.owned, with_ctx, strict=True):
         others = every_owned - owned
         view = {k: v for k, v in params.items() if k not in others}
-        out = await _resolve(adapter.adapt_parameters(name, view, agent))
+        if wants_ctx:
+            produced = _with_ctx(adapter).adapt_parameters(name, view, ctx.agent, ctx=ctx)
+        else:
+            produced = adapter.adapt_parameters(name, view, ctx.agent)
+        out = await _resolve(produced)
         if not isinstance(out, dict):
             raise GoodAgentError(f"{adapter.name}.adapt_parameters must return a dict")
         outputs.append(out)

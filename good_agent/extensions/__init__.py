@@ -5,6 +5,8 @@ last when unwrapping parameters): :class:`AuthInjector` 1000, :class:`ToolCache`
 :class:`RateLimiter` 500, :class:`CitationManager` 200, :class:`ToolLogger` -1000.
 """
 
+from good_agent.core.components import AgentComponent
+from good_agent.core.specs import register_spec_resolver
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.cache import CacheEvent, CacheStats, ToolCache
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
@@ -20,6 +22,16 @@ from good_agent.extensions.rate_limit import (
     RedisBuckets,
 )
 from good_agent.extensions.tool_logging import ToolLogger, ToolMetrics
+
+
+def _mcp_server(spec: str) -> AgentComponent:
+    # The `mcp` extra stays optional: imported only when a server is asked for.
+    from good_agent.extensions.mcp import MCPTools
+
+    return MCPTools.from_spec(spec)
+
+
+register_spec_resolver("mcp_servers", _mcp_server)
 
 __all__ = [
     "AuthInjector",

@@ -1,12 +1,19 @@
 """The :class:`ToolCache`: answers repeated tool calls from a store, without running the tool.
 
-Default priority 900 (below :class:`~good_agent.AuthInjector`, above the rate limiter
-and logger: a hit is answered before a rate-limit token is spent), conflict strategy
-``CHAIN`` (it only adds the optional ``use_cache`` parameter).
+Default priority 900 (below :class:`~good_agent.AuthInjector`, above the rate limiter:
+its ``around_call`` is outside the limiter's, so a hit is answered before a
+rate-limit token is spent), conflict strategy ``CHAIN`` (it only adds the optional
+``use_cache`` parameter).
 
 The key is the tool name, the canonical JSON of the unwrapped arguments (secrets
 left out) and the auth scope (a keyed hash of the call's credentials), hashed with
-SHA-256. Values are the JSON of the :class:`~good_agent.ToolResponse`, with an expiry.
+SHA-256. Values are the JSON of the tool's :class:`~good_agent.ToolResponse` (with any
+injected secret redacted), with an expiry. A hit goes through ``adapt_response``
+like the tool's own response.
+
+A store that fails never costs a result: a failed lookup runs the tool, a failed
+write returns the result unstored; both are logged (WARNING) and counted in
+:class:`CacheStats`, and the next call uses the store again.
 """
 
 from __future__ import annotations
@@ -16,23 +23,16 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.core.components import AgentComponent, on
-from good_agent.core.errors import ToolError
-from good_agent.core.events import AgentEvents, EventContext
+from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
+from good_agent.core.components import AgentComponent
 from good_agent.core.messages import ToolResponse
-from good_agent.core.payloads import ToolCallBefore, ToolCallErrorPayload
-from good_agent.extensions._common import (
-    canonical_json,
-    digest,
-)
+from good_agent.extensions._common import REDACTED, canonical_json, digest, is_secret
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore
 from good_agent.extensions.credentials import credential_scope
@@ -40,10 +40,13 @@ from good_agent.tools import Tool
 
 logger = logging.getLogger("good_agent.extensions.cache")
 
-CacheEventKind = Literal["hit", "miss", "set", "coalesced", "bypass", "uncacheable"]
+CacheEventKind = Literal[
+    "hit", "miss", "set", "coalesced", "bypass", "uncacheable", "lookup_error", "store_error"
+]
 """What happened: a hit, a miss, a stored entry, a call that waited for an identical
 one (single-flight), a bypass through ``use_cache=false``, a response that could not
-be stored."""
+be stored, a store that failed to answer a lookup (the tool ran) or to keep a result
+(the result was returned unstored)."""
 
 _INFLIGHT: dict[tuple[int, str], anyio.Event] = {}
 """Calls running now, per store and key: identical misses run the tool once per process."""
@@ -52,6 +55,15 @@ USE_CACHE_SCHEMA = {
     "type": "boolean",
     "default": True,
     "description": "false: ignore any cached result and run the tool again.",
+}
+
+_STAT_NAMES = {
+    "hit": "hits",
+    "miss": "misses",
+    "set": "sets",
+    "bypass": "bypasses",
+    "lookup_error": "lookup_errors",
+    "store_error": "store_errors",
 }
 
 
@@ -66,7 +78,11 @@ class CacheEvent:
 
 @dataclass(slots=True)
 class CacheStats:
-    """Counters of a :class:`ToolCache`, in total and per tool."""
+    """Counters of a :class:`ToolCache`, in total and per tool.
+
+    ``lookup_errors`` and ``store_errors`` count store failures (the call was
+    answered by the tool all the same).
+    """
 
     hits: int = 0
     misses: int = 0
@@ -74,30 +90,24 @@ class CacheStats:
     coalesced: int = 0
     bypasses: int = 0
     uncacheable: int = 0
+    lookup_errors: int = 0
+    store_errors: int = 0
     by_tool: dict[str, Counter[str]] = field(default_factory=dict)
 
     def record(self, kind: CacheEventKind, tool_name: str) -> None:
         """Count one event."""
-        name = {"hit": "hits", "miss": "misses", "set": "sets", "bypass": "bypasses"}.get(
-            kind, kind
-        )
+        name = _STAT_NAMES.get(kind, kind)
         setattr(self, name, getattr(self, name) + 1)
-        self.by_tool.setdefault(tool_name, Counter())[kind] += 1
+        counter = self.by_tool.get(tool_name)
+        if counter is None:
+            counter = self.by_tool[tool_name] = Counter()
+        counter[kind] += 1
 
     @property
     def hit_ratio(self) -> float:
         """Hits over lookups (0.0 before any lookup)."""
         lookups = self.hits + self.misses
         return self.hits / lookups if lookups else 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class _Call:
-    tool_name: str
-    key: str | None = None
-    bypass: bool = False
-    store: bool = False
-    flight: tuple[int, str] | None = None
 
 
 class CacheAdapter(ToolAdapter):
@@ -125,23 +135,29 @@ class CacheAdapter(ToolAdapter):
         return {**signature, "function": function}
 
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
-        """Take the ``use_cache`` flag out; start this call's cache state."""
-        bypass = False
+        """Take the ``use_cache`` flag out (the tool does not know it)."""
         if self.cache.use_cache_flag and "use_cache" in parameters:
             parameters = dict(parameters)
-            bypass = parameters.pop("use_cache") is False
-        self.cache.state.set(_Call(tool_name, bypass=bypass))
+            del parameters["use_cache"]
         return parameters
 
-    async def intercept(
-        self, tool_name: str, parameters: dict[str, Any], agent: Any
-    ) -> ToolResponse | None:
-        """Answer from the store, or let the tool run (once per identical key)."""
-        return await self.cache.lookup(tool_name, parameters, agent)
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """Answer from the store, or run the tool (once per identical key) and store."""
+        return await self.cache.around(ctx, call_next)
 
-    async def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
-        """Store the response of a miss; identical waiting calls then read it."""
-        return await self.cache.finish(tool_name, response)
+
+def _key_default(found: list[bool]) -> Callable[[Any], Any]:
+    def default(value: Any) -> Any:
+        if is_secret(value):
+            found.append(True)
+            return REDACTED
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="python")
+        if isinstance(value, set | frozenset):
+            return sorted(value, key=repr)
+        raise TypeError(type(value).__name__)
+
+    return default
 
 
 class ToolCache(AgentComponent):
@@ -196,46 +212,76 @@ class ToolCache(AgentComponent):
         self.on_event = on_event
         self.flight_timeout = flight_timeout
         self.stats = CacheStats()
-        self.state: ContextVar[_Call | None] = ContextVar(f"tool_cache_{id(self)}", default=None)
         self.adapter = CacheAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
 
-    def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
+    def _auth(self) -> AuthInjector | None:
         for component in getattr(self.agent, "components", ()):
             if isinstance(component, AuthInjector):
-                return component.scope_of(tool_name, parameters)
+                return component
+        return None
+
+    def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
+        auth = self._auth()
+        if auth is not None:
+            return auth.scope_of(tool_name, parameters)
         return credential_scope(parameters)
 
     def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
         """The store key of a call with these unwrapped ``parameters``."""
+        found: list[bool] = []
         try:
-            # Fast path: plain JSON arguments, so there is no secret in them.
             arguments = json.dumps(
-                parameters, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+                parameters,
+                sort_keys=True,
+                separators=(",", ":"),
+                ensure_ascii=False,
+                default=_key_default(found),
             )
-            secretless = True
         except (TypeError, ValueError):
-            arguments, secretless = canonical_json(parameters), False
+            arguments, found = canonical_json(parameters), [True]
         if self.scope is not None:
             scope = self.scope(tool_name, parameters)
         else:
-            scope = None if secretless else self._scope(tool_name, parameters)
+            # Plain JSON arguments carry no secret, so no credential scope.
+            scope = self._scope(tool_name, parameters) if found else None
         body = f"{arguments}\x00{scope or ''}"
         return f"v1:{tool_name}:{digest(body, size=64)}"
 
     def _emit(self, kind: CacheEventKind, tool_name: str, key: str) -> None:
         self.stats.record(kind, tool_name)
-        logger.debug(
-            "tool cache %s: %s",
-            kind,
-            tool_name,
-            extra={"cache_event": kind, "tool_name": tool_name, "cache_key": key},
-        )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "tool cache %s: %s",
+                kind,
+                tool_name,
+                extra={"cache_event": kind, "tool_name": tool_name, "cache_key": key},
+            )
         if self.on_event is not None:
             self.on_event(CacheEvent(kind, tool_name, key))
 
-    async def get(self, key: str) -> ToolResponse | None:
-        """The fresh response stored under ``key``, or ``None``."""
+    def _store_failed(
+        self, kind: CacheEventKind, tool_name: str, key: str, error: Exception
+    ) -> None:
+        action = (
+            "lookup failed; running the tool"
+            if kind == "lookup_error"
+            else ("write failed; returning the result unstored")
+        )
+        logger.warning(
+            "tool cache: store %s (%s: %s)",
+            action,
+            type(error).__name__,
+            error,
+            extra={"cache_event": kind, "tool_name": tool_name, "cache_key": key},
+        )
+        self._emit(kind, tool_name, key)
+
+    async def get(self, key: str, call: CallContext | None = None) -> ToolResponse | None:
+        """The fresh response stored under ``key``, or ``None``; addressed to ``call``.
+
+        Raises what the store raises; :meth:`around` turns that into a miss.
+        """
         raw = await self.store.get(key)
         if raw is None:
             return None
@@ -244,37 +290,38 @@ class ToolCache(AgentComponent):
             expires = entry.get("expires_at")
             if expires is not None and self.clock() >= expires:
                 return None
-            data = {**entry["response"], "tool_call_id": ""}
-            return ToolResponse.model_validate(data)
+            call_id = call.call.id if call is not None else ""
+            return ToolResponse.model_validate({**entry["response"], "tool_call_id": call_id})
         except (ValueError, KeyError, TypeError, AttributeError, ValidationError):
             logger.warning("tool cache: unreadable entry %s ignored", key)
             return None
 
-    async def lookup(
-        self, tool_name: str, parameters: Mapping[str, Any], agent: Any
-    ) -> ToolResponse | None:
-        """The intercept step: a hit, or ``None`` after claiming the key (single-flight)."""
-        call = self.state.get()
-        bypass = call is not None and call.tool_name == tool_name and call.bypass
-        key = self.key_for(tool_name, parameters)
-        if bypass:
-            self._emit("bypass", tool_name, key)
-            self.state.set(_Call(tool_name, key, store=True))
+    async def _lookup(self, key: str, ctx: CallContext) -> ToolResponse | None:
+        try:
+            return await self.get(key, ctx)
+        except Exception as error:  # any store failure: the tool answers instead
+            self._store_failed("lookup_error", ctx.call.name, key, error)
             return None
+
+    async def around(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """The ``around_call`` of the cache: a hit, or the tool's response (stored)."""
+        tool_name = ctx.call.name
+        key = self.key_for(tool_name, ctx.parameters)
+        if self.use_cache_flag and ctx.arguments.get("use_cache") is False:
+            self._emit("bypass", tool_name, key)
+            return await self._run(ctx, call_next, key, None)
         flight = (id(self.store), key)
         waited = False
         while True:
-            hit = await self.get(key)
+            hit = await self._lookup(key, ctx)
             if hit is not None:
                 self._emit("hit", tool_name, key)
-                self.state.set(_Call(tool_name, key))
                 return hit
             running = _INFLIGHT.get(flight)
             if running is None:
                 _INFLIGHT[flight] = anyio.Event()
                 self._emit("miss", tool_name, key)
-                self.state.set(_Call(tool_name, key, store=True, flight=flight))
-                return None
+                return await self._run(ctx, call_next, key, flight)
             if not waited:
                 self._emit("coalesced", tool_name, key)
                 waited = True
@@ -282,28 +329,35 @@ class ToolCache(AgentComponent):
                 await running.wait()
             if scope.cancelled_caught:
                 self._emit("miss", tool_name, key)
-                self.state.set(_Call(tool_name, key, store=True))
-                return None
+                return await self._run(ctx, call_next, key, None)
 
-    async def finish(self, tool_name: str, response: ToolResponse) -> ToolResponse:
-        """The response step: store a miss's response and release identical calls."""
-        call = self.state.get()
-        if call is None or call.tool_name != tool_name:
-            return response
-        self.state.set(None)
+    async def _run(
+        self, ctx: CallContext, call_next: CallNext, key: str, flight: tuple[int, str] | None
+    ) -> ToolResponse:
         try:
-            if call.store and call.key is not None and (response.success or self.cache_errors):
-                response = await self.put(call.key, tool_name, response)
+            # An exception from below (a refusal such as a rate limit) is not a
+            # result of the tool: it passes through, unstored.
+            response = await call_next(ctx)
+            if response.success or self.cache_errors:
+                response = await self.put(key, ctx.call.name, response)
+            return response
         finally:
-            self._release(call)
-        return response
+            if flight is not None:
+                event = _INFLIGHT.pop(flight, None)
+                if event is not None:
+                    event.set()
 
     async def put(self, key: str, tool_name: str, response: ToolResponse) -> ToolResponse:
-        """Store ``response`` under ``key``; return it as it will read back from the store."""
+        """Store ``response`` under ``key``; return it as it will read back from the store.
+
+        A store that fails is logged and counted; ``response`` is returned all the same.
+        """
         ttl = self.ttls.get(tool_name)
         now = self.clock()
+        auth = self._auth()
+        kept = auth.redact_response(response) if auth is not None else response
         try:
-            stored = response.model_dump(mode="json", exclude={"tool_call_id"})
+            stored = kept.model_dump(mode="json", exclude={"tool_call_id"})
             entry = {
                 "stored_at": now,
                 "expires_at": None if ttl is None else now + ttl,
@@ -313,38 +367,16 @@ class ToolCache(AgentComponent):
         except (TypeError, ValueError):
             self._emit("uncacheable", tool_name, key)
             return response
-        await self.store.set(key, text, ttl)
+        try:
+            await self.store.set(key, text, ttl)
+        except Exception as error:  # any store failure: the result is still returned
+            self._store_failed("store_error", tool_name, key, error)
+            return response
         self._emit("set", tool_name, key)
+        if kept is not response:
+            return response
         return ToolResponse.model_validate({**stored, "tool_call_id": response.tool_call_id})
-
-    def _release(self, call: _Call) -> None:
-        if call.flight is not None:
-            event = _INFLIGHT.pop(call.flight, None)
-            if event is not None:
-                event.set()
 
     async def clear(self) -> None:
         """Remove every entry from the store."""
         await self.store.clear()
-
-    @on(AgentEvents.TOOL_CALL_BEFORE, priority=10_000)
-    def _other_answer(self, ctx: EventContext) -> None:
-        call = self.state.get()
-        payload = ctx.payload
-        answered = isinstance(payload, ToolCallBefore) and payload.response is not None
-        if answered and call and call.store and call.tool_name == payload.call.name:
-            # Another adapter answered instead of the tool: that is not a result to keep.
-            self.state.set(_Call(call.tool_name, call.key, flight=call.flight))
-
-    @on(AgentEvents.TOOL_CALL_ERROR, priority=10_000)
-    def _on_error(self, ctx: EventContext) -> None:
-        payload = ctx.payload
-        call = self.state.get()
-        if not isinstance(payload, ToolCallErrorPayload) or call is None:
-            return
-        propagates = getattr(ctx.agent, "tool_errors", "report") == "raise" and not isinstance(
-            payload.error, ToolError
-        )
-        if propagates and call.tool_name == payload.call.name:
-            self.state.set(None)
-            self._release(call)
