@@ -7,11 +7,14 @@ including the exact tool signatures the model would have seen.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel
 
 from good_agent.core.errors import ScriptExhaustedError
 from good_agent.core.messages import ToolCall, Usage
@@ -23,7 +26,12 @@ Responder = Callable[[ModelRequest], "ModelResponse | str | Awaitable[ModelRespo
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """A request as the scripted model received it (deep-copied)."""
+    """A request as the scripted model received it (deep-copied).
+
+    Each message and tool definition is copied the first time the model receives
+    that object; later requests that carry the same object share that copy, so
+    recording costs the same at the 200th request as at the first.
+    """
 
     messages: list[Any]
     tools: list[dict[str, Any]]
@@ -59,6 +67,8 @@ class ScriptedModel:
         self._position = 0
         self._name = name
         self.requests: list[RecordedRequest] = []
+        self._copies: dict[int, tuple[Any, Any]] = {}
+        self._last: tuple[list[Any], list[Any]] = ([], [])
 
     @property
     def model_name(self) -> str:
@@ -102,8 +112,8 @@ class ScriptedModel:
         """Record ``request`` and return the next scripted reply."""
         self.requests.append(
             RecordedRequest(
-                messages=[m.model_copy(deep=True) for m in request.messages],
-                tools=copy.deepcopy(request.tools),
+                messages=self._copy_messages(request.messages),
+                tools=[self._copy(t) for t in request.tools],
                 tool_choice=copy.deepcopy(request.tool_choice),
                 settings=dict(request.settings),
             )
@@ -121,10 +131,37 @@ class ScriptedModel:
         if isinstance(entry, str):
             return ModelResponse(content=entry, finish_reason="stop", usage=Usage())
         if isinstance(entry, ModelResponse):
-            return copy.deepcopy(entry)
+            # Tool calls are frozen; a new list keeps the script's reply unchanged.
+            return dataclasses.replace(entry, tool_calls=list(entry.tool_calls))
         raise TypeError(
             f"a scripted reply must be str or ModelResponse, got {type(entry).__name__}"
         )
+
+    def _copy_messages(self, messages: list[Any]) -> list[Any]:
+        """Copies of ``messages``; a history that only grew reuses the last request's."""
+        sent, recorded = self._last
+        count = len(sent)
+        # List equality checks identity first, so an unchanged prefix compares at C speed.
+        if count and len(messages) >= count and messages[:count] == sent:
+            copies = recorded + [self._copy(m) for m in messages[count:]]
+        else:
+            copies = [self._copy(m) for m in messages]
+        self._last = (list(messages), copies)
+        return list(copies)
+
+    def _copy(self, value: Any) -> Any:
+        """A deep copy of ``value``, made once per object (the original is kept alive,
+        so its ``id`` is not reused)."""
+        known = self._copies.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        if isinstance(value, BaseModel):
+            # A dump and a validation copy a message deeply, at pydantic-core speed.
+            copied = type(value).model_validate(value.model_dump())
+        else:
+            copied = copy.deepcopy(value)
+        self._copies[id(value)] = (value, copied)
+        return copied
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
         """Record ``request`` and stream the next scripted reply's deltas, then the reply."""

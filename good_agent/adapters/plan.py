@@ -114,7 +114,7 @@ class ToolPlan:
                 adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
             else:
                 adapted = adapter.adapt_response(name, response, agent)
-            response = await _resolve(adapted)
+            response = adapted if isinstance(adapted, ToolResponse) else await _resolve(adapted)
         return response
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -48,8 +49,11 @@ one (single-flight), a bypass through ``use_cache=false``, a response that could
 be stored, a store that failed to answer a lookup (the tool ran) or to keep a result
 (the result was returned unstored)."""
 
-_INFLIGHT: dict[tuple[int, str], anyio.Event] = {}
-"""Calls running now, per store and key: identical misses run the tool once per process."""
+_INFLIGHT: dict[tuple[int, str], anyio.Event | None] = {}
+"""Calls running now, per store and key: identical misses run the tool once per process.
+The event is made by the first identical call that waits."""
+
+_PLAIN = (str, int, float, bool, type(None))
 
 USE_CACHE_SCHEMA = {
     "type": "boolean",
@@ -146,10 +150,10 @@ class CacheAdapter(ToolAdapter):
         return await self.cache.around(ctx, call_next)
 
 
-def _key_default(found: list[bool]) -> Callable[[Any], Any]:
+def _key_default(found: list[Any]) -> Callable[[Any], Any]:
     def default(value: Any) -> Any:
         if is_secret(value):
-            found.append(True)
+            found.append(value)
             return REDACTED
         if isinstance(value, BaseModel):
             return value.model_dump(mode="python")
@@ -212,6 +216,7 @@ class ToolCache(AgentComponent):
         self.on_event = on_event
         self.flight_timeout = flight_timeout
         self.stats = CacheStats()
+        self._last_scope: tuple[str, tuple[Any, ...], str | None] | None = None
         self.adapter = CacheAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
 
@@ -229,7 +234,7 @@ class ToolCache(AgentComponent):
 
     def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
         """The store key of a call with these unwrapped ``parameters``."""
-        found: list[bool] = []
+        found: list[Any] = []
         try:
             arguments = json.dumps(
                 parameters,
@@ -239,14 +244,32 @@ class ToolCache(AgentComponent):
                 default=_key_default(found),
             )
         except (TypeError, ValueError):
-            arguments, found = canonical_json(parameters), [True]
+            arguments, found = canonical_json(parameters), [None]
         if self.scope is not None:
             scope = self.scope(tool_name, parameters)
+        elif not found:
+            scope = None  # plain JSON arguments carry no secret, so no credential scope
         else:
-            # Plain JSON arguments carry no secret, so no credential scope.
-            scope = self._scope(tool_name, parameters) if found else None
+            scope = self._scope_of_secrets(tool_name, parameters, found)
         body = f"{arguments}\x00{scope or ''}"
         return f"v1:{tool_name}:{digest(body, size=64)}"
+
+    def _scope_of_secrets(
+        self, tool_name: str, parameters: Mapping[str, Any], secrets: list[Any]
+    ) -> str | None:
+        # The same secret objects as the last call (an injected credential usually
+        # is): the same scope, without hashing the credentials again.
+        last = self._last_scope
+        if (
+            last is not None
+            and last[0] == tool_name
+            and len(last[1]) == len(secrets)
+            and all(a is b for a, b in zip(last[1], secrets, strict=True))
+        ):
+            return last[2]
+        scope = self._scope(tool_name, parameters)
+        self._last_scope = (tool_name, tuple(secrets), scope)
+        return scope
 
     def _emit(self, kind: CacheEventKind, tool_name: str, key: str) -> None:
         self.stats.record(kind, tool_name)
@@ -317,11 +340,13 @@ class ToolCache(AgentComponent):
             if hit is not None:
                 self._emit("hit", tool_name, key)
                 return hit
-            running = _INFLIGHT.get(flight)
-            if running is None:
-                _INFLIGHT[flight] = anyio.Event()
+            if flight not in _INFLIGHT:
+                _INFLIGHT[flight] = None
                 self._emit("miss", tool_name, key)
                 return await self._run(ctx, call_next, key, flight)
+            running = _INFLIGHT[flight]
+            if running is None:
+                running = _INFLIGHT[flight] = anyio.Event()
             if not waited:
                 self._emit("coalesced", tool_name, key)
                 waited = True
@@ -343,9 +368,9 @@ class ToolCache(AgentComponent):
             return response
         finally:
             if flight is not None:
-                event = _INFLIGHT.pop(flight, None)
-                if event is not None:
-                    event.set()
+                waiting = _INFLIGHT.pop(flight, None)
+                if waiting is not None:
+                    waiting.set()
 
     async def put(self, key: str, tool_name: str, response: ToolResponse) -> ToolResponse:
         """Store ``response`` under ``key``; return it as it will read back from the store.
@@ -357,25 +382,24 @@ class ToolCache(AgentComponent):
         auth = self._auth()
         kept = auth.redact_response(response) if auth is not None else response
         try:
-            stored = kept.model_dump(mode="json", exclude={"tool_call_id"})
-            entry = {
-                "stored_at": now,
-                "expires_at": None if ttl is None else now + ttl,
-                "response": stored,
-            }
-            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-        except (TypeError, ValueError):
+            stored = kept.model_dump_json(exclude={"tool_call_id"})
+        except ValueError:  # pydantic's serialization error: not JSON
             self._emit("uncacheable", tool_name, key)
             return response
+        end = None if ttl is None else float(now + ttl)
+        expires = repr(end) if end is not None and math.isfinite(end) else "null"
+        text = f'{{"stored_at":{float(now)!r},"expires_at":{expires},"response":{stored}}}'
         try:
             await self.store.set(key, text, ttl)
         except Exception as error:  # any store failure: the result is still returned
             self._store_failed("store_error", tool_name, key, error)
             return response
         self._emit("set", tool_name, key)
-        if kept is not response:
+        if kept is not response or isinstance(response.response, _PLAIN):
+            # A JSON scalar reads back as itself: the response is what a hit returns.
             return response
-        return ToolResponse.model_validate({**stored, "tool_call_id": response.tool_call_id})
+        data = json.loads(stored)
+        return ToolResponse.model_validate({**data, "tool_call_id": response.tool_call_id})
 
     async def clear(self) -> None:
         """Remove every entry from the store."""

@@ -12,6 +12,7 @@ the logger is enabled for its level.
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import time
@@ -76,7 +77,7 @@ class ToolMetrics:
         self.total_ms += duration_ms
         self.min_ms = duration_ms if self.min_ms is None else min(self.min_ms, duration_ms)
         self.max_ms = duration_ms if self.max_ms is None else max(self.max_ms, duration_ms)
-        position = next((i for i, b in enumerate(self.bounds) if duration_ms <= b), -1)
+        position = bisect.bisect_left(self.bounds, duration_ms)
         self.buckets[position] += 1
 
     @property
@@ -101,11 +102,20 @@ class ToolMetrics:
 
 
 try:
+    from opentelemetry import trace as _trace
     from opentelemetry.trace import Status, StatusCode
 
     _ERROR_STATUS: Any = Status(StatusCode.ERROR)
 except ImportError:  # the opentelemetry-api package is optional
+    _trace = None  # type: ignore[assignment]
     _ERROR_STATUS = None
+
+
+def _global_tracing_configured() -> bool:
+    """Whether a tracer provider is installed (else global spans record nothing)."""
+    return _trace is not None and not isinstance(
+        _trace.get_tracer_provider(), _trace.ProxyTracerProvider
+    )
 
 
 def _tracer(enabled: bool, tracer: Any) -> Any:
@@ -216,6 +226,9 @@ class ToolLogger(AgentComponent):
         self.tools = frozenset(tools) if tools is not None else None
         self.sensitive = DEFAULT_SENSITIVE | {s.lower() for s in sensitive}
         self.tracer = _tracer(tracing, tracer)
+        # The global tracer records nothing until a provider is installed: no span
+        # is built before then (checked at each call, so one installed later counts).
+        self._global_tracer = tracer is None and self.tracer is not None
         self.max_chars = max_chars
         self.bounds_ms = bounds_ms
         self._error_types: dict[str, str] = {}
@@ -292,7 +305,7 @@ class ToolLogger(AgentComponent):
         level = self.level if success else self.error_level
         if self.logger.isEnabledFor(level):
             self._log(outcome, success, level)
-        if self.tracer is not None:
+        if self.tracer is not None and (not self._global_tracer or _global_tracing_configured()):
             self._span(outcome, success, error_type)
 
     def _log(self, outcome: _Outcome, success: bool, level: int) -> None:
