@@ -225,7 +225,6 @@ async def test_an_answer_short_circuits_everything_below() -> None:
 
 
 async def test_changed_parameters_reach_the_tool_validated_again() -> None:
-    log: list[str] = []
     got: list[int] = []
 
     class Double(ToolAdapter):
