@@ -125,10 +125,16 @@ class CacheAdapter(ToolAdapter):
         """Adapt the tools that opted in."""
         return tool.name in self.cache.ttls
 
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """Answer from the store, or run the tool (once per identical key) and store."""
+        return await self.cache.around(ctx, call_next)
+
+
+class FlaggedCacheAdapter(CacheAdapter):
+    """A :class:`CacheAdapter` that shows the model the optional ``use_cache`` flag."""
+
     def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
         """Add the optional ``use_cache`` flag when it is enabled."""
-        if not self.cache.use_cache_flag:
-            return signature
         function = dict(signature["function"])
         parameters = dict(function.get("parameters") or {"type": "object"})
         parameters["properties"] = {
@@ -140,14 +146,10 @@ class CacheAdapter(ToolAdapter):
 
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
         """Take the ``use_cache`` flag out (the tool does not know it)."""
-        if self.cache.use_cache_flag and "use_cache" in parameters:
+        if "use_cache" in parameters:
             parameters = dict(parameters)
             del parameters["use_cache"]
         return parameters
-
-    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
-        """Answer from the store, or run the tool (once per identical key) and store."""
-        return await self.cache.around(ctx, call_next)
 
 
 def _key_default(found: list[Any]) -> Callable[[Any], Any]:
@@ -217,7 +219,9 @@ class ToolCache(AgentComponent):
         self.flight_timeout = flight_timeout
         self.stats = CacheStats()
         self._last_scope: tuple[str, tuple[Any, ...], str | None] | None = None
-        self.adapter = CacheAdapter(self, priority, conflict_strategy)
+        # Only a cache that shows the flag adapts signatures and parameters.
+        adapter = FlaggedCacheAdapter if use_cache_flag else CacheAdapter
+        self.adapter: CacheAdapter = adapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
 
     def _auth(self) -> AuthInjector | None:
@@ -399,6 +403,8 @@ class ToolCache(AgentComponent):
             # A JSON scalar reads back as itself: the response is what a hit returns.
             return response
         data = json.loads(stored)
+        if data.get("response") == response.response:
+            return response  # JSON-native already: it reads back equal
         return ToolResponse.model_validate({**data, "tool_call_id": response.tool_call_id})
 
     async def clear(self) -> None:
