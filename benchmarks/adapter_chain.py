@@ -49,7 +49,7 @@ from good_agent.extensions import (
 )
 from good_agent.testing import ScriptedModel
 
-ROUNDS = 3
+ROUNDS = 7
 CALLS = 50
 URL = "https://example.com/articles/first-article"
 

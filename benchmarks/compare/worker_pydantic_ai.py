@@ -32,6 +32,7 @@ def round_trip() -> list[Case]:
         ToolReturnPart,
     )
     from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import UsageLimits
 
     tools = [Tool(shared.weather), Tool(shared.stock)]
     counter = iter(range(10**9))
@@ -55,8 +56,11 @@ def round_trip() -> list[Case]:
         # per run.
         agent = Agent(FunctionModel(reply), tools=tools)
 
+        # Its default limit is 50 requests per run; the long conversations need more.
+        limits = UsageLimits(request_limit=len(turns) + 1)
+
         async def arun() -> Any:
-            return await agent.run(shared.ROUND_TRIP_PROMPT)
+            return await agent.run(shared.ROUND_TRIP_PROMPT, usage_limits=limits)
 
         note = "one Agent reused across runs"
         return Case(name, fingerprint, arun=arun, per=calls_in_script, unit="tool call", note=note)
