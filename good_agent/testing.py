@@ -29,14 +29,22 @@ class RecordedRequest:
     """A request as the scripted model received it (deep-copied).
 
     Each message and tool definition is copied the first time the model receives
-    that object; later requests that carry the same object share that copy, so
-    recording costs the same at the 200th request as at the first.
+    that object; later requests that carry the same object share that copy. The
+    requests of one growing conversation share one log of copies (``log``, of which
+    this request saw the first ``length``), so recording costs the same at the
+    200th request as at the first, in time and in memory.
     """
 
-    messages: list[Any]
+    log: list[Any] = field(repr=False)
+    length: int
     tools: list[dict[str, Any]]
     tool_choice: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def messages(self) -> list[Any]:
+        """The messages of this request (copies, as they were when it was sent)."""
+        return self.log[: self.length]
 
     @property
     def tool_names(self) -> list[str]:
@@ -68,7 +76,8 @@ class ScriptedModel:
         self._name = name
         self.requests: list[RecordedRequest] = []
         self._copies: dict[int, tuple[Any, Any]] = {}
-        self._last: tuple[list[Any], list[Any]] = ([], [])
+        self._sent: list[Any] = []
+        self._log: list[Any] = []
 
     @property
     def model_name(self) -> str:
@@ -112,7 +121,8 @@ class ScriptedModel:
         """Record ``request`` and return the next scripted reply."""
         self.requests.append(
             RecordedRequest(
-                messages=self._copy_messages(request.messages),
+                log=self._record(request.messages),
+                length=len(request.messages),
                 tools=[self._copy(t) for t in request.tools],
                 tool_choice=copy.deepcopy(request.tool_choice),
                 settings=dict(request.settings),
@@ -137,17 +147,19 @@ class ScriptedModel:
             f"a scripted reply must be str or ModelResponse, got {type(entry).__name__}"
         )
 
-    def _copy_messages(self, messages: list[Any]) -> list[Any]:
-        """Copies of ``messages``; a history that only grew reuses the last request's."""
-        sent, recorded = self._last
-        count = len(sent)
+    def _record(self, messages: list[Any]) -> list[Any]:
+        """The log holding copies of ``messages``: the last one, extended, when the
+        history only grew since the last request, else a new one."""
+        count = len(self._sent)
         # List equality checks identity first, so an unchanged prefix compares at C speed.
-        if count and len(messages) >= count and messages[:count] == sent:
-            copies = recorded + [self._copy(m) for m in messages[count:]]
+        if count and len(messages) >= count and messages[:count] == self._sent:
+            added = messages[count:]
+            self._log.extend(self._copy(m) for m in added)
+            self._sent.extend(added)
         else:
-            copies = [self._copy(m) for m in messages]
-        self._last = (list(messages), copies)
-        return list(copies)
+            self._log = [self._copy(m) for m in messages]
+            self._sent = list(messages)
+        return self._log
 
     def _copy(self, value: Any) -> Any:
         """A deep copy of ``value``, made once per object (the original is kept alive,
