@@ -111,11 +111,23 @@ except ImportError:  # the opentelemetry-api package is optional
     _ERROR_STATUS = None
 
 
+_UNKNOWN = object()
+
+
 def _global_tracing_configured() -> bool:
-    """Whether a tracer provider is installed (else global spans record nothing)."""
-    return _trace is not None and not isinstance(
-        _trace.get_tracer_provider(), _trace.ProxyTracerProvider
-    )
+    """Whether a tracer provider is installed (else global spans record nothing).
+
+    ``get_tracer_provider()`` reads the environment on every call until one is set,
+    so the API module's global is read first; the public call is the fallback.
+    """
+    if _trace is None:
+        return False
+    installed = getattr(_trace, "_TRACER_PROVIDER", _UNKNOWN)
+    if installed is None:
+        return False
+    if installed is _UNKNOWN:
+        return not isinstance(_trace.get_tracer_provider(), _trace.ProxyTracerProvider)
+    return True
 
 
 def _tracer(enabled: bool, tracer: Any) -> Any:
@@ -160,7 +172,7 @@ class LoggingAdapter(ToolAdapter):
         return response
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Outcome:
     """One finished call as the logger records it."""
 
