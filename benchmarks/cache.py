@@ -11,8 +11,8 @@ baseline has no worker-thread hop either. Cases:
   write).
 
 Rounds interleave the cases (bare, then each store's hit and miss) and medians are
-reported. The Redis store uses a ``redis-server`` started here on a free port, if
-one is installed.
+reported (wall time: a store's latency is the point). The Redis store uses a
+``redis-server`` started here on a free port, if one is installed.
 
 Targets (the issue sets none; these bound the cache's own work): with the memory store
 a hit (a hash, a read, a JSON decode, a response object) costs at most 3x the bare

@@ -316,9 +316,9 @@ the history grows by two messages per call), per tool call:
   and optional fields;
   a scripted conversation of 5 model turns with 2 tools and one parallel pair (5 tool
   calls); the same 2 tools over 10, 50 and 200 sequential calls (one per model turn,
-  so each request carries a longer history); an OpenAI-format history with a system prompt, parallel tool calls, tool
-  results and a follow-up question; and model replies that each hold one fenced JSON
-  tool call with prose around it.
+  so each request carries a longer history); an OpenAI-format history with a system
+  prompt, parallel tool calls, tool results and a follow-up question; and model
+  replies that each hold one fenced JSON tool call with prose around it.
 - **Same output, checked first.** Every library runs each comparison once and its
   output is reduced to what must agree: for schemas, each tool's property names,
   types, enums and required lists with `$ref`s resolved; for the round trip, the calls,
