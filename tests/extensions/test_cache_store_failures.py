@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from good_agent import Agent, tool
@@ -144,3 +145,25 @@ async def test_a_redis_server_that_stops_and_returns_never_loses_a_result(
     kinds = [getattr(r, "cache_event", None) for r in caplog.records]
     assert kinds == ["lookup_error", "store_error"]
     assert all("ConnectionError" in r.getMessage() for r in caplog.records)
+
+
+async def test_a_cancelled_miss_releases_its_key_for_the_next_call() -> None:
+    runs: list[str] = []
+
+    @tool
+    async def slow(query: str) -> str:
+        """Slow on its first call."""
+        runs.append(query)
+        if len(runs) == 1:
+            await anyio.sleep(10)
+        return "done"
+
+    cache = ToolCache(tools=["slow"])
+    async with Agent(tools=[slow], extensions=[cache]) as agent:
+        with anyio.move_on_after(0.05) as first:
+            await agent.invoke("slow", query="q")
+        with anyio.fail_after(5):  # a key left claimed would make this call wait 30 s
+            result = await agent.invoke("slow", query="q")
+    assert first.cancelled_caught
+    assert result.response == "done" and runs == ["q", "q"]
+    assert cache.stats.coalesced == 0 and cache.stats.sets == 1
