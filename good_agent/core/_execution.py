@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from good_agent.adapters.context import CallContext
-from good_agent.adapters.plan import ToolPlan
+from good_agent.adapters._context import CallContext
+from good_agent.adapters._plan import ToolPlan
 from good_agent.core.errors import GoodAgentError, ToolArgumentsError, ToolError, UnknownToolError
 from good_agent.core.events import AgentEvents
 from good_agent.core.messages import ToolCall, ToolResponse

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any, ClassVar, Literal, TypeVar
 
-from good_agent.adapters.chain import AdapterChain
+from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import run_loop
 from good_agent.core.components import AgentComponent

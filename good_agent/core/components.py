@@ -9,7 +9,7 @@ from good_agent.core.events import AgentEvents, Handler
 from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from good_agent.adapters.adapter import ToolAdapter
+    from good_agent.adapters import ToolAdapter
     from good_agent.core.agent import Agent
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -8,13 +8,9 @@ unwrapping parameters, and outermost around the call): :class:`ToolLogger` 10000
 
 from good_agent.core.components import AgentComponent
 from good_agent.core.specs import register_spec_resolver
-from good_agent.extensions.auth import AuthInjector
-from good_agent.extensions.cache import CacheEvent, CacheStats, ToolCache
-from good_agent.extensions.cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
-from good_agent.extensions.citation_index import Citation, CitationIndex
-from good_agent.extensions.citations import CitationManager
-from good_agent.extensions.credentials import CredentialRule, credential_scope
-from good_agent.extensions.rate_limit import (
+from good_agent.extensions._cache import CacheEvent, CacheStats, ToolCache
+from good_agent.extensions._cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
+from good_agent.extensions._rate_limit import (
     BucketBackend,
     MemoryBuckets,
     Rate,
@@ -22,7 +18,11 @@ from good_agent.extensions.rate_limit import (
     RateLimitStats,
     RedisBuckets,
 )
-from good_agent.extensions.tool_logging import ToolLogger, ToolMetrics
+from good_agent.extensions._tool_logging import ToolLogger, ToolMetrics
+from good_agent.extensions.auth import AuthInjector
+from good_agent.extensions.citation_index import Citation, CitationIndex
+from good_agent.extensions.citations import CitationManager
+from good_agent.extensions.credentials import CredentialRule, credential_scope
 
 
 def _mcp_server(spec: str) -> AgentComponent:

@@ -33,9 +33,9 @@ from pydantic import BaseModel, ValidationError
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
 from good_agent.core.messages import ToolResponse
+from good_agent.extensions._cache_stores import CacheStore, MemoryStore
 from good_agent.extensions._common import REDACTED, canonical_json, digest, is_secret
 from good_agent.extensions.auth import AuthInjector
-from good_agent.extensions.cache_stores import CacheStore, MemoryStore
 from good_agent.extensions.credentials import credential_scope
 from good_agent.tools import Tool
 

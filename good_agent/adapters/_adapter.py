@@ -12,7 +12,7 @@ from good_agent.core.errors import GoodAgentError
 from good_agent.core.messages import ToolResponse
 
 if TYPE_CHECKING:
-    from good_agent.adapters.context import CallContext, CallNext
+    from good_agent.adapters._context import CallContext, CallNext
     from good_agent.tools.tool import Tool
 
 Signature = dict[str, Any]

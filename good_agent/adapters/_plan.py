@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from good_agent.adapters.adapter import Signature, ToolAdapter, overrides, takes_ctx
-from good_agent.adapters.context import CallContext, CallNext
+from good_agent.adapters._adapter import Signature, ToolAdapter, overrides, takes_ctx
+from good_agent.adapters._context import CallContext, CallNext
 from good_agent.core.errors import GoodAgentError
 from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool

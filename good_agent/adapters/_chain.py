@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from good_agent.adapters.adapter import (
+from good_agent.adapters._adapter import (
     AdapterConflictError,
     AdapterMetadata,
     ConflictStrategy,
@@ -15,7 +15,7 @@ from good_agent.adapters.adapter import (
     ToolAdapter,
     overrides,
 )
-from good_agent.adapters.plan import Step, ToolPlan
+from good_agent.adapters._plan import Step, ToolPlan
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
