@@ -261,14 +261,15 @@ class ToolCache(AgentComponent):
     def _scope_of_secrets(
         self, tool_name: str, parameters: Mapping[str, Any], secrets: list[Any]
     ) -> str | None:
-        # The same secret objects as the last call (an injected credential usually
-        # is): the same scope, without hashing the credentials again.
+        # The same secrets as the last call (an injected credential usually is): the
+        # same scope, without hashing the credentials again. Secrets compare by value;
+        # where they sit is in the arguments' JSON, which is part of the key too.
         last = self._last_scope
         if (
             last is not None
             and last[0] == tool_name
             and len(last[1]) == len(secrets)
-            and all(a is b for a, b in zip(last[1], secrets, strict=True))
+            and all(a is b or a == b for a, b in zip(last[1], secrets, strict=True))
         ):
             return last[2]
         scope = self._scope(tool_name, parameters)
