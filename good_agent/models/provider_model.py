@@ -293,17 +293,10 @@ class ProviderModel:
             return replies.feed(event)
         except StreamFailedError as exc:
             raise ModelOverloadedError(str(exc), provider=self.provider) from None
-        except ReplyShapeError as exc:
+        except (AttributeError, TypeError, KeyError) as exc:
+            # A stream event of the wrong shape (a list where an object belongs...).
             raise ModelResponseError(
-                f"{self.provider} sent a malformed stream event: {exc.problem}",
-                provider=self.provider,
-                body=event,
-            ) from exc
-        except (TypeError, AttributeError, KeyError, IndexError) as exc:
-            # A decoder reading an event of the wrong shape (a choice that is a string...).
-            raise ModelResponseError(
-                f"{self.provider} sent a stream event of the wrong shape "
-                f"({type(exc).__name__}: {exc})",
+                f"{self.provider} sent a malformed stream event: {type(exc).__name__}: {exc}",
                 provider=self.provider,
                 body=event,
             ) from exc

@@ -20,7 +20,8 @@ from typing import Any
 import anyio
 import httpx2
 
-from good_agent.core.errors import ModelTimeoutError
+from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.models.errors import map_http_error
 from good_agent.models.http_transport import HTTP_TRANSPORTS
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import TRANSPORTS
@@ -97,6 +98,7 @@ class ServedModel:
         self.request_timeout = server.request_timeout
         self.stream_timeout = server.stream_timeout
         transport, profile_provider = build_transport(entry, server, client)
+        self.registered = entry.provider not in HTTP_TRANSPORTS
         profile = get_profile(f"{profile_provider}:{entry.model}")
         overrides: dict[str, Any] = dict(entry.profile.values())
         profile = dataclasses.replace(profile, **overrides)
@@ -150,7 +152,23 @@ class ServedModel:
                 f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
                 provider=self.entry.provider,
             ) from None
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise self.transport_failure(exc) from exc
         return BridgeReply.of(response)
+
+    def transport_failure(self, exc: Exception) -> Exception:
+        """A registered provider's transport failing with an untyped error, as a
+        :class:`ModelError` (the bridge's own failures are left as they are)."""
+        if not self.registered:
+            return exc
+        mapped = map_http_error(exc, provider=self.entry.provider)
+        if isinstance(mapped, ModelError):
+            return mapped
+        return ModelOverloadedError(
+            f"{self.entry.provider} failed: {type(exc).__name__}", provider=self.entry.provider
+        )
 
     def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream ``request``: deltas, then the final reply (``stream_timeout`` at most)."""
@@ -175,6 +193,10 @@ async def within(
                     "(server.stream_timeout)",
                     provider=served.entry.provider,
                 ) from None
+            except ModelError:
+                raise
+            except Exception as exc:
+                raise served.transport_failure(exc) from exc
             yield item
     finally:
         with anyio.CancelScope(shield=True):

@@ -23,7 +23,7 @@ from bridge_fakes import (
     Reply,
 )
 
-from good_agent.core.errors import ModelIncompleteStreamError
+from good_agent.core.errors import ModelIncompleteStreamError, ModelResponseError
 from good_agent.core.messages import UserMessage
 from good_agent.models import (
     AnthropicModel,
@@ -403,3 +403,21 @@ async def test_closing_a_stream_early_cancels_the_upstream(
     assert isinstance(first, ModelDelta.__args__)  # type: ignore[attr-defined]
     await stream.aclose()  # type: ignore[attr-defined]
     assert fake.cancelled.wait(5)
+
+
+async def test_a_malformed_stream_event_is_a_typed_error() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        data = 'data: {"choices": [{"delta": "not an object"}]}\n\ndata: [DONE]\n\n'
+        return httpx.Response(200, text=data, headers={"content-type": "text/event-stream"})
+
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(
+        api_key="k", http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    )
+    model = OpenAIChatModel("gpt-4o", client=client)
+    try:
+        with pytest.raises(ModelResponseError, match="malformed stream event"):
+            await streamed(model, ask())
+    finally:
+        await client.close()
