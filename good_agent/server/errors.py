@@ -137,9 +137,9 @@ def _reason_in(body: Any) -> str:
 def summarize(exc: ModelError) -> str:
     """A short account of an upstream failure: ``HTTP 503 Service Unavailable: reason``
     (status and a one-line reason from the provider's error body), or the first line
-    of the error's own message when there was no status."""
+    of the error's own message when there was no error status."""
     status = exc.status_code
-    if status is None:
+    if status is None or status < 400:
         return _short(str(exc)) or type(exc).__name__
     try:
         head = f"HTTP {status} {HTTPStatus(status).phrase}"

@@ -52,3 +52,8 @@ def test_mapping_codes() -> None:
     mapped = from_model_error(limited, "m")
     assert mapped.status == 429 and mapped.headers == {"retry-after": "3"}
     assert "HTTP 429 Too Many Requests: slow down" in mapped.message
+
+
+def test_a_reply_error_on_a_200_is_described_by_its_message() -> None:
+    error = ModelResponseError("p sent a JSON list where an object was due", status_code=200)
+    assert summarize(error) == "p sent a JSON list where an object was due"
