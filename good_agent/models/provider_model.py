@@ -208,6 +208,13 @@ class ProviderModel:
                 provider=self.provider,
                 body=raw,
             ) from exc
+        except (AttributeError, TypeError, KeyError, IndexError) as exc:
+            # A field of the wrong type the shape check does not cover (as in _feed).
+            raise ModelResponseError(
+                f"{self.provider} sent a malformed reply: {type(exc).__name__}: {exc}",
+                provider=self.provider,
+                body=raw,
+            ) from exc
         if plan.content_calls:
             decoded = fallback.calls_from_content(
                 self.fallback_key, decoded, list(plan.context.tools)
