@@ -345,9 +345,24 @@ WHOLE_REPLY: dict[str, Any] = {
 }
 
 
+WHOLE_MESSAGE: dict[str, Any] = {
+    "id": "msg_x",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5",
+    "content": [
+        {"type": "text", "text": "hi"},
+        {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}},
+    ],
+    "stop_reason": "tool_use",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+
+
 @st.composite
-def mutated_replies(draw: st.DrawFn) -> dict[str, Any]:
-    reply = copy.deepcopy(WHOLE_REPLY)
+def mutated_replies(draw: st.DrawFn, original: dict[str, Any] = WHOLE_REPLY) -> dict[str, Any]:
+    reply = copy.deepcopy(original)
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(paths(reply)[1:]))
         parent: Any = reply
@@ -395,3 +410,31 @@ def test_fuzzed_upstream_replies_are_never_a_500(
     )
     assert response.status_code in (200, 502), response.text
     assert "server_error" not in response.text, response.text
+
+
+@settings(
+    max_examples=int(os.environ.get("BRIDGE_FUZZ_EXAMPLES", "60")),
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(reply=mutated_replies(WHOLE_MESSAGE))
+def test_fuzzed_anthropic_replies_are_never_a_500(
+    raw: tuple[RawFake, BackgroundServer], reply: dict[str, Any]
+) -> None:
+    fake = raw[0]
+    fake.reset()
+    fake.body = json.dumps(reply).encode()
+    response = httpx2.post(
+        f"{raw[1].url}/v1/messages",
+        headers={"x-api-key": CLIENT_KEY},
+        json={
+            "model": "claude",
+            "max_tokens": 50,
+            "messages": USER,
+            "tools": [{"name": "f", "input_schema": {"type": "object"}}],
+        },
+        timeout=20,
+    )
+    assert response.status_code in (200, 502), response.text
+    assert response.json().get("type") in ("message", "error")
