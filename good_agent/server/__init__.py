@@ -7,8 +7,12 @@ local model that only writes tool calls as text. Needs the ``server`` extra
 or build the ASGI app with :func:`create_app`.
 """
 
-from good_agent.server.app import Bridge, create_app
-from good_agent.server.config import (
+from good_agent._extras import require_extra
+
+require_extra("server", "The bridge server (good-agent serve)")
+
+from good_agent.server.app import Bridge, create_app  # noqa: E402
+from good_agent.server.config import (  # noqa: E402
     DEFAULT_HOST,
     DEFAULT_PORT,
     BridgeConfig,
@@ -18,10 +22,10 @@ from good_agent.server.config import (
     load_config,
     parse_config,
 )
-from good_agent.server.errors import BridgeError
-from good_agent.server.route import BridgeReply, BridgeRequest, ModelRoute
-from good_agent.server.serve import check_exposure, serve
-from good_agent.server.upstream import UPSTREAMS, HttpUpstream, UpstreamFactory
+from good_agent.server.errors import BridgeError  # noqa: E402
+from good_agent.server.route import BridgeReply, BridgeRequest, ModelRoute  # noqa: E402
+from good_agent.server.serve import check_exposure, serve  # noqa: E402
+from good_agent.server.upstream import UPSTREAMS, HttpUpstream, UpstreamFactory  # noqa: E402
 
 __all__ = [
     "DEFAULT_HOST",
