@@ -332,7 +332,8 @@ class _Run:
         else:
             reason = f"the run stopped before this call finished ({type(error).__name__})"
         for call in unanswered_calls(self.agent.messages):
-            await self.append_result(call, _result_message(call, reason, error=True))
+            # appended without an event: nobody may be reading the stream any more
+            await self.agent.append(_result_message(call, reason, error=True))
         if isinstance(error, AgentRunError):
             error.messages = list(self.agent.messages)
 

@@ -65,7 +65,8 @@ class StreamedRun:
         if self._result is None and self._error is None:
             self._group.cancel_scope.cancel()
         try:
-            await self._group.__aexit__(exc_type, exc, tb)
+            # The block's own exception propagates as is, not inside an exception group.
+            await self._group.__aexit__(None, None, None)
         finally:
             self._receive.close()
         if exc_type is None and self._error is not None and not self._raised:
