@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from good_agent.core.agent import Agent
 
 logger = logging.getLogger("good_agent.tools")
+
+OnExecute = Callable[[ToolCall, dict[str, Any]], Awaitable[None]]
+"""Called with a call and its parameters after the adapter chain, before it runs."""
 
 
 async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
@@ -58,8 +62,17 @@ def _failure(call: ToolCall, message: str) -> ToolResponse:
     return ToolResponse(tool_name=call.name, tool_call_id=call.id, success=False, error=message)
 
 
-async def execute_call(agent: Agent, call: ToolCall, plans: dict[str, ToolPlan]) -> ToolResponse:
+async def execute_call(
+    agent: Agent,
+    call: ToolCall,
+    plans: dict[str, ToolPlan],
+    *,
+    on_execute: OnExecute | None = None,
+) -> ToolResponse:
     """Run one call with the plans the model saw; failures become error responses.
+
+    ``on_execute`` sees the parameters the tool will receive (after the adapter
+    chain and the tool's validation); an exception it raises propagates.
 
     Errors meant for the model (unknown tool, invalid arguments, :class:`ToolError`
     raised by a tool or adapter, and, with ``tool_errors="report"``, any exception
@@ -85,6 +98,8 @@ async def execute_call(agent: Agent, call: ToolCall, plans: dict[str, ToolPlan])
             await plan.unwrap(dict(call.arguments), agent) if plan.steps else dict(call.arguments)
         )
         arguments = tool.validate(params)
+        if on_execute is not None:
+            await on_execute(call, params)
         response = await plan.intercept(params, agent) if plan.steps else None
         if response is not None:
             response = _answering(call, response)
@@ -136,15 +151,19 @@ async def _run(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCal
 
 
 async def execute_calls(
-    agent: Agent, calls: list[ToolCall], plans: dict[str, ToolPlan]
+    agent: Agent,
+    calls: list[ToolCall],
+    plans: dict[str, ToolPlan],
+    *,
+    on_execute: OnExecute | None = None,
 ) -> list[ToolResponse]:
     """Run ``calls`` concurrently; the responses come back in call order."""
     if len(calls) == 1:
-        return [await execute_call(agent, calls[0], plans)]
+        return [await execute_call(agent, calls[0], plans, on_execute=on_execute)]
     results: list[ToolResponse | None] = [None] * len(calls)
 
     async def run_one(index: int, call: ToolCall) -> None:
-        results[index] = await execute_call(agent, call, plans)
+        results[index] = await execute_call(agent, call, plans, on_execute=on_execute)
 
     async with anyio.create_task_group() as group:
         for index, call in enumerate(calls):

@@ -2,6 +2,7 @@
 
 from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
+from good_agent.models.fallback_model import AllModelsFailedError, FallbackModel
 from good_agent.models.gemini import GeminiModel
 from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
@@ -10,7 +11,9 @@ from good_agent.models.registry import register_provider
 from good_agent.models.resolve import resolve_model
 
 __all__ = [
+    "AllModelsFailedError",
     "AnthropicModel",
+    "FallbackModel",
     "GeminiModel",
     "LanguageModel",
     "ModelRequest",

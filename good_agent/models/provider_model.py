@@ -10,6 +10,7 @@ value) and ``parallel_tool_calls``; both are consumed here, never sent.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar, Literal, Protocol
 
@@ -85,6 +86,9 @@ class ProviderModel:
         parallel = settings.pop("parallel_tool_calls", None)
         adapter = self.adapter if mode is None else self.adapter_for(ToolCallingMode(mode))
         kwargs: dict[str, Any] = {"settings": settings, "tool_choice": request.tool_choice}
+        response_format = request.response_format or settings.pop("response_format", None)
+        if response_format is not None:
+            kwargs["response_format"] = response_format
         if parallel is not None:
             kwargs["parallel_tool_calls"] = bool(parallel)
         messages = to_openai_messages(request.messages)
@@ -143,7 +147,7 @@ class ProviderModel:
 
     async def _request_in(self, mode: ToolCallingMode, request: ModelRequest) -> ModelResponse:
         settings = {**request.settings, "mode": mode}
-        forced = ModelRequest(request.messages, request.tools, request.tool_choice, settings)
+        forced = dataclasses.replace(request, settings=settings)
         adapter, body, _ = self._prepare(forced)
         return ModelResponse.from_provider(
             adapter.decode(await self.transport.send(body), list(request.tools))

@@ -89,7 +89,10 @@ class ModelConfig(_Strict):
     ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
     modes; ``validation_retries`` how many times a ``validated`` model is asked again,
     with the errors, when a tool call it wrote is invalid (non-streamed requests);
-    ``settings`` default sampling settings merged under each request's.
+    ``settings`` default sampling settings merged under each request's;
+    ``fallback`` the names of other entries tried in order when this model fails
+    with an overload, rate limit, timeout or connection error (as
+    :class:`~good_agent.models.fallback_model.FallbackModel` does for an agent).
     """
 
     name: str = Field(min_length=1)
@@ -101,6 +104,7 @@ class ModelConfig(_Strict):
     text_format: str = "auto"
     validation_retries: int = Field(default=1, ge=0, le=5)
     settings: dict[str, Any] = Field(default_factory=dict)
+    fallback: list[str] = Field(default_factory=list)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
 
     @model_validator(mode="before")
@@ -156,6 +160,11 @@ class BridgeConfig(_Strict):
             if entry.name in seen:
                 raise ValueError(f"model name '{entry.name}' is configured twice")
             seen.add(entry.name)
+        for entry in self.models:
+            for other in entry.fallback:
+                if other == entry.name or other not in seen:
+                    what = "itself" if other == entry.name else f"unknown model '{other}'"
+                    raise ValueError(f"model '{entry.name}' falls back to {what}")
         return self
 
     def model_named(self, name: str) -> ModelConfig | None:
