@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from good_agent.adapters.plan import ToolPlan
+from good_agent.core.debug_log import log_tool_call, tool_clock
 from good_agent.core.errors import ToolArgumentsError, ToolError, UnknownToolError
 from good_agent.core.events import AgentEvents
 from good_agent.core.messages import ToolCall, ToolResponse
@@ -63,6 +64,20 @@ def _failure(call: ToolCall, message: str) -> ToolResponse:
 
 
 async def execute_call(
+    agent: Agent,
+    call: ToolCall,
+    plans: dict[str, ToolPlan],
+    *,
+    on_execute: OnExecute | None = None,
+) -> ToolResponse:
+    """Run one call (see :func:`_execute_call`), logged at DEBUG with its duration."""
+    started = tool_clock()
+    response = await _execute_call(agent, call, plans, on_execute=on_execute)
+    log_tool_call(call, response, started)
+    return response
+
+
+async def _execute_call(
     agent: Agent,
     call: ToolCall,
     plans: dict[str, ToolPlan],
