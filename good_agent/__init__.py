@@ -75,6 +75,7 @@ from good_agent.extensions import (
     RateLimiter,
     RedisStore,
     SQLiteStore,
+    Telemetry,
     ToolCache,
     ToolLogger,
 )
@@ -170,6 +171,7 @@ __all__ = [
     "SignaturePayload",
     "StreamedRun",
     "SystemMessage",
+    "Telemetry",
     "TextDeltaEvent",
     "Tool",
     "ToolAdapter",

@@ -19,6 +19,7 @@ from good_agent.extensions.rate_limit import (
     RateLimitStats,
     RedisBuckets,
 )
+from good_agent.extensions.telemetry import Telemetry
 from good_agent.extensions.tool_logging import ToolLogger, ToolMetrics
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "RedisBuckets",
     "RedisStore",
     "SQLiteStore",
+    "Telemetry",
     "ToolCache",
     "ToolLogger",
     "ToolMetrics",
