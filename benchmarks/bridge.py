@@ -148,6 +148,8 @@ def run_wrk(url: str, payload: dict[str, Any], concurrency: int, seconds: float)
             f"-t{threads}",
             f"-c{concurrency}",
             f"-d{seconds:g}s",
+            "--timeout",
+            "30s",
             "--latency",
             "-s",
             script.name,
@@ -158,7 +160,7 @@ def run_wrk(url: str, payload: dict[str, Any], concurrency: int, seconds: float)
         check=True,
     ).stdout
     os.unlink(script.name)
-    if "Non-2xx" in out or "Socket errors" in out:
+    if "Non-2xx" in out or re.search(r"Socket errors: connect [1-9]|read [1-9]|write [1-9]", out):
         raise RuntimeError(f"errors under load at {url}:\n{out}")
     p50 = re.search(r"^\s+50%\s+(\S+)", out, re.MULTILINE)
     rps = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.MULTILINE)
@@ -297,6 +299,8 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
                     litellm_bin,
                     "--config",
                     str(work / "litellm.yaml"),
+                    "--host",
+                    "127.0.0.1",
                     "--port",
                     str(lite),
                     "--num_workers",

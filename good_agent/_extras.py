@@ -35,8 +35,9 @@ class MissingExtraError(GoodAgentError, ImportError):
         self.extra, self.feature, self.module = extra, feature, module
         missing = f" ({module} is not installed)" if module else ""
         super().__init__(
-            f"{feature} needs the '{extra}' extra{missing}: "
-            f"pip install 'good-agent[{extra}]' (from a checkout: pip install '.[{extra}]')",
+            f"{feature} needs the '{extra}' extra{missing}: from your good-agent "
+            f"checkout, pip install '.[{extra}]' (the 'good-agent' name on the public "
+            "index is another project)",
             name=module,
         )
 

@@ -3,7 +3,7 @@
 Any OpenAI (or Anthropic) client gets real, streamed ``tool_calls`` from any
 configured upstream: native OpenAI, Anthropic, Gemini or Ollama models, or a
 local model that only writes tool calls as text. Needs the ``server`` extra
-(``pip install 'good-agent[server]'``). Start it with ``good-agent serve --config FILE``
+(``pip install '.[server]'`` from a checkout). Start it with ``good-agent serve --config FILE``
 or build the ASGI app with :func:`create_app`.
 """
 

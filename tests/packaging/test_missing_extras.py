@@ -51,7 +51,6 @@ def test_serve_without_the_server_extra(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "needs the 'server' extra" in result.stderr
-    assert "pip install 'good-agent[server]'" in result.stderr
     assert "pip install '.[server]'" in result.stderr
 
 
@@ -62,7 +61,7 @@ def test_mcp_serve_without_the_mcp_extra() -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert "needs the 'mcp' extra" in result.stderr
-    assert "pip install 'good-agent[mcp]'" in result.stderr
+    assert "pip install '.[mcp]'" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -87,7 +86,7 @@ except ImportError as exc:
     result = run_hidden(MCP, guarded)
     assert result.returncode == 3, result.stderr
     assert "needs the 'mcp' extra" in result.stdout
-    assert "pip install 'good-agent[mcp]'" in result.stdout
+    assert "pip install '.[mcp]'" in result.stdout
 
 
 def test_the_core_imports_without_any_extra() -> None:

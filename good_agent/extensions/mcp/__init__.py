@@ -1,6 +1,6 @@
 """MCP tools: use an MCP server's tools in an agent, and serve an agent's tools over MCP.
 
-Needs the optional ``mcp`` extra (``pip install 'good-agent[mcp]'``).
+Needs the optional ``mcp`` extra (``pip install '.[mcp]'`` from a checkout).
 
 * :class:`MCPTools`, a component that connects to a server over stdio or
   streamable HTTP and offers its tools to the agent.
