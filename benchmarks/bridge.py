@@ -1,7 +1,8 @@
 """What the bridge adds over calling the upstream directly: latency and throughput.
 
 Three kinds of process, all separate: a fast fake OpenAI-compatible upstream
-(``bridge_upstream.py``: plain asyncio, canned replies with one tool call), the
+(``bridge_upstream.py``: canned replies with one tool call, served by Starlette on
+uvicorn, or with ``--upstream raw`` by plain asyncio as the floor), the
 bridge (``good-agent serve --workers N``, native mode, pointed at the fake), and the
 load generator (``wrk`` from the system packages; a Python generator when ``wrk`` is
 missing). Optionally LiteLLM's proxy runs on the same upstream as a peer. Each round
@@ -261,7 +262,7 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
     peer = Path(args.litellm_python) if args.litellm_python else DEFAULT_PEER
     with (
         process(
-            [sys.executable, str(HERE / "bridge_upstream.py"), str(up)],
+            [sys.executable, str(HERE / "bridge_upstream.py"), str(up), args.upstream],
             f"http://127.0.0.1:{up}/v1/models",
         ),
         process(
@@ -345,7 +346,8 @@ def report(
     lines = [
         f"Measured {time.strftime('%Y-%m-%d')}: `{platform.platform()}`, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}, {args.rounds} rounds of {args.duration:g} s per "
-        f"run, bridge and peer with {args.workers} worker process(es), load from "
+        f"run, bridge and peer with {args.workers} worker process(es), upstream fake "
+        f"{args.upstream!r}, load from "
         f"{notes['load']}. The machine was shared with other work while measuring: the "
         "figures are noisy, the ratios within one run are what to compare.",
         "",
@@ -400,6 +402,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--duration", type=float, default=3.0, help="seconds per load run")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--upstream",
+        choices=["uvicorn", "raw"],
+        default="uvicorn",
+        help="the fake upstream: Starlette on uvicorn (default) or raw asyncio (the floor)",
+    )
     parser.add_argument("--litellm-python", help="a python with litellm[proxy] installed")
     parser.add_argument("--python-load", action="store_true", help="use the Python load generator")
     parser.add_argument("--docs", action="store_true", help="rewrite the docs section")

@@ -1,10 +1,10 @@
 """A fast fake OpenAI-compatible upstream for benchmarks/bridge.py, in its own process.
 
-Plain asyncio over HTTP/1.1 keep-alive (no framework), so that going to it directly
-costs as little as possible and the bridge's own cost shows. ``POST
-/v1/chat/completions`` answers a canned reply: one tool call, whole (JSON) or
-streamed (SSE, ``"stream": true`` in the body), with usage. Run:
-``python benchmarks/bridge_upstream.py PORT``.
+``POST /v1/chat/completions`` answers a canned reply: one tool call, whole (JSON) or
+streamed (SSE, ``"stream": true`` in the body), with usage. Two servers give the
+same bytes: ``uvicorn`` (a Starlette app on uvicorn, what a fast Python model server
+looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: the
+floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw]``.
 """
 
 from __future__ import annotations
@@ -83,6 +83,10 @@ def _streamed() -> bytes:
     return b"".join(parts)
 
 
+WHOLE_BODY = _whole()
+STREAMED_BODY = _streamed()
+
+
 def _response(body: bytes, content_type: bytes) -> bytes:
     return (
         b"HTTP/1.1 200 OK\r\ncontent-type: "
@@ -94,8 +98,8 @@ def _response(body: bytes, content_type: bytes) -> bytes:
     )
 
 
-WHOLE = _response(_whole(), b"application/json")
-STREAMED = _response(_streamed(), b"text/event-stream")
+WHOLE = _response(WHOLE_BODY, b"application/json")
+STREAMED = _response(STREAMED_BODY, b"text/event-stream")
 MODELS = _response(
     b'{"object": "list", "data": [{"id": "fake-gpt", "object": "model"}]}', b"application/json"
 )
@@ -140,5 +144,33 @@ async def main(port: int) -> None:
         await server.serve_forever()
 
 
+def run_uvicorn(port: int) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def chat(request: Request) -> Response:
+        body = await request.body()
+        if b'"stream": true' in body or b'"stream":true' in body:
+            return Response(STREAMED_BODY, media_type="text/event-stream")
+        return Response(WHOLE_BODY, media_type="application/json")
+
+    async def models(request: Request) -> Response:
+        return Response(b'{"object": "list", "data": []}', media_type="application/json")
+
+    app = Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/models", models),
+        ]
+    )
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1])))
+    if len(sys.argv) > 2 and sys.argv[2] == "uvicorn":
+        run_uvicorn(int(sys.argv[1]))
+    else:
+        asyncio.run(main(int(sys.argv[1])))
