@@ -4,8 +4,9 @@
 and ``RUN_END`` bound an ``invoke_agent`` span, ``LLM_REQUEST_BEFORE`` and
 ``LLM_RESPONSE_AFTER`` a ``chat`` span per model request (streamed or not), and
 ``TOOL_CALL_BEFORE`` / ``TOOL_CALL_AFTER`` / ``TOOL_CALL_ERROR`` an
-``execute_tool`` span per call. Each span is the current span while its work runs,
-so spans of the tool's own code and of instrumented HTTP clients nest inside.
+``execute_tool`` span per call (``agent.invoke`` included, outside any run). Each
+span is the current span while its work runs, so spans of the tool's own code and of
+instrumented HTTP clients nest inside.
 Spans that an error leaves open (a model request that raised, a tool error with
 ``tool_errors="raise"``) are ended by ``RUN_END`` with status ``ERROR``.
 Needs the ``otel`` extra (``opentelemetry-api``); an SDK decides where spans go.
@@ -132,7 +133,7 @@ class Telemetry(AgentComponent):
     def _run_end(self, ctx: EventContext) -> None:
         payload: RunEndPayload = ctx.payload
         spans = self._runs.get()
-        if spans is None:
+        if spans is None or spans.run.span is None:
             return
         error = None if payload.error is None else type(payload.error).__name__
         for opened in spans.tools.values():
@@ -185,8 +186,7 @@ class Telemetry(AgentComponent):
         span.set_attribute("gen_ai.usage.output_tokens", response.usage.output_tokens)
         self._end(spans.chat)
         spans.chat = None
-        if spans.run.span is None:
-            self._runs.set(None)
+        self._release(spans)
 
     def _tool_start(self, spans: _RunSpans, call: Any, tool: Any) -> _Open:
         attributes: dict[str, Any] = {
@@ -202,33 +202,42 @@ class Telemetry(AgentComponent):
         spans.tools[call.id] = opened
         return opened
 
+    def _spans(self) -> _RunSpans:
+        """The current run's spans; outside a run (``agent.invoke``), a runless holder."""
+        spans = self._runs.get()
+        if spans is None:
+            spans = _RunSpans(_Open(None))
+            self._runs.set(spans)
+        return spans
+
+    def _release(self, spans: _RunSpans) -> None:
+        if spans.run.span is None and not spans.tools and spans.chat is None:
+            self._runs.set(None)
+
     @on(AgentEvents.TOOL_CALL_BEFORE, priority=-100_000)
     def _tool_before(self, ctx: EventContext) -> None:
-        spans = self._runs.get()
+        spans = self._spans()
         payload: ToolCallBefore = ctx.payload
-        if spans is not None and payload.call.id not in spans.tools:
+        if payload.call.id not in spans.tools:
             self._tool_start(spans, payload.call, payload.tool)
 
     @on(AgentEvents.TOOL_CALL_ERROR, priority=100_000)
     def _tool_error(self, ctx: EventContext) -> None:
-        spans = self._runs.get()
+        spans = self._spans()
         payload: ToolCallErrorPayload = ctx.payload
-        if spans is None:
-            return
         error = type(payload.error).__name__
         if payload.call.id not in spans.tools and error == "UnknownToolError":
             # No plan, so no TOOL_CALL_AFTER: the span is complete now.
             self._end(self._tool_start(spans, payload.call, None), error)
             spans.tools.pop(payload.call.id)
+            self._release(spans)
             return
         spans.errors[payload.call.id] = error
 
     @on(AgentEvents.TOOL_CALL_AFTER, priority=-100_000)
     def _tool_after(self, ctx: EventContext) -> None:
-        spans = self._runs.get()
+        spans = self._spans()
         payload: ToolCallAfter = ctx.payload
-        if spans is None:
-            return
         opened = spans.tools.pop(payload.call.id, None)
         if opened is None:  # refused before TOOL_CALL_BEFORE (e.g. invalid arguments)
             opened = self._tool_start(spans, payload.call, payload.tool)
@@ -237,3 +246,4 @@ class Telemetry(AgentComponent):
         if not payload.response.success:
             error = error or "tool_error"
         self._end(opened, error)
+        self._release(spans)

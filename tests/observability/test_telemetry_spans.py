@@ -182,3 +182,18 @@ async def test_tool_failures_and_model_errors_end_spans_with_error(
     assert chats[-1].status.status_code is StatusCode.ERROR
     assert all(span.end_time is not None for span in exporter.get_finished_spans())
     assert trace.get_current_span() is trace.INVALID_SPAN
+
+
+async def test_invoke_outside_a_run_is_one_execute_tool_span(
+    exporter: InMemorySpanExporter,
+) -> None:
+    async with Agent(
+        model=ScriptedModel([]), tools=[weather], extensions=[telemetry(exporter)]
+    ) as agent:
+        response = await agent.invoke("weather", city="Oslo")
+        assert response.success
+        await agent.invoke("weather", city="Rome")
+    spans = exporter.get_finished_spans()
+    assert [span.name for span in spans] == ["execute_tool weather"] * 2
+    assert all(parent_of(span) is None for span in spans)
+    assert trace.get_current_span() is trace.INVALID_SPAN
