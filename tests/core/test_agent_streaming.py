@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from pydantic import BaseModel
 
@@ -50,7 +51,9 @@ def script() -> list[Any]:
             ScriptedModel.call("weather", {"city": "Paris"}, id="w1"),
             usage=Usage(input_tokens=10, output_tokens=4),
         ),
-        ScriptedModel.streamed("It is ", "sunny ", "in Paris.", usage=Usage(input_tokens=20, output_tokens=5)),
+        ScriptedModel.streamed(
+            "It is ", "sunny ", "in Paris.", usage=Usage(input_tokens=20, output_tokens=5)
+        ),
     ]
 
 
@@ -205,7 +208,7 @@ async def test_an_unread_error_is_raised_on_leaving_the_block() -> None:
     agent = Agent(model=ScriptedModel([]))
     with pytest.raises(ScriptExhaustedError):
         async with agent.stream("go") as run:
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
             await run.wait()
 
 

@@ -37,7 +37,9 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def reply(content: str | None = None, *calls: ToolCall, inp: int = 0, out: int = 0) -> ModelResponse:
+def reply(
+    content: str | None = None, *calls: ToolCall, inp: int = 0, out: int = 0
+) -> ModelResponse:
     return ModelResponse(
         content=content,
         tool_calls=list(calls),

@@ -79,7 +79,9 @@ def tool_arguments(output_type: Any, value: Any) -> dict[str, Any]:
 async def test_output_tool_mode_returns_the_validated_value(
     output_type: Any, value: Any, expected: Any
 ) -> None:
-    model = ScriptedModel([ScriptedModel.tool_call(OUTPUT_TOOL_NAME, tool_arguments(output_type, value))])
+    model = ScriptedModel(
+        [ScriptedModel.tool_call(OUTPUT_TOOL_NAME, tool_arguments(output_type, value))]
+    )
     result = await Agent(model=model).run("extract", output_type=output_type)
     assert result.output == expected
     (signature,) = model.requests[0].tools
