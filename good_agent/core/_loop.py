@@ -31,6 +31,7 @@ from good_agent.core.errors import (
     AgentRunError,
     MaxIterationsError,
     OutputValidationError,
+    ToolDefinitionError,
     ToolRetriesExceededError,
 )
 from good_agent.core.events import AgentEvents
@@ -167,6 +168,11 @@ class _Run:
         output_tool = output is not None and output.mode == "tool"
         if output_tool:
             assert output is not None
+            if OUTPUT_TOOL_NAME in plans:
+                raise ToolDefinitionError(
+                    f"the agent has a tool named '{OUTPUT_TOOL_NAME}', the name of the output "
+                    "tool of a typed run: rename it, or use output_mode='prompted' or 'native'"
+                )
             tools.append(output.tool_signature())
         choice = self.options.tool_choice or agent.tool_choice
         if not first and choice not in (None, "auto", "none"):

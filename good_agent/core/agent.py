@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, ClassVar, Literal, TypeVar, overload
 
+import anyio
+
 from good_agent.adapters.chain import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
@@ -324,7 +326,20 @@ class Agent:
         plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
         await self.append(AssistantMessage(tool_calls=[call]))
-        response = await execute_call(self, call, plans)
+        try:
+            response = await execute_call(self, call, plans)
+        except BaseException as error:
+            with anyio.CancelScope(shield=True):
+                reason = f"the call did not finish ({type(error).__name__})"
+                await self.append(
+                    ToolMessage(
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        content=f"Error: {reason}",
+                        is_error=True,
+                    )
+                )
+            raise
         await self.append(ToolMessage.from_response(response))
         return response
 

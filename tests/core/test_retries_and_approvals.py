@@ -245,3 +245,16 @@ def test_unanswered_calls_reads_only_the_last_turn() -> None:
     assert unanswered_calls(history) == [call]
     history.append(ToolMessage(tool_call_id="a", tool_name="t", content="x"))
     assert unanswered_calls(history) == []
+
+
+async def test_invoke_answers_its_call_even_when_the_tool_raises() -> None:
+    @tool
+    def boom() -> str:
+        raise RuntimeError("exploded")
+
+    agent = Agent(model=ScriptedModel([]), tools=[boom], tool_errors="raise")
+    with pytest.raises(RuntimeError, match="exploded"):
+        await agent.invoke("boom")
+    last = agent.messages[-1]
+    assert isinstance(last, ToolMessage) and last.is_error
+    assert unanswered_calls(agent.messages) == []

@@ -13,8 +13,10 @@ from typing_extensions import TypedDict
 from good_agent import (
     Agent,
     AgentEvents,
+    ModelConfigError,
     OutputValidationError,
     SystemMessage,
+    ToolDefinitionError,
     ToolMessage,
     UserMessage,
     tool,
@@ -246,3 +248,25 @@ async def test_typed_output_with_tools_in_prompted_mode() -> None:
     )
     assert result.output == Invoice(number="A1", total=12.5)
     assert model.requests[0].tool_names == ["lookup"]
+
+
+async def test_a_tool_named_like_the_output_tool_is_refused_clearly() -> None:
+    @tool(name=OUTPUT_TOOL_NAME)
+    def clash() -> str:
+        return "x"
+
+    agent = Agent(model=ScriptedModel(["unused"]), tools=[clash])
+    with pytest.raises(ToolDefinitionError, match="rename it"):
+        await agent.run("x", output_type=Invoice)
+    agent._model = ScriptedModel(['{"number": "A", "total": 1}'])
+    result = await agent.run("x", output_type=Invoice, output_mode="prompted")
+    assert result.output == Invoice(number="A", total=1)
+
+
+def test_native_output_mode_is_refused_for_a_wire_format_without_response_format() -> None:
+    from good_agent.models import AnthropicModel
+
+    claude = AnthropicModel("claude-sonnet-4-5", api_key="k")
+    with pytest.raises(ModelConfigError, match="output_mode='tool' or 'prompted'"):
+        OutputSpec(Invoice, "native", claude)
+    assert OutputSpec(Invoice, "auto", claude).mode == "tool"
