@@ -1,0 +1,123 @@
+"""Agent.stream over loopback fakes through the real SDK clients, against Agent.call.
+
+For each provider (and a prompted text-only server) the same script runs once
+streamed and once with ``call()``: the final message, the history and the tool
+results must match, and the streamed events must add up to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import anthropic
+import pytest
+from bridge_fakes import UPSTREAM_KEY, Fake, Reply
+from google import genai
+from google.genai import types
+from openai import AsyncOpenAI
+
+from good_agent import (
+    Agent,
+    LanguageModel,
+    TextDeltaEvent,
+    ToolCallStartEvent,
+    ToolExecuteEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+    tool,
+)
+from good_agent.models import AnthropicModel, GeminiModel, OllamaModel, OpenAIChatModel
+
+pytestmark = pytest.mark.anyio
+
+CLIENTS: list[Any] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    yield
+    while CLIENTS:
+        await CLIENTS.pop().close()
+
+
+@tool
+def weather(city: str) -> str:
+    """Weather for a city."""
+    return f"sunny in {city}"
+
+
+def build(provider: str, url: str) -> LanguageModel:
+    if provider in ("openai", "text"):
+        client = AsyncOpenAI(base_url=url + "/v1", api_key=UPSTREAM_KEY, max_retries=0)
+        CLIENTS.append(client)
+        mode = "validated" if provider == "text" else "native"
+        return OpenAIChatModel("fake-gpt", client=client, mode=mode)
+    if provider == "anthropic":
+        claude = anthropic.AsyncAnthropic(
+            api_key=UPSTREAM_KEY,
+            base_url=url,
+            default_headers={"x-api-key": UPSTREAM_KEY},
+            max_retries=0,
+        )
+        CLIENTS.append(claude)
+        return AnthropicModel("claude-sonnet-4-5", client=claude)
+    if provider == "gemini":
+        options = types.HttpOptions(base_url=url, api_version="v1beta")
+        client = genai.Client(api_key=UPSTREAM_KEY, http_options=options)
+        return GeminiModel("gemini-2.5-flash", client=client)
+    return OllamaModel("qwen2.5", base_url=url, mode="native")
+
+
+def script(provider: str) -> Callable[[dict[str, Any]], Reply]:
+    if provider == "text":
+        first = Reply(
+            text='<tool_call>{"name": "weather", "arguments": {"city": "Paris"}}</tool_call>'
+        )
+    else:
+        first = Reply(calls=[("weather", {"city": "Paris"})])
+    replies = [first, Reply(text="It is sunny in Paris today.")]
+    return lambda body: replies.pop(0)
+
+
+def shape(messages: list[Any]) -> list[tuple[str, str | None, list[tuple[str, Any]]]]:
+    """The history without the fakes' random call ids."""
+    return [
+        (
+            m.role,
+            m.content,
+            [(c.name, c.arguments) for c in getattr(m, "tool_calls", [])],
+        )
+        for m in messages
+    ]
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "ollama", "text"])
+async def test_streamed_run_matches_call(fakes: dict[str, tuple[Fake, str]], provider: str) -> None:
+    fake, url = fakes[provider]
+
+    fake.script = script(provider)
+    called = Agent("Be brief.", model=build(provider, url), tools=[weather])
+    final = await called.call("Weather in Paris?")
+
+    fake.script = script(provider)
+    streamed = Agent("Be brief.", model=build(provider, url), tools=[weather])
+    async with streamed.stream("Weather in Paris?") as run:
+        events = [event async for event in run]
+
+    assert fake.problems == []
+    assert run.result.content == final.content == "It is sunny in Paris today."
+    assert shape(streamed.messages) == shape(called.messages)
+    text = "".join(e.text for e in events if isinstance(e, TextDeltaEvent))
+    assert text == "It is sunny in Paris today."
+    assert "tool_call" not in text
+    (start,) = [e for e in events if isinstance(e, ToolCallStartEvent)]
+    (executing,) = [e for e in events if isinstance(e, ToolExecuteEvent)]
+    (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert start.name == "weather" and executing.parameters == {"city": "Paris"}
+    assert start.id == executing.call.id == result.call.id
+    assert result.message.content == "sunny in Paris"
+    turns = [e for e in events if isinstance(e, TurnEndEvent)]
+    assert len(turns) == 2 and turns[-1].message is run.result
+    if provider != "text":
+        assert run.usage.input_tokens == 2 * 11 and run.usage.output_tokens == 2 * 7
