@@ -295,7 +295,7 @@ class Agent:
             await self.install()
             return await run_engine(self, options, sink)
 
-        return StreamedRun(engine)
+        return StreamedRun(engine, options.output)
 
     def _options(
         self,

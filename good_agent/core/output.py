@@ -232,10 +232,12 @@ def _json_in(text: str) -> Any:
         end = stripped.find("```", body_start + 1) if body_start != -1 else -1
         if body_start != -1 and end != -1:
             candidates.append(stripped[body_start + 1 : end].strip())
+    spans = []
     for opener, closer in (("{", "}"), ("[", "]")):
         first, last = stripped.find(opener), stripped.rfind(closer)
         if first != -1 and last > first:
-            candidates.append(stripped[first : last + 1])
+            spans.append((first, stripped[first : last + 1]))
+    candidates += [span for _, span in sorted(spans)]  # the outermost bracket first
     for candidate in candidates:
         try:
             return json.loads(candidate)

@@ -7,6 +7,8 @@ import json
 from typing import Any, Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
@@ -270,3 +272,22 @@ def test_native_output_mode_is_refused_for_a_wire_format_without_response_format
     with pytest.raises(ModelConfigError, match="output_mode='tool' or 'prompted'"):
         OutputSpec(Invoice, "native", claude)
     assert OutputSpec(Invoice, "auto", claude).mode == "tool"
+
+
+PROSE = st.text(alphabet=st.characters(blacklist_characters="{}[]`", codec="utf-8"), max_size=40)
+INVOICES = st.builds(
+    Invoice,
+    number=st.text(max_size=20),
+    total=st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(invoices=st.lists(INVOICES, max_size=3), before=PROSE, after=PROSE, fenced=st.booleans())
+def test_a_json_answer_is_found_in_any_surrounding_prose(
+    invoices: list[Invoice], before: str, after: str, fenced: bool
+) -> None:
+    spec = OutputSpec(list[Invoice], "prompted")
+    body = json.dumps([i.model_dump() for i in invoices])
+    text = f"{before}\n```json\n{body}\n```\n{after}" if fenced else f"{before}{body}{after}"
+    assert spec.from_text(text) == invoices
