@@ -179,7 +179,9 @@ class _Run:
             # A forced choice holds for the first request only: the model must be
             # able to answer afterwards.
             choice = "auto"
-        if output_tool and choice in (None, "auto"):
+        if output_tool and choice in (None, "auto") and "thinking" not in agent.model_settings:
+            # The output tool is the way to answer. (Anthropic refuses a forced tool
+            # with extended thinking: then the choice stays "auto".)
             choice = "required"
         messages = list(agent.messages)
         if output is not None:
