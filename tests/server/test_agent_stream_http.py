@@ -7,10 +7,14 @@ results must match, and the streamed events must add up to them.
 
 from __future__ import annotations
 
+import time
+
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anthropic
+import anyio
+import anyio.to_thread
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Fake, Reply
 from google import genai
@@ -121,3 +125,29 @@ async def test_streamed_run_matches_call(fakes: dict[str, tuple[Fake, str]], pro
     assert len(turns) == 2 and turns[-1].message is run.result
     if provider != "text":
         assert run.usage.input_tokens == 2 * 11 and run.usage.output_tokens == 2 * 7
+
+
+def received(fake: Fake) -> None:
+    """Block until ``fake`` has received a request (at most 20 s)."""
+    for _ in range(2000):
+        if fake.requests:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the fake received no request")
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+async def test_leaving_a_streamed_run_cancels_the_upstream_request(
+    fakes: dict[str, tuple[Fake, str]], provider: str
+) -> None:
+    fake, url = fakes[provider]
+    fake.hang = 30.0  # the fake holds the request until the client goes away
+    agent = Agent(model=build(provider, url), tools=[weather])
+    async with agent.stream("Weather in Paris?") as run:
+        # the fake serves from another thread: wait for it there
+        await anyio.to_thread.run_sync(received, fake)
+    with anyio.fail_after(20):
+        await anyio.to_thread.run_sync(fake.cancelled.wait)
+    assert [m.role for m in agent.messages] == ["user"]
+    with pytest.raises(RuntimeError, match="has not finished"):
+        _ = run.result
