@@ -8,7 +8,6 @@ results must match, and the streamed events must add up to them.
 from __future__ import annotations
 
 import time
-
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
