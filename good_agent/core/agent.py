@@ -283,6 +283,7 @@ class Agent:
         output_mode: OutputMode | None = None,
         usage_limits: UsageLimits | None = None,
         approvals: Mapping[str, Approval] | None = None,
+        tool_choice: ToolChoice | None = None,
     ) -> StreamedRun:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
@@ -290,6 +291,7 @@ class Agent:
         :mod:`good_agent.core.run_events`.
         """
         options = self._options(prompt, output_type, output_mode, usage_limits, approvals)
+        options.tool_choice = tool_choice
 
         async def engine(sink: Any) -> RunResult[Any]:
             await self.install()
