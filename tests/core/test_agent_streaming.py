@@ -266,3 +266,29 @@ async def test_partial_output_of_a_prompted_list_answer() -> None:
         assert run.partial_output() == [{"name": "A"}]
         await run.wait()
     assert run.output == [City(name="A", population=1)]
+
+
+async def test_a_streamed_run_stops_for_approval_and_resumes_streamed() -> None:
+    @tool(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch."""
+        return f"launched at {target}"
+
+    model = ScriptedModel(
+        [
+            ScriptedModel.streamed(ScriptedModel.call("launch", {"target": "moon"}, id="l1")),
+            ScriptedModel.streamed("Launched."),
+        ]
+    )
+    agent = Agent(model=model, tools=[launch])
+    async with agent.stream("go") as run:
+        events = [event async for event in run]
+    assert not any(isinstance(e, ToolExecuteEvent) for e in events)
+    assert isinstance(events[-1], RunEndEvent) and events[-1].result.is_deferred
+    assert run.run_result.deferred[0].parameters == {"target": "moon"}
+
+    async with agent.stream(approvals={"l1": True}) as resumed:
+        events = [event async for event in resumed]
+    executing = next(e for e in events if isinstance(e, ToolExecuteEvent))
+    assert executing.call.id == "l1"
+    assert resumed.output == "Launched."
