@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from good_agent.adapters.plan import ToolPlan
+from good_agent.adapters import ToolPlan
 from good_agent.core._execution import current_plans, execute_call, execute_calls
 from good_agent.core._turns import request_model, stream_model
 from good_agent.core.approvals import (

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Literal, TypeVar, overload
 
 import anyio
 
-from good_agent.adapters.chain import AdapterChain
+from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
 from good_agent.core.approvals import Approval
