@@ -7,6 +7,7 @@ results must match, and the streamed events must add up to them.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -51,11 +52,11 @@ def weather(city: str) -> str:
 
 
 def build(provider: str, url: str) -> LanguageModel:
-    if provider in ("openai", "text"):
+    if provider in ("openai", "text", "structured", "parsed"):
         client = AsyncOpenAI(base_url=url + "/v1", api_key=UPSTREAM_KEY, max_retries=0)
         CLIENTS.append(client)
-        mode = "validated" if provider == "text" else "native"
-        return OpenAIChatModel("fake-gpt", client=client, mode=mode)
+        modes = {"openai": "native", "text": "validated"}
+        return OpenAIChatModel("fake-gpt", client=client, mode=modes.get(provider, provider))
     if provider == "anthropic":
         claude = anthropic.AsyncAnthropic(
             api_key=UPSTREAM_KEY,
@@ -72,15 +73,27 @@ def build(provider: str, url: str) -> LanguageModel:
     return OllamaModel("qwen2.5", base_url=url, mode="native")
 
 
+ANSWER = "It is sunny in Paris today."
+
+
 def script(provider: str) -> Callable[[dict[str, Any]], Reply]:
-    if provider == "text":
+    if provider in ("text", "parsed"):
         first = Reply(
             text='<tool_call>{"name": "weather", "arguments": {"city": "Paris"}}</tool_call>'
         )
+        second = Reply(text=ANSWER)
+    elif provider == "structured":
+        call = {"tool": "weather", "arguments": {"city": "Paris"}, "scratchpad": None}
+        first = Reply(text=json.dumps({"action": call}))
+        second = Reply(text=json.dumps({"action": {"answer": ANSWER, "scratchpad": None}}))
     else:
         first = Reply(calls=[("weather", {"city": "Paris"})])
-    replies = [first, Reply(text="It is sunny in Paris today.")]
+        second = Reply(text=ANSWER)
+    replies = [first, second]
     return lambda body: replies.pop(0)
+
+
+FAKE = {"structured": "openai", "parsed": "text"}
 
 
 def shape(messages: list[Any]) -> list[tuple[str, str | None, list[tuple[str, Any]]]]:
@@ -95,9 +108,11 @@ def shape(messages: list[Any]) -> list[tuple[str, str | None, list[tuple[str, An
     ]
 
 
-@pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "ollama", "text"])
+@pytest.mark.parametrize(
+    "provider", ["openai", "anthropic", "gemini", "ollama", "text", "structured", "parsed"]
+)
 async def test_streamed_run_matches_call(fakes: dict[str, tuple[Fake, str]], provider: str) -> None:
-    fake, url = fakes[provider]
+    fake, url = fakes[FAKE.get(provider, provider)]
 
     fake.script = script(provider)
     called = Agent("Be brief.", model=build(provider, url), tools=[weather])
@@ -113,7 +128,7 @@ async def test_streamed_run_matches_call(fakes: dict[str, tuple[Fake, str]], pro
     assert shape(streamed.messages) == shape(called.messages)
     text = "".join(e.text for e in events if isinstance(e, TextDeltaEvent))
     assert text == "It is sunny in Paris today."
-    assert "tool_call" not in text
+    assert "tool_call" not in text and "action" not in text
     (start,) = [e for e in events if isinstance(e, ToolCallStartEvent)]
     (executing,) = [e for e in events if isinstance(e, ToolExecuteEvent)]
     (result,) = [e for e in events if isinstance(e, ToolResultEvent)]
@@ -122,7 +137,7 @@ async def test_streamed_run_matches_call(fakes: dict[str, tuple[Fake, str]], pro
     assert result.message.content == "sunny in Paris"
     turns = [e for e in events if isinstance(e, TurnEndEvent)]
     assert len(turns) == 2 and turns[-1].message is run.result
-    if provider != "text":
+    if provider not in ("text", "parsed"):
         assert run.usage.input_tokens == 2 * 11 and run.usage.output_tokens == 2 * 7
 
 
