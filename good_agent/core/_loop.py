@@ -348,6 +348,12 @@ class _Run:
 
 async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None) -> RunResult[Any]:
     """Run the agent loop once: emits ``RUN_START`` / ``RUN_END`` around it."""
+    if agent._running:
+        raise AgentRunError(
+            "another run of this agent is in progress: its history is one conversation, "
+            "so runs of one agent go one after the other (use one agent per conversation)",
+            agent.messages,
+        )
     pending = unanswered_calls(agent.messages)
     if options.approvals is not None:
         check_decisions(pending, options.approvals)
@@ -364,8 +370,9 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
     start = RunStartPayload(
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None
     )
-    await agent.events.emit(AgentEvents.RUN_START, start)
+    agent._running = True
     try:
+        await agent.events.emit(AgentEvents.RUN_START, start)
         result = await run.loop()
     except BaseException as error:
         with anyio.CancelScope(shield=True):
@@ -374,6 +381,8 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
                 AgentEvents.RUN_END, RunEndPayload(run_id, None, error, run.usage)
             )
         raise
+    finally:
+        agent._running = False
     await agent.events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, result, None, run.usage))
     await run.send(RunEndEvent(result))
     return result

@@ -128,6 +128,7 @@ class Agent:
         self.output_retries = output_retries
         self.usage_limits = usage_limits
         self._runner: asyncio.Runner | None = None
+        self._running = False
 
     @property
     def model(self) -> LanguageModel:
