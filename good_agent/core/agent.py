@@ -252,8 +252,9 @@ class Agent:
                 ``{call_id: True | False | "reason"}``.
             tool_choice: This run's first-request tool choice (the agent's by default).
         """
-        options = self._options(prompt, output_type, output_mode, usage_limits, approvals)
-        options.tool_choice = tool_choice
+        options = self._options(
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+        )
         await self.install()
         return await run_engine(self, options)
 
@@ -291,8 +292,9 @@ class Agent:
         Takes the arguments of :meth:`run`; events are listed in
         :mod:`good_agent.core.run_events`.
         """
-        options = self._options(prompt, output_type, output_mode, usage_limits, approvals)
-        options.tool_choice = tool_choice
+        options = self._options(
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+        )
 
         async def engine(sink: Any) -> RunResult[Any]:
             await self.install()
@@ -307,6 +309,7 @@ class Agent:
         output_mode: OutputMode | None,
         usage_limits: UsageLimits | None,
         approvals: Mapping[str, Approval] | None,
+        tool_choice: ToolChoice | None,
     ) -> RunOptions:
         kind = self.output_type if output_type is None else output_type
         mode = output_mode or self.output_mode
@@ -316,6 +319,7 @@ class Agent:
             output=output,
             limits=usage_limits or self.usage_limits,
             approvals=approvals,
+            tool_choice=tool_choice,
             output_retries=self.output_retries,
         )
 
