@@ -45,6 +45,8 @@ class ModelResponse:
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     reasoning: str | None = None
+    replay: list[dict[str, Any]] = field(default_factory=list)
+    """Provider items the next request must carry back (thinking blocks, reasoning items)."""
 
     @classmethod
     def from_provider(cls, response: ProviderResponse) -> ModelResponse:
@@ -59,6 +61,7 @@ class ModelResponse:
             reasoning=self.reasoning,
             finish_reason=self.finish_reason,
             usage=self.usage,
+            replay=[dict(item) for item in self.replay],
         )
 
 
@@ -138,4 +141,5 @@ def _from_provider(cls: type[ModelResponse], response: ProviderResponse) -> Mode
             input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens
         ),
         reasoning=response.reasoning,
+        replay=[dict(item) for item in response.replay],
     )
