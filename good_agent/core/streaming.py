@@ -15,6 +15,7 @@ from good_agent.core.messages import AssistantMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, WRAPPER_KEY, OutputSpec
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import (
+    RunEndEvent,
     RunEvent,
     TextDeltaEvent,
     ToolCallArgsEvent,
@@ -47,6 +48,7 @@ class StreamedRun:
         self._result: RunResult[Any] | None = None
         self._error: BaseException | None = None
         self._raised = False
+        self._finished = False
         self._group: TaskGroup | None = None
         self._send: MemoryObjectSendStream[RunEvent] | None = None
         self._receive: MemoryObjectReceiveStream[RunEvent] | None = None
@@ -59,13 +61,21 @@ class StreamedRun:
         return self
 
     async def _drive(self, send: MemoryObjectSendStream[RunEvent]) -> None:
+        async def sink(event: RunEvent) -> None:
+            if isinstance(event, RunEndEvent):
+                # The run is complete even if nobody reads this last event.
+                self._result = event.result
+            await send.send(event)
+
         async with send:
             try:
-                self._result = await self._engine(send.send)
+                self._result = await self._engine(sink)
             except anyio.get_cancelled_exc_class():
                 raise
             except Exception as error:
                 self._error = error
+            finally:
+                self._finished = True
 
     async def __aexit__(
         self,
@@ -74,7 +84,7 @@ class StreamedRun:
         tb: TracebackType | None,
     ) -> bool | None:
         assert self._group is not None and self._receive is not None
-        if self._result is None and self._error is None:
+        if not self._finished:
             self._group.cancel_scope.cancel()
         try:
             # The block's own exception propagates as is, not inside an exception group.

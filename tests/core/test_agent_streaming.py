@@ -292,3 +292,13 @@ async def test_a_streamed_run_stops_for_approval_and_resumes_streamed() -> None:
     executing = next(e for e in events if isinstance(e, ToolExecuteEvent))
     assert executing.call.id == "l1"
     assert resumed.output == "Launched."
+
+
+async def test_leaving_after_the_last_turn_keeps_the_finished_result() -> None:
+    agent = Agent(model=ScriptedModel([ScriptedModel.streamed("all ", "done")]))
+    async with agent.stream("go") as run:
+        async for event in run:
+            if isinstance(event, TurnEndEvent):
+                break
+    assert run.result.content == "all done"
+    assert run.result is agent.messages[-1]
