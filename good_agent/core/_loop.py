@@ -290,7 +290,14 @@ class _Run:
     async def execute(self, calls: list[ToolCall], plans: dict[str, ToolPlan]) -> None:
         self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
         hook = self.executing if self.sink is not None else None
-        responses = await execute_calls(self.agent, calls, plans, on_execute=hook)
+        try:
+            responses = await execute_calls(self.agent, calls, plans, on_execute=hook)
+        except BaseExceptionGroup as group:
+            # Parallel calls run in a task group: one tool's exception (with
+            # tool_errors="raise") reaches the caller as itself, not in a group.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
         self.usage.tool_calls += len(calls)
         await self.record(calls, responses, plans)
 
