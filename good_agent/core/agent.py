@@ -8,7 +8,9 @@ from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
 from typing import Any, ClassVar, Literal, TypeVar, overload
 
-from good_agent.adapters.chain import AdapterChain
+import anyio
+
+from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
 from good_agent.core.approvals import Approval
@@ -128,6 +130,7 @@ class Agent:
         self.output_retries = output_retries
         self.usage_limits = usage_limits
         self._runner: asyncio.Runner | None = None
+        self._running = False
 
     @property
     def model(self) -> LanguageModel:
@@ -251,8 +254,9 @@ class Agent:
                 ``{call_id: True | False | "reason"}``.
             tool_choice: This run's first-request tool choice (the agent's by default).
         """
-        options = self._options(prompt, output_type, output_mode, usage_limits, approvals)
-        options.tool_choice = tool_choice
+        options = self._options(
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+        )
         await self.install()
         return await run_engine(self, options)
 
@@ -283,19 +287,22 @@ class Agent:
         output_mode: OutputMode | None = None,
         usage_limits: UsageLimits | None = None,
         approvals: Mapping[str, Approval] | None = None,
+        tool_choice: ToolChoice | None = None,
     ) -> StreamedRun:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
         Takes the arguments of :meth:`run`; events are listed in
         :mod:`good_agent.core.run_events`.
         """
-        options = self._options(prompt, output_type, output_mode, usage_limits, approvals)
+        options = self._options(
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+        )
 
         async def engine(sink: Any) -> RunResult[Any]:
             await self.install()
             return await run_engine(self, options, sink)
 
-        return StreamedRun(engine)
+        return StreamedRun(engine, options.output)
 
     def _options(
         self,
@@ -304,6 +311,7 @@ class Agent:
         output_mode: OutputMode | None,
         usage_limits: UsageLimits | None,
         approvals: Mapping[str, Approval] | None,
+        tool_choice: ToolChoice | None,
     ) -> RunOptions:
         kind = self.output_type if output_type is None else output_type
         mode = output_mode or self.output_mode
@@ -313,6 +321,7 @@ class Agent:
             output=output,
             limits=usage_limits or self.usage_limits,
             approvals=approvals,
+            tool_choice=tool_choice,
             output_retries=self.output_retries,
         )
 
@@ -326,7 +335,20 @@ class Agent:
         plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
         await self.append(AssistantMessage(tool_calls=[call]))
-        response = await execute_call(self, call, plans)
+        try:
+            response = await execute_call(self, call, plans)
+        except BaseException as error:
+            with anyio.CancelScope(shield=True):
+                reason = f"the call did not finish ({type(error).__name__})"
+                await self.append(
+                    ToolMessage(
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        content=f"Error: {reason}",
+                        is_error=True,
+                    )
+                )
+            raise
         await self.append(ToolMessage.from_response(response))
         return response
 

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from good_agent.core.errors import ModelConfigError
 from good_agent.core.messages import Message, SystemMessage
 from good_agent.providers.schema.openai import to_openai_schema
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -57,6 +58,15 @@ def model_mode(model: Any) -> ToolCallingMode | None:
     return mode if isinstance(mode, ToolCallingMode) else None
 
 
+def supports_response_format(model: Any) -> bool:
+    """Whether ``model``'s wire format takes a ``response_format`` (unknown: assumed)."""
+    models = getattr(model, "models", None)
+    if isinstance(models, list | tuple) and models:
+        return all(supports_response_format(m) for m in models)
+    codec = getattr(getattr(model, "adapter", None), "codec", None)
+    return bool(getattr(codec, "supports_response_format", True))
+
+
 def is_text_type(output_type: Any) -> bool:
     """Whether ``output_type`` asks for plain text (``None`` or ``str``)."""
     return output_type is None or output_type is str
@@ -77,6 +87,11 @@ class OutputSpec:
         self.adapter: TypeAdapter[Any] = TypeAdapter(output_type)
         if mode == "auto":
             mode = "prompted" if model_mode(model) in _PROMPTED_MODES else "tool"
+        elif mode == "native" and not supports_response_format(model):
+            raise ModelConfigError(
+                f"output_mode='native' needs a response_format, which {model.model_name} "
+                "does not support: use output_mode='tool' or 'prompted'"
+            )
         self.mode: OutputMode = mode
         schema = self.adapter.json_schema()
         self.wrapped = schema.get("type") != "object" or "properties" not in schema
@@ -217,10 +232,12 @@ def _json_in(text: str) -> Any:
         end = stripped.find("```", body_start + 1) if body_start != -1 else -1
         if body_start != -1 and end != -1:
             candidates.append(stripped[body_start + 1 : end].strip())
+    spans = []
     for opener, closer in (("{", "}"), ("[", "]")):
         first, last = stripped.find(opener), stripped.rfind(closer)
         if first != -1 and last > first:
-            candidates.append(stripped[first : last + 1])
+            spans.append((first, stripped[first : last + 1]))
+    candidates += [span for _, span in sorted(spans)]  # the outermost bracket first
     for candidate in candidates:
         try:
             return json.loads(candidate)

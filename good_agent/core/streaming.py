@@ -7,12 +7,21 @@ from types import TracebackType
 from typing import Any
 
 import anyio
+import pydantic_core
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from good_agent.core.messages import AssistantMessage
+from good_agent.core.output import OUTPUT_TOOL_NAME, WRAPPER_KEY, OutputSpec
 from good_agent.core.results import RunResult
-from good_agent.core.run_events import RunEvent, TextDeltaEvent
+from good_agent.core.run_events import (
+    RunEndEvent,
+    RunEvent,
+    TextDeltaEvent,
+    ToolCallArgsEvent,
+    ToolCallStartEvent,
+    TurnEndEvent,
+)
 from good_agent.core.usage import RunUsage
 
 Engine = Callable[[Callable[[RunEvent], Awaitable[None]]], Awaitable[RunResult[Any]]]
@@ -30,11 +39,16 @@ class StreamedRun:
     block, if the events were not read).
     """
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, output: OutputSpec | None = None) -> None:
         self._engine = engine
+        self._output = output
+        self._text: list[str] = []
+        self._args: list[str] = []
+        self._final_index: int | None = None
         self._result: RunResult[Any] | None = None
         self._error: BaseException | None = None
         self._raised = False
+        self._finished = False
         self._group: TaskGroup | None = None
         self._send: MemoryObjectSendStream[RunEvent] | None = None
         self._receive: MemoryObjectReceiveStream[RunEvent] | None = None
@@ -47,13 +61,21 @@ class StreamedRun:
         return self
 
     async def _drive(self, send: MemoryObjectSendStream[RunEvent]) -> None:
+        async def sink(event: RunEvent) -> None:
+            if isinstance(event, RunEndEvent):
+                # The run is complete even if nobody reads this last event.
+                self._result = event.result
+            await send.send(event)
+
         async with send:
             try:
-                self._result = await self._engine(send.send)
+                self._result = await self._engine(sink)
             except anyio.get_cancelled_exc_class():
                 raise
             except Exception as error:
                 self._error = error
+            finally:
+                self._finished = True
 
     async def __aexit__(
         self,
@@ -62,7 +84,7 @@ class StreamedRun:
         tb: TracebackType | None,
     ) -> bool | None:
         assert self._group is not None and self._receive is not None
-        if self._result is None and self._error is None:
+        if not self._finished:
             self._group.cancel_scope.cancel()
         try:
             # The block's own exception propagates as is, not inside an exception group.
@@ -81,12 +103,52 @@ class StreamedRun:
         if self._receive is None:
             raise RuntimeError("use the streamed run inside 'async with agent.stream(...)'")
         try:
-            return await self._receive.receive()
+            event = await self._receive.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             if self._error is not None and not self._raised:
                 self._raised = True
                 raise self._error from None
             raise StopAsyncIteration from None
+        self._track(event)
+        return event
+
+    def _track(self, event: RunEvent) -> None:
+        if isinstance(event, TextDeltaEvent):
+            self._text.append(event.text)
+        elif isinstance(event, ToolCallStartEvent) and event.name == OUTPUT_TOOL_NAME:
+            self._final_index, self._args = event.index, []
+        elif isinstance(event, ToolCallArgsEvent) and event.index == self._final_index:
+            self._args.append(event.arguments)
+        elif isinstance(event, TurnEndEvent):
+            self._text, self._final_index = [], None
+
+    def partial_output(self) -> Any:
+        """The output of the current model turn as read so far, untyped.
+
+        The answer text for a run without an output type; otherwise the JSON value
+        parsed from the partial answer (the output tool's arguments, or the JSON text
+        of a prompted or ``response_format`` answer), ``None`` before it starts. It is
+        not validated (required fields may be missing yet): :attr:`output` is. Each
+        call parses everything received so far, so call it when needed, not on every
+        event.
+        """
+        text = "".join(self._text)
+        if self._output is None:
+            return text
+        if self._output.mode == "tool":
+            raw = "".join(self._args)
+        else:
+            starts = [i for i in (text.find("{"), text.find("[")) if i != -1]
+            raw = text[min(starts) :] if starts else ""
+        if not raw:
+            return None
+        try:
+            value = pydantic_core.from_json(raw, allow_partial="trailing-strings")
+        except ValueError:
+            return None
+        if self._output.wrapped and isinstance(value, dict) and set(value) <= {WRAPPER_KEY}:
+            return value.get(WRAPPER_KEY)
+        return value
 
     async def text_deltas(self) -> AsyncIterator[str]:
         """Only the answer text, piece by piece (the other events are read and dropped)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from pydantic import BaseModel
 
@@ -50,7 +51,9 @@ def script() -> list[Any]:
             ScriptedModel.call("weather", {"city": "Paris"}, id="w1"),
             usage=Usage(input_tokens=10, output_tokens=4),
         ),
-        ScriptedModel.streamed("It is ", "sunny ", "in Paris.", usage=Usage(input_tokens=20, output_tokens=5)),
+        ScriptedModel.streamed(
+            "It is ", "sunny ", "in Paris.", usage=Usage(input_tokens=20, output_tokens=5)
+        ),
     ]
 
 
@@ -205,7 +208,7 @@ async def test_an_unread_error_is_raised_on_leaving_the_block() -> None:
     agent = Agent(model=ScriptedModel([]))
     with pytest.raises(ScriptExhaustedError):
         async with agent.stream("go") as run:
-            await anyio.sleep(0)
+            await anyio.lowlevel.checkpoint()
             await run.wait()
 
 
@@ -236,3 +239,66 @@ async def test_prompted_typed_output_in_a_streamed_run() -> None:
         text = [t async for t in run.text_deltas()]
     assert text == ['{"name": "Ber', 'gen", "population": 1}']
     assert run.output == City(name="Bergen", population=1)
+
+
+async def test_partial_output_grows_with_the_stream() -> None:
+    call = ScriptedModel.call(OUTPUT_TOOL_NAME, {"name": "Oslo", "population": 700000})
+    model = ScriptedModel([ScriptedModel.streamed(call, args_chunk=6)])
+    agent = Agent(model=model)
+    seen: list[Any] = []
+    async with agent.stream("x", output_type=City) as run:
+        assert run.partial_output() is None
+        async for event in run:
+            if isinstance(event, ToolCallArgsEvent):
+                seen.append(run.partial_output())
+    assert seen[0] == {"name": ""} or seen[0] == {}
+    assert {"name": "Oslo"} in seen
+    assert seen[-1] == {"name": "Oslo", "population": 700000}
+    assert run.output == City(name="Oslo", population=700000)
+
+
+async def test_partial_output_of_a_prompted_list_answer() -> None:
+    model = ScriptedModel([ScriptedModel.streamed('Sure: [{"name": "A", "popu', 'lation": 1}]')])
+    agent = Agent(model=model)
+    async with agent.stream("x", output_type=list[City], output_mode="prompted") as run:
+        first = await run.__anext__()
+        assert isinstance(first, TextDeltaEvent)
+        assert run.partial_output() == [{"name": "A"}]
+        await run.wait()
+    assert run.output == [City(name="A", population=1)]
+
+
+async def test_a_streamed_run_stops_for_approval_and_resumes_streamed() -> None:
+    @tool(requires_approval=True)
+    def launch(target: str) -> str:
+        """Launch."""
+        return f"launched at {target}"
+
+    model = ScriptedModel(
+        [
+            ScriptedModel.streamed(ScriptedModel.call("launch", {"target": "moon"}, id="l1")),
+            ScriptedModel.streamed("Launched."),
+        ]
+    )
+    agent = Agent(model=model, tools=[launch])
+    async with agent.stream("go") as run:
+        events = [event async for event in run]
+    assert not any(isinstance(e, ToolExecuteEvent) for e in events)
+    assert isinstance(events[-1], RunEndEvent) and events[-1].result.is_deferred
+    assert run.run_result.deferred[0].parameters == {"target": "moon"}
+
+    async with agent.stream(approvals={"l1": True}) as resumed:
+        events = [event async for event in resumed]
+    executing = next(e for e in events if isinstance(e, ToolExecuteEvent))
+    assert executing.call.id == "l1"
+    assert resumed.output == "Launched."
+
+
+async def test_leaving_after_the_last_turn_keeps_the_finished_result() -> None:
+    agent = Agent(model=ScriptedModel([ScriptedModel.streamed("all ", "done")]))
+    async with agent.stream("go") as run:
+        async for event in run:
+            if isinstance(event, TurnEndEvent):
+                break
+    assert run.result.content == "all done"
+    assert run.result is agent.messages[-1]

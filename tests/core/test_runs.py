@@ -6,11 +6,13 @@ import subprocess
 import sys
 import textwrap
 
+import anyio
 import pytest
 
 from good_agent import (
     Agent,
     AgentEvents,
+    AgentRunError,
     AssistantMessage,
     RunEndPayload,
     RunStartPayload,
@@ -37,7 +39,9 @@ def add(a: int, b: int) -> int:
     return a + b
 
 
-def reply(content: str | None = None, *calls: ToolCall, inp: int = 0, out: int = 0) -> ModelResponse:
+def reply(
+    content: str | None = None, *calls: ToolCall, inp: int = 0, out: int = 0
+) -> ModelResponse:
     return ModelResponse(
         content=content,
         tool_calls=list(calls),
@@ -261,3 +265,24 @@ def test_another_process_continues_a_dumped_run(tmp_path: pytest.TempPathFactory
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.split("\n")[:2] == ["You asked 1+2.", str(len(agent.messages) + 1)]
+
+
+async def test_a_second_run_while_one_is_in_progress_is_refused() -> None:
+
+    started, release = anyio.Event(), anyio.Event()
+
+    @tool
+    async def hold() -> str:
+        started.set()
+        await release.wait()
+        return "held"
+
+    model = ScriptedModel([ScriptedModel.tool_call("hold", {}), "done", "again"])
+    agent = Agent(model=model, tools=[hold])
+    async with anyio.create_task_group() as group:
+        group.start_soon(agent.run, "first")
+        await started.wait()
+        with pytest.raises(AgentRunError, match="another run of this agent"):
+            await agent.run("second")
+        release.set()
+    assert (await agent.run("third")).output == "again"

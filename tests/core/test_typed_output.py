@@ -7,14 +7,18 @@ import json
 from typing import Any, Literal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from good_agent import (
     Agent,
     AgentEvents,
+    ModelConfigError,
     OutputValidationError,
     SystemMessage,
+    ToolDefinitionError,
     ToolMessage,
     UserMessage,
     tool,
@@ -79,7 +83,9 @@ def tool_arguments(output_type: Any, value: Any) -> dict[str, Any]:
 async def test_output_tool_mode_returns_the_validated_value(
     output_type: Any, value: Any, expected: Any
 ) -> None:
-    model = ScriptedModel([ScriptedModel.tool_call(OUTPUT_TOOL_NAME, tool_arguments(output_type, value))])
+    model = ScriptedModel(
+        [ScriptedModel.tool_call(OUTPUT_TOOL_NAME, tool_arguments(output_type, value))]
+    )
     result = await Agent(model=model).run("extract", output_type=output_type)
     assert result.output == expected
     (signature,) = model.requests[0].tools
@@ -244,3 +250,44 @@ async def test_typed_output_with_tools_in_prompted_mode() -> None:
     )
     assert result.output == Invoice(number="A1", total=12.5)
     assert model.requests[0].tool_names == ["lookup"]
+
+
+async def test_a_tool_named_like_the_output_tool_is_refused_clearly() -> None:
+    @tool(name=OUTPUT_TOOL_NAME)
+    def clash() -> str:
+        return "x"
+
+    agent = Agent(model=ScriptedModel(["unused"]), tools=[clash])
+    with pytest.raises(ToolDefinitionError, match="rename it"):
+        await agent.run("x", output_type=Invoice)
+    agent._model = ScriptedModel(['{"number": "A", "total": 1}'])
+    result = await agent.run("x", output_type=Invoice, output_mode="prompted")
+    assert result.output == Invoice(number="A", total=1)
+
+
+def test_native_output_mode_is_refused_for_a_wire_format_without_response_format() -> None:
+    from good_agent.models import AnthropicModel
+
+    claude = AnthropicModel("claude-sonnet-4-5", api_key="k")
+    with pytest.raises(ModelConfigError, match="output_mode='tool' or 'prompted'"):
+        OutputSpec(Invoice, "native", claude)
+    assert OutputSpec(Invoice, "auto", claude).mode == "tool"
+
+
+PROSE = st.text(alphabet=st.characters(blacklist_characters="{}[]`", codec="utf-8"), max_size=40)
+INVOICES = st.builds(
+    Invoice,
+    number=st.text(max_size=20),
+    total=st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(invoices=st.lists(INVOICES, max_size=3), before=PROSE, after=PROSE, fenced=st.booleans())
+def test_a_json_answer_is_found_in_any_surrounding_prose(
+    invoices: list[Invoice], before: str, after: str, fenced: bool
+) -> None:
+    spec = OutputSpec(list[Invoice], "prompted")
+    body = json.dumps([i.model_dump() for i in invoices])
+    text = f"{before}\n```json\n{body}\n```\n{after}" if fenced else f"{before}{body}{after}"
+    assert spec.from_text(text) == invoices

@@ -47,9 +47,7 @@ async def test_an_error_not_listed_is_raised_at_once() -> None:
 
 async def test_on_chooses_the_errors_that_fall_back() -> None:
     backup = ScriptedModel(["ok"])
-    model = FallbackModel(
-        failing(ModelBadRequestError("bad")), backup, on=(ModelBadRequestError,)
-    )
+    model = FallbackModel(failing(ModelBadRequestError("bad")), backup, on=(ModelBadRequestError,))
     assert (await Agent(model=model).call("hi")).content == "ok"
 
 

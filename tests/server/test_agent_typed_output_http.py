@@ -177,9 +177,11 @@ async def test_anthropic_prompted_mode_parses_the_json_answer(
     assert await run(agent, streamed) == Invoice(**INVOICE)
     assert fake.problems == []
     assert "tools" not in fake.requests[0]
-    assert '"number"' in fake.requests[0]["system"][0]["text"] if isinstance(
-        fake.requests[0]["system"], list
-    ) else '"number"' in fake.requests[0]["system"]
+    assert (
+        '"number"' in fake.requests[0]["system"][0]["text"]
+        if isinstance(fake.requests[0]["system"], list)
+        else '"number"' in fake.requests[0]["system"]
+    )
 
 
 async def test_an_answer_that_never_validates_raises_with_the_history(

@@ -59,7 +59,9 @@ async def test_an_overloaded_model_falls_back_to_the_next_entry(
                 chunks = await client.chat.completions.create(
                     model="primary", messages=messages, stream=True
                 )
-                text = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+                text = "".join(
+                    [c.choices[0].delta.content or "" async for c in chunks if c.choices]
+                )
             else:
                 reply = await client.chat.completions.create(model="primary", messages=messages)
                 text = reply.choices[0].message.content or ""
