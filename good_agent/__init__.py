@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 from good_agent.adapters import (
     AdapterConflictError,
     AdapterMetadata,
+    CallContext,
     ConflictStrategy,
     ToolAdapter,
     ToolPlan,
@@ -127,6 +128,7 @@ __all__ = [
     "ApprovalError",
     "AssistantMessage",
     "AuthInjector",
+    "CallContext",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",

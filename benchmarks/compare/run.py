@@ -74,13 +74,6 @@ class Outcome:
     theirs: list[float] = field(default_factory=list)
 
 
-def keep_bridge_section(page: str) -> str:
-    """``page`` with the bridge section that benchmarks/bridge.py wrote, kept as it was."""
-    old = DOCS_PAGE.read_text() if DOCS_PAGE.exists() else ""
-    start = old.find("## The bridge against")
-    return page if start < 0 else page.rstrip("\n") + "\n\n" + old[start:]
-
-
 def venv_python() -> Path:
     """The separate environment's interpreter, created or refreshed when needed."""
     python = VENV / "bin" / "python"
@@ -228,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         saved = json.loads(args.render.read_text())
         outcomes = [Outcome(**fields) for fields in saved["outcomes"]]
         print(render_table(outcomes))
-        DOCS_PAGE.write_text(keep_bridge_section(render_page(outcomes, saved["machine"])))
+        DOCS_PAGE.write_text(render_page(outcomes, saved["machine"]))
         print(f"wrote {DOCS_PAGE.relative_to(REPO)}")
         return 0
 
@@ -252,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps({"machine": info, "outcomes": [vars(o) for o in outcomes]}, indent=2)
         )
     if not args.no_docs and not args.only:
-        DOCS_PAGE.write_text(keep_bridge_section(render_page(outcomes, info)))
+        DOCS_PAGE.write_text(render_page(outcomes, info))
         print(f"wrote {DOCS_PAGE.relative_to(REPO)}")
     return 0
 

@@ -14,7 +14,7 @@ import sys
 import anyio
 
 from good_agent import Agent, RateLimiter, RedisStore, ToolCache, tool
-from good_agent.extensions.rate_limit import Rate, RedisBuckets
+from good_agent.extensions import Rate, RedisBuckets
 
 EXECUTIONS: list[str] = []
 

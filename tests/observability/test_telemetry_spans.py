@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 
 from good_agent import Agent, ToolError, Usage, tool
-from good_agent.extensions.telemetry import Telemetry
+from good_agent.extensions import Telemetry
 from good_agent.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio
