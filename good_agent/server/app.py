@@ -24,6 +24,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from good_agent.core.errors import ModelError
+from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
 from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
@@ -73,6 +74,10 @@ class Bridge:
                 f"unknown model '{name}'; this bridge serves: {known}", "model", "model_not_found"
             )
         return found
+
+    def candidates(self, route: ServedModel) -> list[ServedModel]:
+        """``route``, then the routes its ``fallback`` entries name, in order."""
+        return [route, *(self.routes[name] for name in route.entry.fallback)]
 
     def authorize(self, request: Request) -> None:
         """Refuse a request without an accepted key (401)."""
@@ -164,6 +169,18 @@ def _error_response(error: BridgeError, anthropic: bool) -> JSONResponse:
     return JSONResponse(body, status_code=error.status, headers=error.headers)
 
 
+async def _with_fallback(
+    routes: list[ServedModel], attempt: Callable[[ServedModel], Awaitable[T]]
+) -> tuple[ServedModel, T]:
+    """The first route whose ``attempt`` succeeds; a fallback error moves to the next."""
+    for candidate in routes[:-1]:
+        try:
+            return candidate, await attempt(candidate)
+        except DEFAULT_FALLBACK_ON:
+            continue
+    return routes[-1], await attempt(routes[-1])
+
+
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
     elapsed = timer()
     route: ServedModel | None = None
@@ -174,10 +191,12 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
         stream = call.stream
         route = bridge.route(call.model)
-        chosen = route
         neutral: BridgeRequest = call.request
         if stream:
-            events, first = await until_disconnect(request, lambda: prime(chosen, neutral))
+            chosen, (events, first) = await _with_fallback(
+                bridge.candidates(route),
+                lambda r: until_disconnect(request, lambda: prime(r, neutral)),
+            )
 
             def done(status: int, usage: Usage) -> None:
                 bridge.log(request.url.path, chosen, status, elapsed(), usage, stream=True)
@@ -190,8 +209,11 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
                     chosen, events, first, model=call.model, include_usage=include, done=done
                 )
             return StreamingResponse(chunks, media_type="text/event-stream", headers=_SSE_HEADERS)
-        reply = await until_disconnect(request, lambda: chosen.complete(neutral))
-        bridge.log(request.url.path, route, 200, elapsed(), reply.usage)
+        chosen, reply = await _with_fallback(
+            bridge.candidates(route),
+            lambda r: until_disconnect(request, lambda: r.complete(neutral)),
+        )
+        bridge.log(request.url.path, chosen, 200, elapsed(), reply.usage)
         payload = (
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
         )
