@@ -47,6 +47,7 @@ from good_agent.core.payloads import (
     ToolCallBefore,
     ToolCallErrorPayload,
 )
+from good_agent.core.redaction import RedactedError, SecretRegistry, agent_secrets
 from good_agent.extensions import (
     AuthInjector,
     CitationIndex,
@@ -129,9 +130,11 @@ __all__ = [
     "OpenAIResponsesModel",
     "ProviderModel",
     "RateLimiter",
+    "RedactedError",
     "RedisStore",
     "SQLiteStore",
     "ScriptExhaustedError",
+    "SecretRegistry",
     "SignaturePayload",
     "SystemMessage",
     "Tool",
@@ -155,6 +158,7 @@ __all__ = [
     "Usage",
     "UserMessage",
     "__version__",
+    "agent_secrets",
     "get_adapter",
     "load_profiles",
     "on",

@@ -17,6 +17,7 @@ from good_agent.core.payloads import (
     ToolCallBefore,
     ToolCallErrorPayload,
 )
+from good_agent.core.redaction import agent_secrets
 from good_agent.providers.schema_validation import compile_schema
 
 if TYPE_CHECKING:
@@ -127,12 +128,17 @@ class _ToolFunctionError(Exception):
 
 
 async def _run(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
+    """Run the tool; its value or exception leaves with the agent's secrets redacted."""
+    secrets = agent_secrets(agent)
     try:
-        return await tool.run(arguments, {"agent": agent, "call": call})
-    except ToolError:
-        raise
+        value = await tool.run(arguments, {"agent": agent, "call": call})
     except Exception as exc:
-        raise _ToolFunctionError(exc) from exc
+        error: BaseException = secrets.redact_error(exc) if secrets else exc
+    else:
+        return secrets.redact(value) if secrets else value
+    if isinstance(error, ToolError) or not isinstance(error, Exception):
+        raise error
+    raise _ToolFunctionError(error) from error
 
 
 async def execute_calls(

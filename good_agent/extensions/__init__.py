@@ -10,7 +10,11 @@ from good_agent.extensions.cache import CacheEvent, CacheStats, ToolCache
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
 from good_agent.extensions.citation_index import Citation, CitationIndex
 from good_agent.extensions.citations import CitationManager
-from good_agent.extensions.credentials import CredentialRule, credential_scope
+from good_agent.extensions.credentials import (
+    CredentialRule,
+    UnkeyedScopeWarning,
+    credential_scope,
+)
 from good_agent.extensions.rate_limit import (
     BucketBackend,
     MemoryBuckets,
@@ -42,5 +46,6 @@ __all__ = [
     "ToolCache",
     "ToolLogger",
     "ToolMetrics",
+    "UnkeyedScopeWarning",
     "credential_scope",
 ]

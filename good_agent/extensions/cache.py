@@ -33,9 +33,8 @@ from good_agent.extensions._common import (
     canonical_json,
     digest,
 )
-from good_agent.extensions.auth import AuthInjector
+from good_agent.extensions.auth import cache_scope
 from good_agent.extensions.cache_stores import CacheStore, MemoryStore
-from good_agent.extensions.credentials import credential_scope
 from good_agent.tools import Tool
 
 logger = logging.getLogger("good_agent.extensions.cache")
@@ -201,10 +200,7 @@ class ToolCache(AgentComponent):
         self.register_tool_adapter(self.adapter)
 
     def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
-        for component in getattr(self.agent, "components", ()):
-            if isinstance(component, AuthInjector):
-                return component.scope_of(tool_name, parameters)
-        return credential_scope(parameters)
+        return cache_scope(self.agent, tool_name, parameters, self.store)
 
     def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
         """The store key of a call with these unwrapped ``parameters``."""
