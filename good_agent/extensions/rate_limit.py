@@ -260,4 +260,3 @@ class RateLimiter(AgentComponent):
         else:
             self.stats.allowed += 1
         return None
-
