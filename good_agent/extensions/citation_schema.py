@@ -4,27 +4,20 @@
 objects, arrays, ``anyOf`` / ``oneOf`` unions, ``additionalProperties`` maps) and
 finds every URL field. :func:`rewrite_schema` gives the schema the model sees, with
 each URL field replaced by a source number (``url`` -> ``citation_idx``), and
-:meth:`Slots.translate` turns the model's numbers back into the registered URLs,
-refusing any URL the model wrote itself, wherever it sits.
+:func:`~good_agent.extensions.citation_arguments.translate_arguments` turns the
+model's numbers back into the registered URLs.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from good_agent.core.errors import ToolError
 
 URI_FORMATS = frozenset({"uri", "url", "iri", "uri-reference"})
 
 UrlForm = Literal["one", "many", "either"]
 """A URL field's shape: one URL, a list of URLs, or either (``str | list[str]``)."""
-
-Lookup = Callable[[int], str]
-"""A source number to its URL; raises ``KeyError`` for an unknown number."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,18 +176,6 @@ class Slots:
                 stack.extend(node.branches)
         return frozenset(names)
 
-    def translate(self, arguments: dict[str, Any], lookup: Lookup, valid: str) -> dict[str, Any]:
-        """``arguments`` with every source number replaced by its URL.
-
-        Raises :class:`ToolError` (for the model) on a URL given directly, an
-        unknown number, or a value of the wrong kind at a URL position.
-        """
-        if self.root is None:
-            return arguments
-        result = _Translator(self, lookup, valid).node(self.root, arguments, "")
-        assert isinstance(result, dict)
-        return result
-
 
 class _Compiler:
     def __init__(self, defs: dict[str, Any]) -> None:
@@ -351,113 +332,3 @@ def _rewrite(schema: Any, node: Node, count: int) -> Any:
                 by_name[r].replacement if r in by_name else r for r in schema["required"]
             ]
     return schema
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "array"
-    return "string" if isinstance(value, str) else "other"
-
-
-class _Translator:
-    def __init__(self, slots: Slots, lookup: Lookup, valid: str) -> None:
-        self.slots, self.lookup, self.valid = slots, lookup, valid
-
-    def refuse(self, path: str, value: Any) -> ToolError:
-        shown = json.dumps(value, default=str)[:40]
-        return ToolError(
-            f"{path}={shown} does not refer to a source. Valid citation indices: {self.valid}"
-        )
-
-    def url(self, slot: UrlSlot, value: Any, path: str) -> Any:
-        if value is None and slot.nullable:
-            return None
-        if isinstance(value, list) and slot.form in ("many", "either"):
-            return [self.one(item, f"{path}[{i}]") for i, item in enumerate(value)]
-        if slot.form in ("one", "either"):
-            return self.one(value, path)
-        raise self.refuse(path, value)
-
-    def one(self, value: Any, path: str) -> str:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise self.refuse(path, value)
-        try:
-            return self.lookup(value)
-        except KeyError:
-            raise self.refuse(path, value) from None
-
-    def node(self, node: Node | None, value: Any, path: str) -> Any:
-        if node is None:
-            return value
-        if isinstance(node, RefSlot):
-            return self.node(self.slots.defs.get(node.name), value, path)
-        if isinstance(node, UrlSlot):
-            return self.url(node, value, path)
-        if isinstance(node, ArraySlot):
-            if not isinstance(value, list):
-                return value
-            return [self.node(node.items, v, f"{path}[{i}]") for i, v in enumerate(value)]
-        if isinstance(node, MapSlot):
-            if not isinstance(value, dict):
-                return value
-            return {k: self.node(node.values, v, f"{path}.{k}") for k, v in value.items()}
-        if isinstance(node, ObjectSlot):
-            return self.object(node.fields, value, path)
-        return self.union(node, value, path)
-
-    def object(self, fields: tuple[FieldSlot, ...], value: Any, path: str) -> Any:
-        if not isinstance(value, dict):
-            return value
-        result = dict(value)
-        prefix = f"{path}." if path else ""
-        for slot in fields:
-            renamed = slot.replacement != slot.original
-            if renamed and slot.original in value:
-                raise ToolError(
-                    f"'{prefix}{slot.original}' cannot be given directly; pass "
-                    f"'{prefix}{slot.replacement}' (valid citation indices: {self.valid})"
-                )
-            if slot.replacement not in value:
-                continue
-            given = result.pop(slot.replacement)
-            result[slot.original] = self.node(slot.node, given, prefix + slot.replacement)
-        return result
-
-    def union(self, node: UnionSlot, value: Any, path: str) -> Any:
-        kind = _kind(value)
-        if kind == "null":
-            return None
-        branches = [self._resolve(b) for b in node.branches]
-        urls = [b for b in branches if isinstance(b, UrlSlot)]
-        if urls and kind in ("integer", "array", "string", "boolean", "other"):
-            fits = [u for u in urls if kind != "array" or u.form in ("many", "either")]
-            return self.url(fits[0] if fits else urls[0], value, path)
-        objects = [b for b in branches if isinstance(b, ObjectSlot)]
-        if kind == "object" and objects:
-            merged: dict[str, FieldSlot] = {}
-            for obj in objects:
-                for slot in obj.fields:
-                    merged.setdefault(slot.replacement, slot)
-                    merged.setdefault(slot.original, slot)
-            unique = {id(slot): slot for slot in merged.values()}
-            return self.object(tuple(unique.values()), value, path)
-        for branch in branches:
-            if isinstance(branch, MapSlot) and kind == "object":
-                return self.node(branch, value, path)
-            if isinstance(branch, ArraySlot) and kind == "array":
-                return self.node(branch, value, path)
-        return value
-
-    def _resolve(self, node: Node | None) -> Node | None:
-        seen = 0
-        while isinstance(node, RefSlot) and seen < 64:
-            node, seen = self.slots.defs.get(node.name), seen + 1
-        return node

@@ -18,6 +18,7 @@ from good_agent.adapters import ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventContext
 from good_agent.core.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
+from good_agent.extensions.citation_arguments import translate_arguments
 from good_agent.extensions.citation_index import (
     CitationIndex,
     find_markdown_links,
@@ -82,7 +83,8 @@ class CitationAdapter(ToolAdapter):
         slots = self._slots.get(tool_name)
         if slots is None or slots.root is None:
             return parameters
-        return slots.translate(parameters, self._lookup, self.manager.valid_indices_text())
+        valid = self.manager.valid_indices_text()
+        return translate_arguments(slots, parameters, self._lookup, valid)
 
     def _lookup(self, number: int) -> str:
         return self.manager.index.get(number).url
