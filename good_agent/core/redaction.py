@@ -51,6 +51,10 @@ _ERROR_ATTRIBUTES = (
 """Attributes of built-in exceptions that may hold a value (``OSError.filename``...)."""
 
 
+_NUMBERS = (int, float, complex)
+_NUMBER_CHARACTERS = frozenset("0123456789.-+eE()jinfaINFA")
+
+
 class RedactedError(GoodAgentError):
     """Stands in for an exception whose text still showed a secret after redaction
     (an ``__str__`` that rebuilds it from hidden state); its message is the redacted
@@ -69,6 +73,8 @@ class SecretRegistry:
         self.limit = limit
         self._secrets: OrderedDict[str, SecretStr] = OrderedDict()
         self._patterns: tuple[tuple[str, bytes], ...] = ()
+        self.numeric = False
+        """Whether a secret could show in a number's text (then numbers are checked)."""
 
     def add(self, secret: str | SecretStr) -> None:
         """Register ``secret`` (ignored below :data:`MIN_SECRET_LENGTH` characters)."""
@@ -87,6 +93,7 @@ class SecretRegistry:
             self._patterns = tuple(
                 (raw, raw.encode("utf-8", "surrogatepass")) for raw in reversed(values)
             )
+            self.numeric = any(set(raw) <= _NUMBER_CHARACTERS for raw in values)
 
     def __len__(self) -> int:
         return len(self._secrets)
@@ -148,6 +155,14 @@ class _Redactor:
         self.errors: dict[int, BaseException] = {}
 
     def value(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is str:
+            new = self.registry.redact_text(value)
+            return value if new == value else new
+        if kind in _NUMBERS:
+            return self._other(value) if self.registry.numeric else value
+        if value is None or isinstance(value, bool | SecretStr | SecretBytes):
+            return value
         if isinstance(value, str):
             new = self.registry.redact_text(value)
             return value if new == value else new
@@ -157,8 +172,6 @@ class _Redactor:
             if new_bytes == data:
                 return value
             return bytearray(new_bytes) if isinstance(value, bytearray) else new_bytes
-        if value is None or isinstance(value, bool | SecretStr | SecretBytes):
-            return value
         if isinstance(value, BaseException):
             return self.error(value)
         if id(value) in self.active:
@@ -170,12 +183,17 @@ class _Redactor:
             self.active.discard(id(value))
 
     def _composite(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            return self._mapping(value)
+        if kind in (list, tuple):
+            return self._collection(value)
+        if isinstance(value, BaseModel):
+            return self._model(value)
         if isinstance(value, Mapping):
             return self._mapping(value)
         if isinstance(value, list | tuple | set | frozenset):
             return self._collection(value)
-        if isinstance(value, BaseModel):
-            return self._model(value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
             return self._dataclass(value)
         return self._other(value)
@@ -222,8 +240,7 @@ class _Redactor:
 
     def _model(self, value: BaseModel) -> Any:
         update: dict[str, Any] = {}
-        for name in type(value).model_fields:
-            current = getattr(value, name, None)
+        for name, current in vars(value).items():  # a model's field values
             new = self.value(current)
             if new is not current:
                 update[name] = new
