@@ -377,7 +377,7 @@ _nested = st.recursive(
 
 
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(value=_nested)
 def test_nested_containers_never_leak(value: Any, caplog: pytest.LogCaptureFixture) -> None:
