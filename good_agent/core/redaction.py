@@ -21,7 +21,7 @@ import hashlib
 import traceback
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
@@ -386,9 +386,3 @@ def agent_secrets(agent: Any) -> SecretRegistry:
         registry = _REGISTRIES[agent] = SecretRegistry()
     return registry
 
-
-def register_secrets(agent: Any, secrets: Iterable[str | SecretStr]) -> None:
-    """Add ``secrets`` to ``agent``'s registry: they will never leave a tool call."""
-    registry = agent_secrets(agent)
-    for secret in secrets:
-        registry.add(secret)
