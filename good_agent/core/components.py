@@ -5,6 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+# The adapter vocabulary components declare adapters with, importable from here.
+from good_agent.adapters.adapter import AdapterMetadata as AdapterMetadata
+from good_agent.adapters.adapter import ConflictStrategy as ConflictStrategy
 from good_agent.core.events import AgentEvents, Handler
 from good_agent.tools.tool import Tool
 

@@ -106,6 +106,14 @@ class ModelConnectionError(ModelError):
     """The provider could not be reached."""
 
 
+class ModelResponseError(ModelError):
+    """The provider answered, but not with a reply of its API's shape.
+
+    An empty ``choices`` list, a 200 reply that is not JSON, a field of the wrong
+    type: ``provider`` names who answered and the message says what was wrong.
+    """
+
+
 class ModelConfigError(GoodAgentError, ValueError):
     """A model cannot be built from the given name or settings."""
 

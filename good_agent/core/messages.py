@@ -12,6 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from good_agent.providers.types import REPLAY_KEY
+
 
 class Usage(BaseModel):
     """Token counts of one model response."""
@@ -122,10 +124,15 @@ class AssistantMessage(BaseModel):
     reasoning: str | None = None
     finish_reason: str | None = None
     usage: Usage | None = None
+    replay: list[dict[str, Any]] = Field(default_factory=list)
+    """Provider items sent back verbatim with this turn (Anthropic thinking blocks with
+    their signatures, OpenAI Responses reasoning items); codecs send their own kind."""
 
     def to_openai(self) -> dict[str, Any]:
-        """Return the OpenAI chat message dict."""
+        """Return the OpenAI chat message dict (``replay_items`` when there are any)."""
         message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.replay:
+            message[REPLAY_KEY] = [dict(item) for item in self.replay]
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return message

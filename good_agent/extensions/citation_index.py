@@ -143,6 +143,10 @@ class CitationIndex:
             raise KeyError(index)
         return self._entries[index - 1]
 
+    def get_url(self, index: int) -> str:
+        """The URL of the source numbered ``index``; :class:`KeyError` if there is none."""
+        return self.get(index).url
+
     def index_of(self, url: str) -> int | None:
         """The index of ``url`` (compared canonically), or ``None``."""
         entry = self._by_canonical.get(canonical_url(url))

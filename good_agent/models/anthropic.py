@@ -7,12 +7,31 @@ Uses the official ``anthropic`` SDK (``pip install 'good-agent[anthropic]'``).
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
-from good_agent.models.errors import map_anthropic_error
+from good_agent.models.errors import dump_reply, map_anthropic_error
 from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.models.sdk_transport import SDKTransport
 from good_agent.providers.types import JSONDict
+
+
+def keyword_parameters(method: Callable[..., Any]) -> frozenset[str] | None:
+    """The keyword names ``method`` accepts (``None``: it takes ``**kwargs``)."""
+    return _keywords(getattr(method, "__func__", method))
+
+
+@lru_cache(maxsize=32)
+def _keywords(function: Callable[..., Any]) -> frozenset[str] | None:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters)
 
 
 class AnthropicTransport(SDKTransport):
@@ -31,14 +50,25 @@ class AnthropicTransport(SDKTransport):
         return AsyncAnthropic(api_key=api_key, base_url=base_url)
 
     async def send(self, body: JSONDict) -> JSONDict:
-        """Call ``messages.create``."""
+        """Call ``messages.create``.
+
+        Body fields the installed SDK's ``create`` does not take as keywords
+        (``temperature``, ``top_p`` and ``top_k`` in ``anthropic`` 2.x) travel in its
+        ``extra_body``, so sampling settings work with every supported SDK version.
+        """
         client = self.get_client()
+        create = client.messages.create
+        accepted = keyword_parameters(create)
+        if accepted is not None:
+            extra = {k: v for k, v in body.items() if k not in accepted}
+            if extra:
+                body = {k: v for k, v in body.items() if k not in extra}
+                body["extra_body"] = {**body.get("extra_body", {}), **extra}
         try:
-            message = await client.messages.create(**body)
+            message = await create(**body)
         except Exception as exc:
             raise map_anthropic_error(exc, provider=self.provider) from exc
-        result: JSONDict = message.model_dump()
-        return result
+        return dump_reply(message, provider=self.provider)
 
 
 class AnthropicModel(SDKModel):

@@ -43,6 +43,8 @@ class ModelResponse:
     finish_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     reasoning: str | None = None
+    replay: list[dict[str, Any]] = field(default_factory=list)
+    """Provider items the next request must carry back (thinking blocks, reasoning items)."""
 
     @classmethod
     def from_provider(cls, response: ProviderResponse) -> ModelResponse:
@@ -57,6 +59,7 @@ class ModelResponse:
             reasoning=self.reasoning,
             finish_reason=self.finish_reason,
             usage=self.usage,
+            replay=[dict(item) for item in self.replay],
         )
 
 
@@ -136,4 +139,5 @@ def _from_provider(cls: type[ModelResponse], response: ProviderResponse) -> Mode
             input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens
         ),
         reasoning=response.reasoning,
+        replay=[dict(item) for item in response.replay],
     )

@@ -1,6 +1,15 @@
-"""Translation of SDK exceptions into good-agent's typed :class:`ModelError` family."""
+"""Translation of SDK exceptions and malformed replies into the typed :class:`ModelError` family.
+
+Connection errors and HTTP 404s name the URL that was tried and suggest the usual
+fixes (a ``base_url`` without ``http://``, or without the ``/v1`` API path); a reply
+that is not of its API's shape is a :class:`ModelResponseError`.
+"""
 
 from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
 
 from good_agent.core.errors import (
     ModelAuthenticationError,
@@ -9,8 +18,61 @@ from good_agent.core.errors import (
     ModelError,
     ModelOverloadedError,
     ModelRateLimitError,
+    ModelResponseError,
     ModelTimeoutError,
 )
+from good_agent.providers.reply_shape import ReplyShapeError, preview
+from good_agent.providers.strategies.native import CodecAdapter
+from good_agent.providers.types import JSONDict, ProviderResponse
+
+_SHOWN = 200
+
+
+def decode_reply(
+    adapter: CodecAdapter, raw: Any, tools: Sequence[JSONDict], provider: str
+) -> ProviderResponse:
+    """``adapter.decode(raw, tools)``; a malformed reply raises :class:`ModelResponseError`."""
+    if not isinstance(raw, dict):
+        raise malformed_reply(raw, provider=provider)
+    try:
+        return adapter.decode(raw, list(tools))
+    except ReplyShapeError as exc:
+        raise ModelResponseError(
+            f"{provider} sent a malformed reply: {exc.problem}", provider=provider, body=raw
+        ) from exc
+
+
+def malformed_reply(reply: Any, *, provider: str) -> ModelResponseError:
+    """The error for an SDK reply that is not a parsed object (a non-JSON 200 body)."""
+    if isinstance(reply, str | bytes):
+        text = reply.decode("utf-8", "replace") if isinstance(reply, bytes) else reply
+        problem = f"the body is not JSON: {preview(text)!r}" if text.strip() else "an empty body"
+    else:
+        problem = f"a {type(reply).__name__} instead of a JSON object"
+    return ModelResponseError(
+        f"{provider} sent a malformed reply: {problem}", provider=provider, body=reply
+    )
+
+
+def dump_reply(reply: Any, *, provider: str) -> JSONDict:
+    """An SDK reply object as a dict (``model_dump()``), or a :class:`ModelResponseError`."""
+    dump = getattr(reply, "model_dump", None)
+    if dump is None:
+        raise malformed_reply(reply, provider=provider)
+    # The shape is checked by the codec, which names what is wrong.
+    result: JSONDict = dump(warnings=False)
+    return result
+
+
+def url_hints(url: str) -> str:
+    """Suggestions for an endpoint that could not be reached or answered 404."""
+    hints: list[str] = []
+    if url and "://" not in url:
+        hints.append("add the scheme to base_url (http:// or https://)")
+    if url and "/v1" not in url:
+        hints.append("OpenAI-compatible servers usually need '/v1' at the end of base_url")
+    hints.append("check that the server is running and the host and port are right")
+    return "; ".join(hints)
 
 
 def error_for_status(
@@ -20,9 +82,12 @@ def error_for_status(
     provider: str,
     body: object = None,
     retry_after: float | None = None,
+    url: str = "",
 ) -> ModelError:
-    """Return the typed error for an HTTP ``status`` from ``provider``."""
+    """Return the typed error for an HTTP ``status`` from ``provider`` (``url``: where)."""
     text = f"{provider} returned HTTP {status}: {message}"
+    if status == 404 and url:
+        text = f"{provider} returned HTTP 404 for {url}: {message} ({_not_found_hint(url)})"
     if status in (401, 403):
         return ModelAuthenticationError(text, provider=provider, status_code=status, body=body)
     if status == 429:
@@ -41,7 +106,7 @@ def map_openai_error(exc: Exception, *, provider: str) -> Exception:
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeoutError(f"{provider} request timed out", provider=provider)
     if isinstance(exc, openai.APIConnectionError):
-        return ModelConnectionError(f"cannot reach {provider}: {exc}", provider=provider)
+        return connection_error(provider, _request_url(exc), exc)
     if isinstance(exc, openai.APIStatusError):
         retry_after = _retry_after(exc.response.headers.get("retry-after"))
         return error_for_status(
@@ -50,6 +115,7 @@ def map_openai_error(exc: Exception, *, provider: str) -> Exception:
             provider=provider,
             body=exc.body,
             retry_after=retry_after,
+            url=_request_url(exc),
         )
     return exc
 
@@ -61,7 +127,7 @@ def map_anthropic_error(exc: Exception, *, provider: str = "anthropic") -> Excep
     if isinstance(exc, anthropic.APITimeoutError):
         return ModelTimeoutError(f"{provider} request timed out", provider=provider)
     if isinstance(exc, anthropic.APIConnectionError):
-        return ModelConnectionError(f"cannot reach {provider}: {exc}", provider=provider)
+        return connection_error(provider, _request_url(exc), exc)
     if isinstance(exc, anthropic.APIStatusError):
         return error_for_status(
             exc.status_code,
@@ -69,6 +135,7 @@ def map_anthropic_error(exc: Exception, *, provider: str = "anthropic") -> Excep
             provider=provider,
             body=exc.body,
             retry_after=_retry_after(exc.response.headers.get("retry-after")),
+            url=_request_url(exc),
         )
     return exc
 
@@ -80,6 +147,12 @@ def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
     if isinstance(exc, genai_errors.APIError):
         message = str(exc.message or exc.status or exc)
         return error_for_status(int(exc.code), message, provider=provider, body=exc.details)
+    if isinstance(exc, json.JSONDecodeError):
+        return ModelResponseError(
+            f"{provider} sent a malformed reply: the body is not JSON ({exc.msg})",
+            provider=provider,
+            body=exc.doc[:_SHOWN],
+        )
     return map_http_error(exc, provider=provider)
 
 
@@ -90,7 +163,7 @@ def map_http_error(exc: Exception, *, provider: str) -> Exception:
     if isinstance(exc, httpx2.TimeoutException):
         return ModelTimeoutError(f"{provider} request timed out", provider=provider)
     if isinstance(exc, httpx2.TransportError):
-        return ModelConnectionError(f"cannot reach {provider}: {exc}", provider=provider)
+        return connection_error(provider, _request_url(exc), exc)
     if isinstance(exc, httpx2.HTTPStatusError):
         response = exc.response
         try:
@@ -106,8 +179,37 @@ def map_http_error(exc: Exception, *, provider: str) -> Exception:
             provider=provider,
             body=body,
             retry_after=_retry_after(response.headers.get("retry-after")),
+            url=_request_url(exc),
         )
     return exc
+
+
+def connection_error(provider: str, url: str, exc: BaseException) -> ModelConnectionError:
+    """A :class:`ModelConnectionError` naming the URL tried, the cause and the usual fixes."""
+    cause = exc.__cause__ or exc.__context__
+    detail = str(exc) if cause is None or str(cause) in str(exc) else f"{exc} ({cause})"
+    where = f" at {url}" if url else ""
+    return ModelConnectionError(
+        f"cannot reach {provider}{where}: {detail}; {url_hints(url)}", provider=provider
+    )
+
+
+def _not_found_hint(url: str) -> str:
+    if "/v1" not in url:
+        return "OpenAI-compatible servers usually need '/v1' at the end of base_url"
+    return "check base_url and the model name"
+
+
+def _request_url(exc: BaseException) -> str:
+    """The URL of the request behind ``exc``, or ``""`` when unknown."""
+    for holder in (exc, getattr(exc, "response", None)):
+        try:
+            request = getattr(holder, "request", None)
+        except RuntimeError:  # httpx raises when an error has no request attached
+            request = None
+        if request is not None and getattr(request, "url", None) is not None:
+            return str(request.url)
+    return ""
 
 
 def _message(exc: Exception) -> str:

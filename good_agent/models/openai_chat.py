@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from good_agent.core.errors import ModelConfigError
-from good_agent.models.errors import map_openai_error
+from good_agent.models.errors import dump_reply, map_openai_error
 from good_agent.models.provider_model import SDKModel, Transport
 from good_agent.models.sdk_transport import SDKTransport
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -73,8 +73,7 @@ class OpenAIClientTransport(SDKTransport):
                 reply = await client.chat.completions.create(**body)
         except Exception as exc:
             raise map_openai_error(exc, provider=self.provider) from exc
-        result: JSONDict = reply.model_dump()
-        return result
+        return dump_reply(reply, provider=self.provider)
 
 
 class OpenAIChatModel(SDKModel):

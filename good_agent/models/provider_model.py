@@ -17,6 +17,7 @@ from good_agent.core.errors import ModelError
 from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, stream_whole
+from good_agent.models.errors import decode_reply
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import ModelProfile, get_profile, with_mode
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -95,6 +96,11 @@ class ProviderModel:
         return self._prepare(request)[1]
 
     @property
+    def provider(self) -> str:
+        """The provider named in errors: the transport's, else the profile's."""
+        return str(getattr(self.transport, "provider", "") or self.profile.provider)
+
+    @property
     def fallback_key(self) -> str:
         """The name under which fallback decisions for this model are remembered."""
         return f"{self.profile.provider}:{self.profile.model}"
@@ -118,7 +124,7 @@ class ProviderModel:
         if not self._may_fall_back(request):
             adapter, body, _ = self._prepare(request)
             return ModelResponse.from_provider(
-                adapter.decode(await self.transport.send(body), tools)
+                decode_reply(adapter, await self.transport.send(body), tools, self.provider)
             )
         key = self.fallback_key
         learned = fallback.remembered_mode(key)
@@ -134,7 +140,9 @@ class ProviderModel:
                 key, ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
             )
             return await self._request_in(ToolCallingMode.VALIDATED, request)
-        decoded = fallback.calls_from_content(key, adapter.decode(raw, tools), tools)
+        decoded = fallback.calls_from_content(
+            key, decode_reply(adapter, raw, tools, self.provider), tools
+        )
         return ModelResponse.from_provider(decoded)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
@@ -146,7 +154,9 @@ class ProviderModel:
         forced = ModelRequest(request.messages, request.tools, request.tool_choice, settings)
         adapter, body, _ = self._prepare(forced)
         return ModelResponse.from_provider(
-            adapter.decode(await self.transport.send(body), list(request.tools))
+            decode_reply(
+                adapter, await self.transport.send(body), list(request.tools), self.provider
+            )
         )
 
 

@@ -4,14 +4,18 @@ The provider comes from the model's profile (see :mod:`good_agent.providers.prof
 a prefix (``openai:``, ``openai-responses:``, ``anthropic:``, ``gemini:``/``google:``,
 ``ollama:``) or a name rule (``claude*`` is Anthropic, ``gemini*`` Gemini; other
 names go to an OpenAI-compatible endpoint). The tool-calling mode follows the
-profile unless ``mode`` is given; a name no rule knows, sent to an explicit
-``base_url``, is assumed to be served with the tools API (``NATIVE``), since
-OpenAI-compatible servers generally implement it. Register a profile with
-``mode="validated"`` for a server that does not.
+profile unless ``mode`` is given. A name no rule knows, sent to an explicit
+``base_url`` (a local or self-hosted server), or an ``ollama:`` name, is "native
+with fallback": native
+tools first, and in ``AUTO`` mode a server that refuses tools makes the model fall
+back to prompt-based calling, and calls written into ``content`` are parsed (see
+:mod:`good_agent.models.fallback`). Register a profile with ``mode="validated"``
+for a server known not to support tools.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from good_agent.core.errors import ModelConfigError
@@ -21,7 +25,7 @@ from good_agent.models.gemini import GeminiModel
 from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.registry import MODEL_FACTORIES, register_model_factory
-from good_agent.providers.profiles import ProfileRegistry, get_profile
+from good_agent.providers.profiles import DEFAULT_REGISTRY, ProfileRegistry, get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 
 for _name, _factory in (
@@ -32,6 +36,10 @@ for _name, _factory in (
     ("ollama", OllamaModel),
 ):
     register_model_factory(_name, _factory)
+
+
+NATIVE_WITH_FALLBACK = "(base_url: native with fallback)"
+"""The ``rule`` of the profile given to an unknown name served from a ``base_url``."""
 
 
 def resolve_model(
@@ -46,15 +54,16 @@ def resolve_model(
     """Return a :class:`LanguageModel` for ``model``; a model object is returned as is."""
     if not isinstance(model, str):
         return model
-    prefix, sep, _ = model.partition(":")
     profile = get_profile(model, registry)
-    if sep and profile.model == model and prefix.isidentifier():
+    prefix = (registry or DEFAULT_REGISTRY).unknown_prefix(model)
+    if prefix is not None:
         raise ModelConfigError(f"unknown model provider '{prefix}' in model name '{model}'")
     factory = MODEL_FACTORIES.get(profile.provider)
     if factory is None:
         raise ModelConfigError(f"no model class for provider '{profile.provider}' ('{model}')")
-    if base_url and profile.rule is None and ToolCallingMode(mode) is ToolCallingMode.AUTO:
-        mode = ToolCallingMode.NATIVE
+    if profile.rule is None and (base_url or profile.provider == "ollama"):
+        # Native with fallback: the mode stays AUTO, so a tools refusal falls back.
+        profile = replace(profile, mode=ToolCallingMode.NATIVE, rule=NATIVE_WITH_FALLBACK)
     extra: dict[str, Any] = {"strict": "profile"} if factory is OpenAIChatModel else {}
     return factory(
         profile.model,

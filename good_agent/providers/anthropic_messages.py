@@ -22,6 +22,7 @@ from good_agent.providers.history import (
     system_text,
     text_of,
 )
+from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.schema.anthropic import to_anthropic_schema
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -32,12 +33,19 @@ from good_agent.providers.tool_names import (
     tool_parameters,
 )
 from good_agent.providers.types import (
+    REPLAY_KEY,
     ChatRequest,
     JSONDict,
     ParsedToolCall,
     ProviderResponse,
     Usage,
 )
+
+PROVIDER = "anthropic"
+"""The provider named in errors about malformed replies."""
+
+THINKING_TYPES = ("thinking", "redacted_thinking")
+"""Content block types replayed on the assistant turn that follows them."""
 
 DEFAULT_MAX_TOKENS = 4096
 """``max_tokens`` sent when the request does not set one (the API requires it)."""
@@ -166,7 +174,13 @@ def _user_blocks(content: Any) -> list[JSONDict]:
 
 
 def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
-    blocks: list[JSONDict] = []
+    # Thinking blocks go back first, signatures intact: with extended thinking and
+    # tools, the turn carrying tool_use must start with the thinking that led to it.
+    blocks: list[JSONDict] = [
+        dict(item)
+        for item in message.get(REPLAY_KEY) or []
+        if isinstance(item, dict) and item.get("type") in THINKING_TYPES
+    ]
     text = text_of(message.get("content"))
     if text:
         blocks.append({"type": "text", "text": text})
@@ -195,16 +209,26 @@ def _tool_result(message: JSONDict) -> JSONDict:
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
-    """Normalize a Messages API response body."""
+    """Normalize a Messages API response body.
+
+    ``thinking`` and ``redacted_thinking`` blocks are kept whole in
+    ``ProviderResponse.replay`` so the next request can send them back. A reply whose
+    ``content`` is not a list of blocks raises
+    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    """
+    raw = reply_object(raw, PROVIDER)
     texts: list[str] = []
     thinking: list[str] = []
+    replay: list[JSONDict] = []
     calls: list[ParsedToolCall] = []
-    for block in raw.get("content") or []:
+    for block in items_of(field_list(raw, "content", PROVIDER), "content", PROVIDER):
         kind = block.get("type")
         if kind == "text":
             texts.append(str(block.get("text") or ""))
-        elif kind == "thinking":
-            thinking.append(str(block.get("thinking") or ""))
+        elif kind in THINKING_TYPES:
+            if kind == "thinking":
+                thinking.append(str(block.get("thinking") or ""))
+            replay.append({k: v for k, v in block.items() if v is not None})
         elif kind == "tool_use":
             name = str(block.get("name", ""))
             calls.append(
@@ -214,7 +238,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
                     block.get("input"),
                 )
             )
-    usage = raw.get("usage") or {}
+    usage = field_object(raw, "usage", PROVIDER)
     stop = raw.get("stop_reason")
     return ProviderResponse(
         content="".join(texts) if texts else None,
@@ -226,4 +250,5 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         ),
         reasoning="".join(thinking) if thinking else None,
         model=raw.get("model"),
+        replay=tuple(replay),
     )

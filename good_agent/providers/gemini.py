@@ -30,6 +30,7 @@ from good_agent.providers.history import (
     system_text,
     text_of,
 )
+from good_agent.providers.reply_shape import ReplyShapeError, reply_object
 from good_agent.providers.schema.gemini import to_gemini_schema
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -265,7 +266,13 @@ def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
 ) -> tuple[ProviderResponse, dict[str, str]]:
     """Like :func:`decode_response`, also returning call id -> thought signature."""
+    raw = reply_object(raw, "gemini")
     candidates = field_of(raw, "candidates") or []
+    if not isinstance(candidates, list) or not all(isinstance(c, dict) for c in candidates):
+        raise ReplyShapeError("gemini", "'candidates' is not a list of objects", raw)
+    blocked = field_of(field_of(raw, "prompt_feedback"), "block_reason")
+    if not candidates and not blocked:
+        raise ReplyShapeError("gemini", "the reply has no candidates", raw)
     candidate = candidates[0] if candidates else {}
     texts: list[str] = []
     thoughts: list[str] = []
@@ -290,6 +297,8 @@ def decode_with_signatures(
     finish = FINISH_REASONS.get(str(reason), str(reason).lower()) if reason else None
     if calls and finish == "stop":
         finish = "tool_calls"
+    if not candidates:
+        finish = "content_filter"  # the prompt was blocked (promptFeedback.blockReason)
     response = ProviderResponse(
         content="".join(texts) if texts else None,
         tool_calls=tuple(calls),

@@ -1,10 +1,20 @@
 """Tool-calling modes and :func:`get_adapter`, the strategy for a model name.
 
-``AUTO`` takes the mode from the model's :class:`~good_agent.providers.profiles.ModelProfile`;
-an explicit mode overrides it.
+The rule: ``AUTO`` takes the mode from the model's
+:class:`~good_agent.providers.profiles.ModelProfile`, which is ``NATIVE`` for every
+model whose profile supports native tools (OpenAI's ``gpt-4o*``, ``gpt-4.1*``,
+``o1*``/``o3*``/``o4*``, ``gpt-5*``, Claude, Gemini, and the open families served
+with a tools API), with strict schemas for each tool whose schema allows it.
+``STRUCTURED`` is used only when asked for: an explicit mode, or a profile rule
+registered with ``mode="structured"``. Names no rule knows get ``VALIDATED``
+(prompt-based); a model resolved with a ``base_url`` is instead "native with
+fallback" (see :func:`good_agent.models.resolve.resolve_model`). The chosen mode is
+logged once per model at DEBUG on the ``good_agent.providers.modes`` logger.
 """
 
 from __future__ import annotations
+
+import logging
 
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.profiles import ModelProfile, ProfileRegistry, get_profile, with_mode
@@ -27,18 +37,43 @@ ADAPTERS: dict[ToolCallingMode, type[CodecAdapter]] = {
 """The adapter class for each explicit mode."""
 
 
+logger = logging.getLogger("good_agent.providers.modes")
+
+_LOGGED: set[tuple[str, str, str, str]] = set()
+
+
 def adapter_for_profile(profile: ModelProfile) -> CodecAdapter:
-    """The adapter a profile asks for."""
+    """The adapter a profile asks for (``AUTO`` with no rule: ``VALIDATED``)."""
     mode = profile.mode if profile.mode is not ToolCallingMode.AUTO else ToolCallingMode.VALIDATED
     strict: bool | None = None if profile.supports_strict else False
     codec = get_codec(profile.codec)
+    log_mode(profile, mode)
     if mode in (ToolCallingMode.VALIDATED, ToolCallingMode.PARSED):
         style = PromptStyle(
             schema_format="typescript" if profile.prompt_format == "typescript" else "json",
             constrained=_constraint(profile.constrained_decoding),
+            notation="thought" if profile.prompt_notation == "thought" else "tags",
         )
         return ADAPTERS[mode](profile.model, codec, strict=strict, style=style)  # type: ignore[call-arg]
     return ADAPTERS[mode](profile.model, codec, strict=strict)
+
+
+def log_mode(profile: ModelProfile, mode: ToolCallingMode) -> None:
+    """Log, once per model and mode, which tool-calling mode was chosen and why."""
+    key = (profile.provider, profile.model, mode.value, profile.codec)
+    if key in _LOGGED:
+        return
+    _LOGGED.add(key)
+    why = f"rule {profile.rule!r}" if profile.rule is not None else "no rule matched"
+    strict = "strict tools where the schema allows" if profile.supports_strict else "no strict"
+    logger.debug(
+        "model %s:%s uses %s tool calling (%s; %s)",
+        profile.provider,
+        profile.model,
+        mode.value,
+        why,
+        strict,
+    )
 
 
 def _constraint(value: str | None) -> Constraint | None:
@@ -58,7 +93,11 @@ def get_adapter(
     *,
     registry: ProfileRegistry | None = None,
 ) -> CodecAdapter:
-    """The :class:`ToolCallingAdapter` for ``model`` in ``mode``."""
+    """The :class:`ToolCallingAdapter` for ``model`` in ``mode``.
+
+    ``AUTO`` follows the profile (see the module docs for the rule); any other mode
+    is used as given.
+    """
     profile = with_mode(get_profile(model, registry), ToolCallingMode(mode))
     return adapter_for_profile(profile)
 

@@ -13,6 +13,13 @@ from typing import Any
 
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import call_arguments, history_tool_names, text_of
+from good_agent.providers.reply_shape import (
+    ReplyShapeError,
+    field_list,
+    field_object,
+    items_of,
+    reply_object,
+)
 from good_agent.providers.schema.normalize import object_root
 from good_agent.providers.tool_choice import filter_tools, parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -105,10 +112,15 @@ def encode_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
-    """Normalize an ``/api/chat`` response body."""
-    message: JSONDict = raw.get("message") or {}
+    """Normalize an ``/api/chat`` response body (a malformed one raises
+    :class:`~good_agent.providers.reply_shape.ReplyShapeError`)."""
+    raw = reply_object(raw, "ollama")
+    message = field_object(raw, "message", "ollama")
+    if raw.get("message") is None:
+        raise ReplyShapeError("ollama", "no 'message' in the reply", raw)
     calls = []
-    for index, item in enumerate(message.get("tool_calls") or []):
+    tool_calls = field_list(message, "tool_calls", "ollama", required=False)
+    for index, item in enumerate(items_of(tool_calls, "tool_calls", "ollama")):
         function: JSONDict = item.get("function") or {}
         name = str(function.get("name", ""))
         arguments: Any = function.get("arguments")

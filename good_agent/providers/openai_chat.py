@@ -13,11 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
-from good_agent.providers.history import history_tool_names
+from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai_tools import function_definition, restore_call, strict_setting
+from good_agent.providers.reply_shape import (
+    ReplyShapeError,
+    field_list,
+    field_object,
+    items_of,
+    reply_object,
+)
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
+from good_agent.providers.types import REPLAY_KEY, ChatRequest, JSONDict, ProviderResponse, Usage
 
 SETTING_KEYS = (
     "temperature",
@@ -32,6 +39,10 @@ SETTING_KEYS = (
     "reasoning_effort",
 )
 """The Chat Completions request keys that are sampling settings."""
+
+
+PROVIDER = "openai"
+"""The provider named in errors about malformed replies."""
 
 
 def tool_names(request: ChatRequest) -> ToolNameMap:
@@ -79,6 +90,7 @@ def _wire_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
     """Drop the extra keys OpenAI does not accept and sanitize tool names."""
     if message.get("role") == "tool":
         return {k: v for k, v in message.items() if k in ("role", "tool_call_id", "content")}
+    message = {k: v for k, v in message.items() if k != REPLAY_KEY}
     if message.get("tool_calls"):
         calls = []
         for call in message["tool_calls"]:
@@ -90,28 +102,42 @@ def _wire_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
-    """Normalize a Chat Completions response body (first choice)."""
-    choices: list[JSONDict] = raw.get("choices") or []
+    """Normalize a Chat Completions response body (first choice).
+
+    A reply without choices, or with fields of the wrong shape, raises
+    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    """
+    raw = reply_object(raw, PROVIDER)
+    choices = items_of(field_list(raw, "choices", PROVIDER), "choices", PROVIDER)
     if not choices:
-        return ProviderResponse(
-            content=None, usage=_usage(raw.get("usage")), model=raw.get("model")
-        )
+        raise ReplyShapeError(PROVIDER, "the reply has no choices (empty 'choices')", raw)
     choice = choices[0]
-    message: JSONDict = choice.get("message") or {}
+    message = field_object(choice, "message", PROVIDER, where="choices[0]")
+    if not message and choice.get("message") is None:
+        raise ReplyShapeError(PROVIDER, "choices[0] has no 'message'", raw)
+    items = items_of(
+        field_list(message, "tool_calls", PROVIDER, required=False), "tool_calls", PROVIDER
+    )
     calls = tuple(
         restore_call(
             parsed_call(
                 str(item.get("id") or f"call_{index}"),
-                str((item.get("function") or {}).get("name", "")),
+                str(field_object(item, "function", PROVIDER, where="tool_calls").get("name", "")),
                 (item.get("function") or {}).get("arguments"),
             ),
             names,
         )
-        for index, item in enumerate(message.get("tool_calls") or [])
+        for index, item in enumerate(items)
     )
+    content = message.get("content")
+    if isinstance(content, list):
+        content = text_of(content)
+    elif content is not None and not isinstance(content, str):
+        kind = type(content).__name__
+        raise ReplyShapeError(PROVIDER, f"'message.content' is a {kind}, not text", raw)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
     return ProviderResponse(
-        content=message.get("content"),
+        content=content,
         tool_calls=calls,
         finish_reason=choice.get("finish_reason"),
         usage=_usage(raw.get("usage")),

@@ -16,15 +16,20 @@ import json
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai_tools import function_definition, restore_call, strict_setting
+from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
 from good_agent.providers.types import (
+    REPLAY_KEY,
     ChatRequest,
     JSONDict,
     ParsedToolCall,
     ProviderResponse,
     Usage,
 )
+
+PROVIDER = "openai-responses"
+"""The provider named in errors about malformed replies."""
 
 _SETTINGS = {
     "temperature": "temperature",
@@ -35,6 +40,7 @@ _SETTINGS = {
     "reasoning": "reasoning",
     "user": "user",
     "store": "store",
+    "include": "include",
 }
 
 
@@ -87,29 +93,52 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
                 }
             )
             continue
+        item_ids: dict[str, str] = {}
+        if role == "assistant":
+            # Reasoning items go back before the calls they led to (reasoning models
+            # need them to continue after a function call), and those calls keep their
+            # item ids so the API can pair them with the reasoning.
+            replay = [i for i in message.get(REPLAY_KEY) or [] if isinstance(i, dict)]
+            reasoning = [dict(i) for i in replay if i.get("type") == "reasoning"]
+            items.extend(reasoning)
+            if reasoning:
+                item_ids = {
+                    str(i["call_id"]): str(i["id"])
+                    for i in replay
+                    if i.get("type") == "function_call" and i.get("id") and i.get("call_id")
+                }
         text = text_of(message.get("content"))
         if text or role != "assistant":
             items.append({"role": role, "content": text})
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             raw = function.get("arguments")
-            items.append(
-                {
-                    "type": "function_call",
-                    "call_id": call.get("id"),
-                    "name": names.to_provider(str(function.get("name", ""))),
-                    "arguments": raw if isinstance(raw, str) else json.dumps(raw or {}),
-                }
-            )
+            item: JSONDict = {
+                "type": "function_call",
+                "call_id": call.get("id"),
+                "name": names.to_provider(str(function.get("name", ""))),
+                "arguments": raw if isinstance(raw, str) else json.dumps(raw or {}),
+            }
+            if str(call.get("id")) in item_ids:
+                item["id"] = item_ids[str(call.get("id"))]
+            items.append(item)
     return items
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
-    """Normalize a Responses API response object."""
+    """Normalize a Responses API response object.
+
+    ``reasoning`` items are kept whole in ``ProviderResponse.replay`` for the next
+    request, with the item ids of the function calls (to pair them again). A reply
+    whose ``output`` is not a list of items raises
+    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    """
+    raw = reply_object(raw, PROVIDER)
     texts: list[str] = []
     reasoning: list[str] = []
+    replay: list[JSONDict] = []
     calls: list[ParsedToolCall] = []
-    for item in raw.get("output") or []:
+    for item in items_of(field_list(raw, "output", PROVIDER), "output", PROVIDER):
         kind = item.get("type")
         if kind == "message":
             for part in item.get("content") or []:
@@ -124,10 +153,13 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
                 item.get("arguments"),
             )
             calls.append(restore_call(call, names))
+            if item.get("id"):
+                replay.append({"type": "function_call", "id": item["id"], "call_id": call.id})
         elif kind == "reasoning":
+            replay.append({k: v for k, v in item.items() if v is not None and k != "status"})
             for part in item.get("summary") or []:
                 reasoning.append(str(part.get("text") or ""))
-    usage = raw.get("usage") or {}
+    usage = field_object(raw, "usage", PROVIDER)
     return ProviderResponse(
         content="".join(texts) if texts else None,
         tool_calls=tuple(calls),
@@ -138,6 +170,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         ),
         reasoning="\n".join(reasoning) if reasoning else None,
         model=raw.get("model"),
+        replay=tuple(replay),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from good_agent.providers.schema.openai import nullable_optional_names, to_openai_schema
+from good_agent.providers.schema.openai import to_openai_schema
 from good_agent.providers.tool_names import ToolNameMap, tool_function, tool_name, tool_parameters
 from good_agent.providers.types import JSONDict, ParsedToolCall
 
@@ -34,7 +34,7 @@ def function_definition(
         out["description"] = function["description"]
     out["parameters"] = result.schema
     if result.strict:
-        names.nulled[original] = frozenset(nullable_optional_names(params))
+        names.strict_schemas[original] = params
     return out, result.strict
 
 

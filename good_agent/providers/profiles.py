@@ -28,7 +28,8 @@ class ModelProfile:
     ``rule`` the pattern that matched (``None``: no rule, the fallback profile).
     For prompt-based modes, ``prompt_format`` (``json`` or ``typescript``) says how
     tools are listed and ``constrained_decoding`` (``json_object``, ``json_schema``,
-    ``vllm``, ``vllm_guided`` or ``None``) which constrained output to ask for.
+    ``vllm``, ``vllm_guided`` or ``None``) which constrained output to ask for,
+    and ``prompt_notation`` (``tags`` or ``thought``) how calls are written.
     """
 
     model: str
@@ -42,6 +43,7 @@ class ModelProfile:
     prompt_format: str = "json"
     constrained_decoding: str | None = None
     rule: str | None = None
+    prompt_notation: str = "tags"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,22 +59,47 @@ class ProviderInfo:
 class ProfileRule:
     """``pattern`` (on the bare, lower-cased name) sets ``values`` on the profile.
 
-    ``provider`` limits the rule to one provider; ``None`` matches any.
+    ``provider`` limits the rule to one provider; ``None`` matches any. With
+    ``base_names`` (the default) the pattern is also tried on the name's base forms
+    (see :func:`name_candidates`: the base model of a fine-tune, the last segment of
+    an ``org/model`` name); rules that move a name to another provider match the
+    whole name only.
     """
 
     pattern: str
     values: dict[str, Any]
     provider: str | None = None
+    base_names: bool = True
 
     def matches(self, provider: str, name: str) -> bool:
         """Whether this rule applies to ``name`` served by ``provider``."""
         if self.provider is not None and self.provider != provider:
             return False
-        return fnmatch.fnmatchcase(name.lower(), self.pattern.lower())
+        pattern = self.pattern.lower()
+        candidates = name_candidates(name) if self.base_names else [name.lower()]
+        return any(fnmatch.fnmatchcase(candidate, pattern) for candidate in candidates)
+
+
+def name_candidates(name: str) -> list[str]:
+    """The lower-cased forms of a model name that rules are matched against.
+
+    The whole name first, then the base model of an OpenAI fine-tune
+    (``ft:gpt-4o-mini:org::id`` -> ``gpt-4o-mini``) and the last segment of a
+    path-style name (``azure/gpt-4o`` -> ``gpt-4o``,
+    ``meta-llama/Meta-Llama-3.1-8B-Instruct`` -> ``meta-llama-3.1-8b-instruct``).
+    """
+    whole = name.strip().lower()
+    found = [whole]
+    if whole.startswith("ft:"):
+        found.append(whole[3:].split(":", 1)[0])
+    for form in list(found):
+        if "/" in form:
+            found.append(form.rstrip("/").rsplit("/", 1)[-1])
+    return list(dict.fromkeys(f for f in found if f))
 
 
 _NATIVE = {"mode": ToolCallingMode.NATIVE, "supports_response_format": True}
-_STRUCTURED = {"mode": ToolCallingMode.STRUCTURED, "supports_response_format": True}
+_OPENAI = {**_NATIVE, "supports_strict": True}
 
 BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
     "openai": ProviderInfo("openai", "openai_chat"),
@@ -86,39 +113,78 @@ BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
 PROVIDER_ALIASES = {"google": "gemini", "google-gla": "gemini", "claude": "anthropic"}
 """Alternative spellings of provider prefixes."""
 
+MODEL_PREFIXES = frozenset({"ft"})
+"""Name prefixes that are part of a model id, not a provider (``ft:`` fine-tunes)."""
+
+OPENAI_FAMILIES = (
+    "gpt-5*",
+    "gpt-4.1*",
+    "gpt-4o*",
+    "gpt-4*",
+    "gpt-3.5*",
+    "o1*",
+    "o3*",
+    "o4*",
+    "chatgpt-*",
+)
+"""OpenAI's own models: native tools with strict schemas."""
+
+OPEN_FAMILIES = (
+    "gpt-oss*",
+    "mistral*",
+    "mixtral*",
+    "ministral*",
+    "magistral*",
+    "devstral*",
+    "codestral*",
+    "llama*",
+    "meta-llama*",
+    "qwen*",
+    "qwq*",
+    "deepseek*",
+    "grok*",
+    "gemma*",
+    "phi-*",
+    "phi4*",
+    "granite*",
+    "command-r*",
+    "hermes*",
+    "nous-hermes*",
+    "functionary*",
+    "glm*",
+    "kimi*",
+    "claude*",
+    "gemini*",
+)
+"""Model families served by OpenAI-compatible servers with a tools API."""
+
+_OPENAI_RULES = [
+    ProfileRule(pattern, dict(_OPENAI), provider=provider)
+    for provider in ("openai", "openai-responses")
+    for pattern in OPENAI_FAMILIES
+]
+
 BUILTIN_RULES: list[ProfileRule] = [
-    ProfileRule("claude*", {"provider": "anthropic", **_NATIVE}, provider="openai"),
-    ProfileRule("gemini*", {"provider": "gemini", **_NATIVE}, provider="openai"),
-    ProfileRule("gpt-4o*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
-    ProfileRule("gpt-4.1*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
-    ProfileRule("o1*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
-    ProfileRule("o3*", {**_STRUCTURED, "supports_strict": True}, provider="openai"),
-    ProfileRule("gpt-4o*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
-    ProfileRule("gpt-4.1*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
-    ProfileRule("o1*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
-    ProfileRule("o3*", {**_STRUCTURED, "supports_strict": True}, provider="openai-responses"),
-    ProfileRule("openai/gpt-oss*", dict(_STRUCTURED)),
-    ProfileRule("gpt-3.5*", {**_NATIVE, "supports_strict": True}, provider="openai"),
-    ProfileRule("gpt-4*", {**_NATIVE, "supports_strict": True}, provider="openai"),
-    ProfileRule("gpt-5*", {**_NATIVE, "supports_strict": True}, provider="openai"),
-    ProfileRule("gpt-*", {**_NATIVE, "supports_strict": True}, provider="openai-responses"),
-    ProfileRule("gpt-3.5*", dict(_NATIVE)),
-    ProfileRule("gpt-4*", dict(_NATIVE)),
-    ProfileRule("claude*", dict(_NATIVE)),
-    ProfileRule("gemini*", dict(_NATIVE)),
-    ProfileRule("mistral*", dict(_NATIVE)),
-    ProfileRule("llama*", dict(_NATIVE)),
-    ProfileRule("qwen*", dict(_NATIVE)),
-    ProfileRule("deepseek*", dict(_NATIVE)),
-    ProfileRule("openai/*", dict(_NATIVE)),
-    ProfileRule("anthropic/*", dict(_NATIVE)),
-    ProfileRule("google/*", dict(_NATIVE)),
-    ProfileRule("meta-llama/*", dict(_NATIVE)),
-    ProfileRule("mistralai/*", dict(_NATIVE)),
+    ProfileRule("claude*", {"provider": "anthropic", **_NATIVE}, "openai", base_names=False),
+    ProfileRule("gemini*", {"provider": "gemini", **_NATIVE}, "openai", base_names=False),
+    *_OPENAI_RULES,
+    ProfileRule("gpt-*", dict(_OPENAI), provider="openai-responses"),
+    # Code models follow TypeScript-style tool listings best when prompted.
+    ProfileRule("codellama*", {**_NATIVE, "prompt_format": "typescript"}),
+    ProfileRule("starcoder*", {**_NATIVE, "prompt_format": "typescript"}),
+    *[ProfileRule(pattern, dict(_NATIVE)) for pattern in OPEN_FAMILIES],
+    ProfileRule("openai/*", dict(_NATIVE), base_names=False),
+    ProfileRule("anthropic/*", dict(_NATIVE), base_names=False),
+    ProfileRule("google/*", dict(_NATIVE), base_names=False),
+    ProfileRule("mistralai/*", dict(_NATIVE), base_names=False),
     ProfileRule("*", {}, provider="anthropic"),
     ProfileRule("*", {}, provider="gemini"),
 ]
-"""The built-in rules, in order (first match wins)."""
+"""The built-in rules, in order (first match wins).
+
+No built-in rule picks ``STRUCTURED``: it is chosen only by an explicit mode or a
+user rule (``register_profile("my-model*", mode="structured")``).
+"""
 
 
 class ProfileRegistry:
@@ -136,6 +202,20 @@ class ProfileRegistry:
         if sep and key in self.providers:
             return key, rest
         return "openai", model
+
+    def unknown_prefix(self, model: str) -> str | None:
+        """The provider prefix of ``model`` when it names no known provider, else None.
+
+        ``ft:`` (fine-tunes) and names whose part before ``:`` is not an identifier
+        (``qwen2.5:7b``, ``http://...``) have no provider prefix.
+        """
+        prefix, sep, _ = model.partition(":")
+        if not sep or not prefix.isidentifier() or prefix.lower() in MODEL_PREFIXES:
+            return None
+        key = PROVIDER_ALIASES.get(prefix.lower(), prefix.lower())
+        if key in self.providers or self.resolve(model).rule is not None:
+            return None
+        return prefix
 
     def resolve(self, model: str) -> ModelProfile:
         """The profile for ``model``: provider defaults, then the first matching rule."""

@@ -5,7 +5,9 @@ declarations, which code models follow well. The instruction block states the
 output notation and takes precedence over conflicting instructions in the user's
 system prompt. With constrained decoding the model writes one JSON object, shaped by
 :func:`payload_schema`; otherwise it writes ``<tool_call>`` blocks (the notation
-Hermes and Qwen models are trained on).
+Hermes and Qwen models are trained on), or, with ``notation="thought"``, one
+``{"thought", "tool_name", "tool_args"}`` object per reply (the ``thought`` text
+format, :mod:`good_agent.providers.text.formats.thought`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from good_agent.providers.types import JSONDict
 
 SchemaFormat = Literal["json", "typescript"]
 Constraint = Literal["json_object", "json_schema", "vllm", "vllm_guided"]
+Notation = Literal["tags", "thought"]
 
 OPEN_TAG = "<tool_call>"
 CLOSE_TAG = "</tool_call>"
@@ -34,10 +37,19 @@ class PromptStyle:
     server for constrained decoding: ``"json_object"`` / ``"json_schema"`` (OpenAI
     ``response_format``, also honoured by Ollama as ``format``), ``"vllm"``
     (``structured_outputs``) or ``"vllm_guided"`` (older vLLM ``guided_json``).
+    ``notation``: how calls are written without constrained decoding: ``"tags"``
+    (``<tool_call>`` blocks) or ``"thought"`` (one
+    ``{"thought": ..., "tool_name": ..., "tool_args": {...}}`` object).
     """
 
     schema_format: SchemaFormat = "json"
     constrained: Constraint | None = None
+    notation: Notation = "tags"
+
+    @property
+    def text_format(self) -> str:
+        """The registered text format replies in this style are parsed with."""
+        return "thought" if self.notation == "thought" and not self.constrained else "auto"
 
 
 def tools_prompt(
@@ -78,6 +90,8 @@ def _notation(style: PromptStyle) -> str:
             "(several entries call several tools at once). To answer without tools: "
             '{"answer": "<your answer>"}. Tool results arrive in the next message.'
         )
+    if style.notation == "thought":
+        return THOUGHT_NOTATION
     return (
         f"To call a tool, write {OPEN_TAG}"
         '{"name": "<tool name>", "arguments": {<arguments as a JSON object>}}'
@@ -86,6 +100,16 @@ def _notation(style: PromptStyle) -> str:
         "the results arrive in the next message inside <tool_response> blocks. When no "
         f"tool is needed, answer in plain text without any {OPEN_TAG} block."
     )
+
+
+THOUGHT_NOTATION = (
+    "Reply with exactly one JSON object and nothing else. To call a tool: "
+    '{"thought": "<your reasoning>", "tool_name": "<tool name>", "tool_args": {<arguments>}}. '
+    'To answer without tools: {"thought": "<your reasoning>", "answer": "<your answer>"}. '
+    "To call several tools at once, reply with a JSON array of tool objects. The "
+    "arguments must match the tool's parameters; tool results arrive in the next message."
+)
+"""The output rules of the ``thought`` notation."""
 
 
 def json_listing(tool: JSONDict) -> str:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from good_agent.providers.schema.nulls import drop_added_nulls
 from good_agent.providers.types import JSONDict
 
 
@@ -61,9 +62,10 @@ class ToolNameMap:
 
     def __init__(self, rule: NameRule, names: Iterable[str] = ()) -> None:
         self.rule = rule
-        self.nulled: dict[str, frozenset[str]] = {}
-        """Per original tool name, the optional fields strict mode made nullable;
-        decoders drop their ``null`` values so the tool sees what it declared."""
+        self.strict_schemas: dict[str, JSONDict] = {}
+        """Per original tool name sent strict, its own parameters schema; decoders
+        drop the ``null`` values strict mode forced for optional fields, at every
+        depth, so the tool sees what it declared."""
         self._to_provider: dict[str, str] = {}
         self._to_original: dict[str, str] = {}
         originals = list(dict.fromkeys(names))
@@ -107,10 +109,10 @@ class ToolNameMap:
 
     def restore_arguments(self, name: str, arguments: JSONDict | None) -> JSONDict | None:
         """Undo strict mode on decoded ``arguments`` of tool ``name`` (original name)."""
-        fields = self.nulled.get(name)
-        if not fields or arguments is None:
+        schema = self.strict_schemas.get(name)
+        if schema is None or arguments is None:
             return arguments
-        return {k: v for k, v in arguments.items() if not (v is None and k in fields)}
+        return drop_added_nulls(arguments, schema)
 
     def items(self) -> list[tuple[str, str]]:
         """``(original, provider_name)`` pairs."""

@@ -12,6 +12,12 @@ from typing import Any
 JSONDict = dict[str, Any]
 """A JSON object as decoded by :func:`json.loads`."""
 
+REPLAY_KEY = "replay_items"
+"""Key of an assistant message dict holding provider items to send back verbatim on
+the next request: Anthropic ``thinking``/``redacted_thinking`` blocks (with their
+signatures) and OpenAI Responses ``reasoning`` items. Each codec sends the items of
+its own API and drops the rest."""
+
 ToolChoice = str | JSONDict
 """OpenAI-style tool choice: ``"auto"``, ``"none"``, ``"required"`` or
 ``{"type": "function", "function": {"name": ...}}``."""
@@ -60,6 +66,8 @@ class ProviderResponse:
     usage: Usage = field(default_factory=Usage)
     reasoning: str | None = None
     model: str | None = None
+    replay: tuple[JSONDict, ...] = ()
+    """Provider items the next request must carry back (see :data:`REPLAY_KEY`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,11 +13,12 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from good_agent.core.errors import ModelError
+from good_agent.core.errors import ModelError, ModelResponseError
 from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import get_profile
+from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.tool_names import tool_function, tool_name
@@ -165,9 +166,14 @@ class ModelRoute:
     def _decode(
         self, adapter: CodecAdapter, request: BridgeRequest, raw: JSONDict
     ) -> ProviderResponse:
-        if not request.tools:
-            return adapter.codec.decode_response(raw, None)
-        decoded = adapter.decode(raw, list(request.tools))
+        try:
+            if not request.tools:
+                return adapter.codec.decode_response(raw, None)
+            decoded = adapter.decode(raw, list(request.tools))
+        except ReplyShapeError as exc:
+            provider = self.upstream.provider
+            message = f"{provider} sent a malformed reply: {exc.problem}"
+            raise ModelResponseError(message, provider=provider, body=raw) from exc
         if adapter is self.adapter and self.auto_native:
             decoded = fallback.calls_from_content(self.fallback_key, decoded, request.tools)
         return decoded

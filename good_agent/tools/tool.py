@@ -12,6 +12,7 @@ import anyio.to_thread
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from good_agent.core.errors import ToolArgumentsError, ToolDefinitionError
+from good_agent.providers.schema.normalize import normalize_schema
 from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
 
@@ -109,12 +110,23 @@ class Tool:
     ) -> Tool:
         """Build a tool from a JSON schema; arguments are validated against it.
 
+        The schema may use the common non-standard dialect at any depth, the root
+        included (``"type": "dict"``, ``"float"``, ``"tuple"``, ``"any"``...): it is
+        normalized to standard JSON Schema first
+        (:func:`~good_agent.providers.schema.normalize_schema`).
+
         ``function`` receives the arguments as keyword arguments. Without one, the
         tool can be offered to a model but running it raises an error.
         """
-        if parameters.get("type", "object") != "object":
+        if not isinstance(parameters, dict):
             raise ToolDefinitionError(f"tool '{name}': parameters must be a JSON object schema")
-        params = {"type": "object", "properties": {}, **parameters}
+        normalized = normalize_schema(parameters)
+        if normalized.get("type", "object") != "object":
+            declared = parameters.get("type")
+            raise ToolDefinitionError(
+                f"tool '{name}': parameters must be a JSON object schema, got type {declared!r}"
+            )
+        params = {"type": "object", "properties": {}, **normalized}
         try:
             return cls(name, description, params, function)
         except ValueError as exc:

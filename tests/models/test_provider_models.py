@@ -172,7 +172,7 @@ async def test_structured_mode_through_the_agent_protocol() -> None:
     from openai import AsyncOpenAI
 
     client = AsyncOpenAI(api_key="k", http_client=handler.client(), max_retries=0)
-    model = OpenAIChatModel("gpt-4o-mini", client=client, mode=ToolCallingMode.AUTO)
+    model = OpenAIChatModel("gpt-4o-mini", client=client, mode=ToolCallingMode.STRUCTURED)
     response = await model.request(ModelRequest(messages=[UserMessage(content="4!")], tools=[TOOL]))
     assert "tools" not in handler.bodies[0]
     assert handler.bodies[0]["response_format"]["type"] == "json_schema"
@@ -198,7 +198,7 @@ def test_resolve_model_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     assert isinstance(ollama, OllamaModel) and ollama.adapter.mode is ToolCallingMode.NATIVE
     openai_model = resolve_model("openai:gpt-4o")
     assert isinstance(openai_model, OpenAIChatModel)
-    assert openai_model.adapter.mode is ToolCallingMode.STRUCTURED
+    assert openai_model.adapter.mode is ToolCallingMode.NATIVE
     assert isinstance(resolve_model("openai-responses:gpt-4.1"), OpenAIResponsesModel)
     assert resolve_model("phi3").adapter.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
     local = resolve_model("local-model", base_url="http://localhost:8000/v1")

@@ -20,11 +20,11 @@ from good_agent.providers.strategies.structured import reply_schema
 from good_agent.providers.strategies.validation import tools_by_name
 
 EXPECTED = {
-    "gpt-4o-mini": (StructuredAdapter, "openai_chat"),
-    "gpt-4.1-nano": (StructuredAdapter, "openai_chat"),
-    "o1-preview": (StructuredAdapter, "openai_chat"),
-    "o3-mini": (StructuredAdapter, "openai_chat"),
-    "openai/gpt-oss-20b": (StructuredAdapter, "openai_chat"),
+    "gpt-4o-mini": (NativeAdapter, "openai_chat"),
+    "gpt-4.1-nano": (NativeAdapter, "openai_chat"),
+    "o1-preview": (NativeAdapter, "openai_chat"),
+    "o3-mini": (NativeAdapter, "openai_chat"),
+    "openai/gpt-oss-20b": (NativeAdapter, "openai_chat"),
     "gpt-3.5-turbo": (NativeAdapter, "openai_chat"),
     "gpt-4-turbo": (NativeAdapter, "openai_chat"),
     "claude-3-5-haiku": (NativeAdapter, "anthropic_messages"),
@@ -42,9 +42,9 @@ EXPECTED = {
     "anthropic:claude-sonnet-4-5": (NativeAdapter, "anthropic_messages"),
     "ollama:qwen2.5": (NativeAdapter, "ollama"),
     "ollama:phi3": (ValidatedAdapter, "ollama"),
-    "openai:gpt-4o": (StructuredAdapter, "openai_chat"),
+    "openai:gpt-4o": (NativeAdapter, "openai_chat"),
     "google:gemini-2.5-pro": (NativeAdapter, "gemini"),
-    "openai-responses:gpt-4.1": (StructuredAdapter, "openai_responses"),
+    "openai-responses:gpt-4.1": (NativeAdapter, "openai_responses"),
 }
 
 
@@ -82,7 +82,7 @@ def test_user_rules_and_toml(tmp_path: Path) -> None:
     assert load_profiles(config, registry) == 1
     profile = get_profile("gpt-4o-mini", registry)
     assert profile.mode is ToolCallingMode.NATIVE and not profile.supports_parallel
-    assert get_profile("gpt-4o-mini").mode is ToolCallingMode.STRUCTURED
+    assert get_profile("gpt-4o-mini").mode is ToolCallingMode.NATIVE
     with pytest.raises(ValueError, match="unknown profile fields"):
         registry.register("x", colour="red")
 
@@ -117,7 +117,7 @@ def _chat_reply(content: str) -> dict[str, object]:
 
 
 def test_structured_round_trip_payloads() -> None:
-    adapter = get_adapter("gpt-4o-mini")
+    adapter = get_adapter("gpt-4o-mini", "structured")
     body = adapter.format_request(TOOLS, HISTORY, tool_choice="auto")
     assert "tools" not in body
     assert body["response_format"]["json_schema"]["strict"] is True

@@ -45,7 +45,7 @@ def test_good_config_and_defaults(tmp_path: Path) -> None:
     app = create_app(config)
     routes = app.state.bridge.routes
     assert routes["local"].mode is ToolCallingMode.VALIDATED
-    assert routes["gpt"].mode is ToolCallingMode.STRUCTURED
+    assert routes["gpt"].mode is ToolCallingMode.NATIVE
 
 
 @pytest.mark.parametrize(

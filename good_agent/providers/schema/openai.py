@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from good_agent.providers.schema.normalize import object_root
-from good_agent.providers.schema.walk import iter_schemas, map_children
+from good_agent.providers.schema.nulls import drop_added_nulls
+from good_agent.providers.schema.strict_subset import ANNOTATIONS, strict_subset_problems
+from good_agent.providers.schema.walk import map_children
 from good_agent.providers.types import JSONDict
 
 UNSUPPORTED_IN_STRICT = frozenset(
@@ -42,9 +44,9 @@ UNSUPPORTED_IN_STRICT = frozenset(
         "prefixItems",
     }
 )
-"""Keywords that strict mode rejects (moved into the description when forcing strict)."""
+"""Keywords of JSON Schema that strict mode rejects (each makes a schema non-strict)."""
 
-_DROPPED_IN_STRICT = ("default", "examples", "$schema", "$id", "discriminator")
+_DROPPED_IN_STRICT = tuple(sorted(ANNOTATIONS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,24 +63,12 @@ class StrictResult:
 
 
 def strict_problems(schema: JSONDict) -> list[str]:
-    """Why ``schema`` cannot be made strict without losing meaning (empty: it can)."""
-    problems: list[str] = []
-    root = object_root(schema)
-    if root.get("type") != "object":
-        problems.append("the root is not an object")
-    for node in iter_schemas(root):
-        extra = node.get("additionalProperties")
-        if isinstance(extra, dict) or (extra is True):
-            problems.append("a free-form object (dict field) cannot be strict")
-        if node.get("type") == "object" and "properties" not in node and extra is None:
-            problems.append("an object without properties cannot be strict")
-        bad = sorted(UNSUPPORTED_IN_STRICT.intersection(node))
-        if bad:
-            problems.append(f"unsupported keywords in strict mode: {', '.join(bad)}")
-        siblings = set(node) - {"$ref", "description", "title", *_DROPPED_IN_STRICT}
-        if "$ref" in node and siblings:
-            problems.append("$ref with sibling keywords")
-    return list(dict.fromkeys(problems))
+    """Why ``schema`` cannot be made strict without losing meaning (empty: it can).
+
+    The schema is normalized first (non-standard type names fixed), then checked
+    against OpenAI's strict subset (:mod:`.strict_subset`).
+    """
+    return strict_subset_problems(object_root(schema))
 
 
 def to_openai_schema(schema: JSONDict | None, strict: bool | None = None) -> StrictResult:
@@ -107,7 +97,10 @@ def make_strict(schema: JSONDict) -> JSONDict:
     if "oneOf" in out:
         out["anyOf"] = out.pop("oneOf")
     if "$ref" in out:
-        return {"$ref": out["$ref"]}
+        # Strict mode takes no siblings beside "$ref" but does beside "anyOf": a
+        # description stays with the field by wrapping the reference.
+        notes = {k: out[k] for k in ("description", "title") if isinstance(out.get(k), str)}
+        return {"anyOf": [{"$ref": out["$ref"]}], **notes} if notes else {"$ref": out["$ref"]}
     if out.get("type") == "object" or "properties" in out:
         props: JSONDict = out.get("properties") or {}
         required = set(out.get("required") or [])
@@ -134,15 +127,12 @@ def make_nullable(schema: JSONDict) -> JSONDict:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
-def nullable_optional_names(schema: JSONDict | None) -> set[str]:
-    """Top-level property names that strict mode made required-but-nullable."""
-    root = object_root(schema)
-    props = root.get("properties") or {}
-    required = set(root.get("required") or [])
-    return {name for name in props if name not in required}
-
-
-def drop_added_nulls(arguments: JSONDict, original: JSONDict | None) -> JSONDict:
-    """Remove ``null`` values strict mode forced for fields that were optional."""
-    optional = nullable_optional_names(original)
-    return {k: v for k, v in arguments.items() if not (v is None and k in optional)}
+__all__ = [
+    "UNSUPPORTED_IN_STRICT",
+    "StrictResult",
+    "drop_added_nulls",
+    "make_nullable",
+    "make_strict",
+    "strict_problems",
+    "to_openai_schema",
+]

@@ -8,7 +8,13 @@ from good_agent.providers.codecs import Codec
 from good_agent.providers.strategies.base import ToolCallingMode, ToolCallValidation
 from good_agent.providers.strategies.validation import validate_payload
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.providers.types import (
+    REPLAY_KEY,
+    ChatRequest,
+    JSONDict,
+    ParsedToolCall,
+    ProviderResponse,
+)
 
 
 class CodecAdapter:
@@ -113,6 +119,8 @@ def payload_of(response: ProviderResponse) -> JSONDict | None:
 def neutral_assistant(response: ProviderResponse) -> JSONDict:
     """The OpenAI chat assistant message for a normalized reply."""
     message: JSONDict = {"role": "assistant", "content": response.content}
+    if response.replay:
+        message[REPLAY_KEY] = [dict(item) for item in response.replay]
     if response.tool_calls:
         message["tool_calls"] = [
             {

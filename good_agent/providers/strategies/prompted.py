@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from good_agent.providers.prompting import (
@@ -37,10 +38,11 @@ from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, Pr
 
 
 def parse_calls(
-    text: str, tools: list[JSONDict]
+    text: str, tools: list[JSONDict], format: str = "auto"
 ) -> tuple[list[ParsedToolCall], str | None, str | None]:
-    """Parse tool calls out of ``text``: ``(calls, content, reasoning)``."""
-    result = parse_text(text, [tool_name(tool) for tool in tools])
+    """Parse tool calls out of ``text`` (a registered text ``format``):
+    ``(calls, content, reasoning)``."""
+    result = parse_text(text, [tool_name(tool) for tool in tools], format=format)
     return list(result.calls), result.content or None, result.reasoning
 
 
@@ -72,7 +74,7 @@ class PromptedAdapter(CodecAdapter):
     ) -> JSONDict:
         """A request without the tools API; tools listed in the system prompt."""
         json_payload = self.style.constrained is not None and bool(tools)
-        writer = _write_payload if json_payload else _write_calls
+        writer = _write_payload if json_payload else self._call_writer()
         history = rewrite_history(messages, writer, _write_result)
         settings = dict(kw.get("settings") or {})
         response_format = kw.get("response_format")
@@ -90,7 +92,7 @@ class PromptedAdapter(CodecAdapter):
         plain = self.codec.decode_response(response, None)
         if not tools or not plain.content:
             return plain
-        calls, content, reasoning = parse_calls(plain.content, tools)
+        calls, content, reasoning = parse_calls(plain.content, tools, self.style.text_format)
         calls = [self.check(unique_id(call), tools) for call in calls]
         return ProviderResponse(
             content=content,
@@ -99,6 +101,7 @@ class PromptedAdapter(CodecAdapter):
             usage=plain.usage,
             reasoning=reasoning or plain.reasoning,
             model=plain.model,
+            replay=plain.replay,
         )
 
     def check(self, call: ParsedToolCall, tools: list[JSONDict]) -> ParsedToolCall:
@@ -108,12 +111,15 @@ class PromptedAdapter(CodecAdapter):
     def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
         """The reply with calls written in the tag notation."""
         return self._history(
-            rewrite_history([neutral_assistant(response)], _write_calls, _write_result)
+            rewrite_history([neutral_assistant(response)], self._call_writer(), _write_result)
         )
 
     def tool_result_turn(self, results: list[JSONDict]) -> list[JSONDict]:
         """Tool results as a user message."""
-        return self._history(rewrite_history(results, _write_calls, _write_result))
+        return self._history(rewrite_history(results, self._call_writer(), _write_result))
+
+    def _call_writer(self) -> Callable[[JSONDict], str]:
+        return _write_thought if self.style.notation == "thought" else _write_calls
 
 
 class ValidatedAdapter(PromptedAdapter):
@@ -140,6 +146,15 @@ def _write_calls(message: JSONDict) -> str:
         for name, args in calls_of(message)
     )
     return f"{text}\n{blocks}".strip()
+
+
+def _write_thought(message: JSONDict) -> str:
+    thought = str(message.get("content") or "")
+    objects = [
+        {"thought": thought, "tool_name": name, "tool_args": args}
+        for name, args in calls_of(message)
+    ]
+    return dumps(objects[0]) if len(objects) == 1 else dumps(objects)
 
 
 def unique_id(call: ParsedToolCall) -> ParsedToolCall:

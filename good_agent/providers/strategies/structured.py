@@ -13,11 +13,14 @@ Reference: https://platform.openai.com/docs/guides/structured-outputs#supported-
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.schema.openai import drop_added_nulls, to_openai_schema
+from good_agent.providers.schema.refs import has_refs
+from good_agent.providers.schema.strict_subset import strict_subset_problems
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter, neutral_assistant
 from good_agent.providers.strategies.rewrite import (
@@ -45,11 +48,15 @@ INSTRUCTIONS = (
 """System-prompt text added in structured mode."""
 
 
-def tool_variant(tool: JSONDict) -> JSONDict:
-    """The ``anyOf`` variant that calls ``tool``."""
+def tool_variant(tool: JSONDict, defs: JSONDict | None = None) -> JSONDict:
+    """The ``anyOf`` variant that calls ``tool``.
+
+    The tool's ``$defs`` move into ``defs`` (the reply schema's root ``$defs``),
+    renamed per tool, so every ``$ref`` resolves from the root of the reply schema.
+    """
     result = to_openai_schema(tool_parameters(tool), None)
     arguments = (
-        result.schema
+        hoist_definitions(result.schema, tool_name(tool), defs if defs is not None else {})
         if result.strict
         else {"type": "string", "description": "The arguments as JSON object text."}
     )
@@ -89,27 +96,92 @@ SCRATCHPAD_VARIANT: JSONDict = {
 def reply_schema(tools: list[JSONDict], tool_choice: Any = None) -> JSONDict:
     """The strict reply schema for ``tools`` under ``tool_choice``."""
     choice = parse_tool_choice(tool_choice)
-    variants = [tool_variant(tool) for tool in filter_tools(tools, choice)]
+    defs: JSONDict = {}
+    variants = [tool_variant(tool, defs) for tool in filter_tools(tools, choice)]
     if choice.kind in ("auto", "none") or not variants:
         variants += [ANSWER_VARIANT, SCRATCHPAD_VARIANT]
-    return {
+    schema: JSONDict = {
         "type": "object",
         "properties": {"action": {"anyOf": variants}},
         "required": ["action"],
         "additionalProperties": False,
     }
+    if defs:
+        schema["$defs"] = defs
+    return schema
 
 
 def response_format(tools: list[JSONDict], tool_choice: Any = None) -> JSONDict:
-    """The ``response_format`` for structured mode."""
+    """The ``response_format`` for structured mode.
+
+    ``strict`` is true when the reply schema is inside OpenAI's strict subset
+    (tools whose parameters are not get JSON-text arguments, so it nearly always is).
+    """
+    schema = reply_schema(tools, tool_choice)
     return {
         "type": "json_schema",
         "json_schema": {
             "name": SCHEMA_NAME,
-            "schema": reply_schema(tools, tool_choice),
-            "strict": True,
+            "schema": schema,
+            "strict": not strict_subset_problems(schema),
         },
     }
+
+
+def hoist_definitions(schema: JSONDict, tool: str, defs: JSONDict) -> JSONDict:
+    """Move ``schema``'s ``$defs`` into ``defs`` under per-tool names; rewrite its refs.
+
+    A reference to the tool's own root (``#``) points to the tool's arguments, which
+    are then hoisted too. Returns the arguments schema to embed.
+    """
+    local: JSONDict = {}
+    for key in ("$defs", "definitions"):
+        local.update(schema.get(key) or {})
+    if not local and not has_refs(schema):
+        return schema
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", tool) or "tool"
+    prefix, count = base, 1
+    while any(key == prefix or key.startswith(f"{prefix}__") for key in defs):
+        count += 1
+        prefix = f"{base}_{count}"
+    renamed = {name: f"{prefix}__{name}" for name in local}
+
+    def rewrite(node: Any) -> Any:
+        if isinstance(node, dict):
+            out = {k: rewrite(v) for k, v in node.items() if k not in ("$defs", "definitions")}
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                out["$ref"] = _hoisted_ref(ref, prefix, renamed)
+            return out
+        if isinstance(node, list):
+            return [rewrite(item) for item in node]
+        return node
+
+    for name, sub in local.items():
+        defs[renamed[name]] = rewrite(sub)
+    body: JSONDict = rewrite(schema)
+    if _refers_to_root(schema):
+        defs[prefix] = body
+        return {"$ref": f"#/$defs/{prefix}"}
+    return body
+
+
+def _hoisted_ref(ref: str, prefix: str, renamed: dict[str, str]) -> str:
+    if ref == "#":
+        return f"#/$defs/{prefix}"
+    for key in ("$defs", "definitions"):
+        head = f"#/{key}/"
+        if ref.startswith(head) and ref[len(head) :] in renamed:
+            return f"#/$defs/{renamed[ref[len(head) :]]}"
+    return ref
+
+
+def _refers_to_root(node: Any) -> bool:
+    if isinstance(node, dict):
+        return node.get("$ref") == "#" or any(_refers_to_root(v) for v in node.values())
+    if isinstance(node, list):
+        return any(_refers_to_root(v) for v in node)
+    return False
 
 
 def decode_action(
@@ -176,6 +248,7 @@ class StructuredAdapter(CodecAdapter):
             usage=plain.usage,
             reasoning=plain.reasoning,
             model=plain.model,
+            replay=plain.replay,
         )
 
     def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:

@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from good_agent.providers.text.engine import StreamingParser
 from good_agent.providers.text.errors import TextParseError
-from good_agent.providers.text.formats import granite, json_bare
+from good_agent.providers.text.formats import granite, json_bare, thought
 from good_agent.providers.text.formats.llama import PYTHON_TAG
 from good_agent.providers.text.formats.mistral import MISTRAL
 from good_agent.providers.text.formats.pythonic import PYTHONIC
@@ -88,6 +88,7 @@ _REGISTRY: dict[str, ToolCallParser] = {
     "llama3": FormatParser("llama3", (PYTHON_TAG, json_bare.OBJECT)),
     "pythonic": FormatParser("pythonic", (PYTHONIC,)),
     "granite": FormatParser("granite", granite.MARKERS),
+    "thought": FormatParser("thought", thought.MARKERS),
 }
 
 

@@ -1,0 +1,117 @@
+"""Mode choice and name detection: AUTO is native wherever the profile supports it,
+STRUCTURED only when asked, and real-world model names resolve to sensible profiles."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from good_agent.models.resolve import resolve_model
+from good_agent.providers.modes import get_adapter
+from good_agent.providers.profiles import ProfileRegistry, get_profile, name_candidates
+from good_agent.providers.strategies import ToolCallingMode
+from good_agent.providers.strategies.native import NativeAdapter
+from good_agent.providers.strategies.structured import StructuredAdapter
+
+OPENAI_NATIVE_STRICT = [
+    "gpt-4o",
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "gpt-4.1-nano",
+    "o1",
+    "o3-mini",
+    "o4-mini",
+    "gpt-5",
+    "gpt-5-mini",
+    "chatgpt-4o-latest",
+    "ft:gpt-4o-mini:my-org::abc123",
+    "ft:gpt-4.1-2025-04-14:acme:custom:xyz",
+    "azure/gpt-4o",
+    "openai:o4-mini",
+    "openai-responses:gpt-5",
+]
+
+OPEN_NATIVE = [
+    "meta-llama/Meta-Llama-3.1-8B-Instruct",
+    "META-LLAMA/LLAMA-3.3-70B-INSTRUCT",
+    "Qwen/Qwen2.5-7B-Instruct",
+    "qwen/QWEN3-8B",
+    "codellama-34b",
+    "codellama/CodeLlama-34b-Instruct-hf",
+    "grok-3",
+    "grok-4-fast",
+    "deepseek-chat",
+    "deepseek-ai/DeepSeek-V3",
+    "mistral-large-latest",
+    "mistralai/Mistral-7B-Instruct-v0.3",
+    "gemma-3-27b-it",
+    "google/gemma-2-9b-it",
+    "gemma3",
+    "phi-4",
+    "microsoft/Phi-4-mini-instruct",
+]
+
+
+@pytest.mark.parametrize("model", OPENAI_NATIVE_STRICT)
+def test_openai_models_are_native_and_strict_in_auto(model: str) -> None:
+    profile = get_profile(model)
+    assert profile.rule is not None
+    assert profile.mode is ToolCallingMode.NATIVE
+    assert profile.supports_strict
+    adapter = get_adapter(model)
+    assert type(adapter) is NativeAdapter
+    assert adapter.strict is None  # strict wherever the schema allows
+
+
+@pytest.mark.parametrize("model", OPEN_NATIVE)
+def test_open_model_names_resolve_to_native_profiles(model: str) -> None:
+    profile = get_profile(model)
+    assert profile.rule is not None, model
+    assert profile.mode is ToolCallingMode.NATIVE
+    assert profile.provider == "openai" and profile.model == model
+    assert type(get_adapter(model)) is NativeAdapter
+    assert resolve_model(model, base_url="http://127.0.0.1:1/v1").model_name == model
+
+
+def test_code_models_get_typescript_listings_when_prompted() -> None:
+    assert get_profile("codellama-34b").prompt_format == "typescript"
+
+
+@pytest.mark.parametrize("model", ["ft:gpt-4o-mini:org::id", "azure/gpt-4o", "llama3:8b"])
+def test_prefix_like_names_are_not_unknown_providers(model: str) -> None:
+    assert resolve_model(model, base_url="http://127.0.0.1:1/v1").model_name == model
+
+
+def test_name_candidates() -> None:
+    assert name_candidates("ft:gpt-4o-mini:org::id") == ["ft:gpt-4o-mini:org::id", "gpt-4o-mini"]
+    assert name_candidates("Qwen/Qwen2.5-7B") == ["qwen/qwen2.5-7b", "qwen2.5-7b"]
+
+
+def test_org_names_never_move_a_model_to_another_provider() -> None:
+    for model in ("anthropic/claude-3.7-sonnet", "google/gemini-2.0-flash"):
+        profile = get_profile(model)
+        assert profile.provider == "openai" and profile.codec == "openai_chat"
+        assert profile.mode is ToolCallingMode.NATIVE
+
+
+def test_structured_only_by_explicit_mode_or_profile_override() -> None:
+    for model in OPENAI_NATIVE_STRICT:
+        assert get_profile(model).mode is not ToolCallingMode.STRUCTURED
+    assert type(get_adapter("gpt-4o-mini", "structured")) is StructuredAdapter
+    registry = ProfileRegistry()
+    registry.register("gpt-4o*", mode="structured")
+    assert type(get_adapter("gpt-4o-mini", registry=registry)) is StructuredAdapter
+    model = resolve_model("gpt-4o-mini", api_key="k", mode="structured")
+    assert model.adapter.mode is ToolCallingMode.STRUCTURED  # type: ignore[attr-defined]
+    assert resolve_model("gpt-4o-mini", api_key="k").adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
+
+
+def test_the_chosen_mode_is_logged_once_per_model(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="good_agent.providers.modes")
+    for _ in range(3):
+        get_adapter("gpt-4.1-mini-logtest")
+    records = [r for r in caplog.records if "gpt-4.1-mini-logtest" in r.getMessage()]
+    assert len(records) == 1
+    assert records[0].levelno == logging.DEBUG
+    assert "native" in records[0].getMessage()
