@@ -128,7 +128,17 @@ class _ToolFunctionError(Exception):
 
 
 async def _run(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
-    """Run the tool; its value or exception leaves with the agent's secrets redacted."""
+    try:
+        return await call_tool(agent, tool, arguments, call)
+    except ToolError:
+        raise
+    except Exception as exc:
+        raise _ToolFunctionError(exc) from exc
+
+
+async def call_tool(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
+    """Run the tool function. What it returns or raises leaves with the agent's secrets
+    redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log."""
     secrets = agent_secrets(agent)
     try:
         value = await tool.run(arguments, {"agent": agent, "call": call})
@@ -136,9 +146,7 @@ async def _run(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCal
         error: BaseException = secrets.redact_error(exc) if secrets else exc
     else:
         return secrets.redact(value) if secrets else value
-    if isinstance(error, ToolError) or not isinstance(error, Exception):
-        raise error
-    raise _ToolFunctionError(error) from error
+    raise error  # outside the handler: nothing unredacted is chained to it
 
 
 async def execute_calls(
