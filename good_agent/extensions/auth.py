@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from good_agent.adapters import ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ToolError
+from good_agent.core.messages import ToolResponse
 from good_agent.core.redaction import SecretRegistry, agent_secrets
 from good_agent.extensions.credentials import (
     CredentialRule,
@@ -275,6 +276,20 @@ class AuthInjector(AgentComponent):
     def redact(self, text: str) -> str:
         """``text`` with every injected secret replaced by ``[REDACTED]``."""
         return self.secrets.redact_text(text)
+
+    def redact_response(self, response: ToolResponse) -> ToolResponse:
+        """``response`` with this injector's secrets redacted from its value and error
+        (a tool's own output is already redacted by the agent; this is for responses
+        from elsewhere, such as a cache entry written before a secret was known)."""
+        if not self.secrets:
+            return response
+        update: dict[str, Any] = {}
+        if response.error and self.secrets.contains_secret(response.error):
+            update["error"] = self.secrets.redact_text(response.error)
+        value = self.secrets.redact(response.response)
+        if value is not response.response:
+            update["response"] = value
+        return response.model_copy(update=update) if update else response
 
     def __repr__(self) -> str:
         return f"AuthInjector(rules={self.rules!r})"

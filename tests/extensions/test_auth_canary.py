@@ -401,3 +401,17 @@ def test_registry_redacts_any_nesting_and_keeps_clean_values(value: Any) -> None
         assert redacted is value
     registry_without = SecretRegistry()
     assert registry_without.redact(value) is value
+
+
+async def test_redact_response_covers_value_and_error() -> None:
+    from good_agent import ToolResponse
+
+    auth = AuthInjector()
+    auth.remember(SecretStr(API_KEY))
+    response = ToolResponse(
+        tool_name="t", tool_call_id="c", response={(API_KEY,): {API_KEY}}, error=f"e {API_KEY}"
+    )
+    redacted = auth.redact_response(response)
+    assert API_KEY not in repr(redacted) and redacted.error == "e [REDACTED]"
+    clean = ToolResponse(tool_name="t", tool_call_id="c", response=["fine"])
+    assert auth.redact_response(clean) is clean
