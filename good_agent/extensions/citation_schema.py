@@ -27,6 +27,7 @@ class UrlSlot:
     form: UrlForm
     nullable: bool
     schema: dict[str, Any]
+    name: str = "url"
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +198,22 @@ class _Compiler:
         self.defs[name] = compiled
         return RefSlot(name) if compiled is not None else None
 
+    def mixed(self, name: str, schema: Any) -> Node | None:
+        """A property that is a union of URL and other branches (``url: str | Link``):
+        its URL branches take source numbers, the name stays."""
+        branches = _branches(schema) if isinstance(schema, dict) else None
+        if not branches:
+            return self.node(schema)
+        compiled: list[Node | None] = []
+        for branch in branches:
+            if _is_string_url(branch, name):
+                compiled.append(UrlSlot("one", False, dict(branch), name))
+            elif _is_url_list(branch, name) and _is_url_name(name, True):
+                compiled.append(UrlSlot("many", False, dict(branch), name))
+            else:
+                compiled.append(self.node(branch))
+        return UnionSlot(tuple(compiled)) if any(c is not None for c in compiled) else None
+
     def node(self, schema: Any) -> Node | None:
         if not isinstance(schema, dict):
             return None
@@ -219,9 +236,10 @@ class _Compiler:
                 if kind is not None:
                     new = replacement_name(name, kind[0])
                     new = new if new not in props else name
-                    fields.append(FieldSlot(name, new, UrlSlot(kind[0], kind[1], dict(sub))))
+                    slot = UrlSlot(kind[0], kind[1], dict(sub), name)
+                    fields.append(FieldSlot(name, new, slot))
                     continue
-                inner = self.node(sub)
+                inner = self.mixed(name, sub)
                 if inner is not None:
                     fields.append(FieldSlot(name, name, inner))
         if fields:
@@ -300,7 +318,9 @@ def rewrite_schema(parameters: dict[str, Any], slots: Slots, count: int) -> dict
 
 
 def _rewrite(schema: Any, node: Node, count: int) -> Any:
-    if not isinstance(schema, dict) or isinstance(node, RefSlot | UrlSlot):
+    if isinstance(node, UrlSlot):  # a URL branch of a union
+        return index_schema(node, node.name, count)
+    if not isinstance(schema, dict) or isinstance(node, RefSlot):
         return schema
     schema = dict(schema)
     if isinstance(node, UnionSlot):

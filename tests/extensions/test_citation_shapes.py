@@ -282,3 +282,25 @@ def test_no_argument_shape_carries_a_made_up_url_to_the_tool(arguments: dict[str
     assert "attacker.example" not in repr(received)
     if received:
         event("the tool ran")
+
+
+async def test_a_url_or_model_union_takes_numbers_in_its_url_branch() -> None:
+    received: list[Any] = []
+
+    @tool
+    def open_source(url: str | Link) -> str:
+        """Open a source given as a URL or a link."""
+        received.append(url)
+        return "ok"
+
+    index = CitationIndex()
+    index.add(URL_A)
+    async with Agent(tools=[open_source], extensions=[CitationManager(index)]) as agent:
+        schema = (await agent.tool_signatures())[0]["function"]["parameters"]
+        branches = schema["properties"]["url"]["anyOf"]
+        assert {"type": "string"} not in branches and branches[0]["type"] == "integer"
+        assert (await agent.invoke("open_source", url=1)).success
+        assert (await agent.invoke("open_source", url={"citation_idx": 1})).success
+        for made_up in (MADE_UP, {"url": MADE_UP}, {"citation_idx": 7}):
+            assert not (await agent.invoke("open_source", url=made_up)).success
+    assert [str(getattr(r, "url", r)) for r in received] == [URL_A, URL_A]
