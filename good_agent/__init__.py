@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 from good_agent.adapters import (
     AdapterConflictError,
     AdapterMetadata,
+    CallContext,
     ConflictStrategy,
     ToolAdapter,
     ToolPlan,
@@ -103,6 +104,7 @@ __all__ = [
     "AnthropicModel",
     "AssistantMessage",
     "AuthInjector",
+    "CallContext",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",

@@ -44,7 +44,7 @@ async def run_loop(agent: Agent) -> AssistantMessage:
         if not isinstance(message, AssistantMessage) or not message.tool_calls:
             assert isinstance(message, AssistantMessage)
             return message
-        results = await execute_calls(agent, message.tool_calls, plans)
+        results = await execute_calls(agent, message.tool_calls, plans, failures)
         for result in results:
             await agent.append(ToolMessage.from_response(result))
             if not result.success:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import Any, ClassVar, Literal, TypeVar
 
-from good_agent.adapters.chain import AdapterChain
+from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import run_loop
 from good_agent.core.components import AgentComponent
@@ -22,6 +22,7 @@ from good_agent.core.messages import (
     ToolResponse,
     UserMessage,
 )
+from good_agent.core.specs import resolve_spec
 from good_agent.models.base import LanguageModel
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
@@ -84,13 +85,9 @@ class Agent:
         self._model: LanguageModel | None = None
         self._base_url, self._api_key = base_url, api_key
         self.components: list[AgentComponent] = list(extensions)
-        if mcp_servers:
-            # Imported only when asked for: the `mcp` extra stays optional.
-            from good_agent.extensions.mcp import MCPTools
-
-            self.components += [
-                MCPTools.from_spec(s) if isinstance(s, str) else s for s in mcp_servers
-            ]
+        self.components += [
+            resolve_spec("mcp_servers", s) if isinstance(s, str) else s for s in mcp_servers
+        ]
         self.max_iterations = max_iterations
         self.max_tool_retries = max_tool_retries
         self.tool_choice = tool_choice
