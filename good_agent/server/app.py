@@ -30,8 +30,7 @@ from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error
 from good_agent.server.openai_api import completion_body, parse_chat_request
-from good_agent.server.registered import build_upstream
-from good_agent.server.route import BridgeRequest, ModelRoute
+from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
 
 access_log = logging.getLogger("good_agent.server.access")
@@ -61,12 +60,11 @@ class Bridge:
             limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size)
         )
         self.routes = {
-            entry.name: ModelRoute(entry, build_upstream(entry, config.server, self.client))
-            for entry in config.models
+            entry.name: ServedModel(entry, config.server, self.client) for entry in config.models
         }
         self.in_flight = 0
 
-    def route(self, name: str) -> ModelRoute:
+    def route(self, name: str) -> ServedModel:
         """The route clients reach as ``name`` (a 400 naming ``model`` otherwise)."""
         found = self.routes.get(name)
         if found is None:
@@ -107,7 +105,7 @@ class Bridge:
     def log(
         self,
         path: str,
-        route: ModelRoute | None,
+        route: ServedModel | None,
         status: int,
         latency_ms: float,
         usage: Usage | None = None,
@@ -168,7 +166,7 @@ def _error_response(error: BridgeError, anthropic: bool) -> JSONResponse:
 
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
     elapsed = timer()
-    route: ModelRoute | None = None
+    route: ServedModel | None = None
     stream = False
     try:
         bridge.authorize(request)
