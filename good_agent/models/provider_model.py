@@ -111,6 +111,8 @@ class ProviderModel:
         settings = {**self.settings, **request.settings}
         parallel = settings.pop("parallel_tool_calls", None)
         response_format = settings.pop("response_format", None)
+        if request.response_format is not None:
+            response_format = request.response_format
         return ChatRequest(
             messages=to_openai_messages(request.messages),
             tools=list(request.tools),

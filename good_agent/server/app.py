@@ -28,6 +28,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from good_agent.core.errors import ModelError
+from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
 from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
@@ -91,6 +92,10 @@ class Bridge:
                 f"unknown model '{name}'; this bridge serves: {known}", "model", "model_not_found"
             )
         return found
+
+    def candidates(self, route: ServedModel) -> list[ServedModel]:
+        """``route``, then the routes its ``fallback`` entries name, in order."""
+        return [route, *(self.routes[name] for name in route.entry.fallback)]
 
     def authorize(self, request: Request) -> None:
         """Refuse a request without an accepted key (401)."""
@@ -190,6 +195,18 @@ def new_request_id() -> str:
     return f"req_{uuid.uuid4().hex[:24]}"
 
 
+async def _with_fallback(
+    routes: list[ServedModel], attempt: Callable[[ServedModel], Awaitable[T]]
+) -> tuple[ServedModel, T]:
+    """The first route whose ``attempt`` succeeds; a fallback error moves to the next."""
+    for candidate in routes[:-1]:
+        try:
+            return candidate, await attempt(candidate)
+        except DEFAULT_FALLBACK_ON:
+            continue
+    return routes[-1], await attempt(routes[-1])
+
+
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
     elapsed = timer()
     request_id = new_request_id()
@@ -202,10 +219,12 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
         stream = call.stream
         route = bridge.route(call.model)
-        chosen = route
         neutral: BridgeRequest = call.request
         if stream:
-            events, first = await until_disconnect(request, lambda: prime(chosen, neutral))
+            chosen, (events, first) = await _with_fallback(
+                bridge.candidates(route),
+                lambda r: until_disconnect(request, lambda: prime(r, neutral)),
+            )
 
             def done(status: int, usage: Usage) -> None:
                 bridge.log(
@@ -229,11 +248,14 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
                 )
             headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
             return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
-        reply = await until_disconnect(request, lambda: chosen.complete(neutral))
+        chosen, reply = await _with_fallback(
+            bridge.candidates(route),
+            lambda r: until_disconnect(request, lambda: r.complete(neutral)),
+        )
         payload = (
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
         )
-        bridge.log(path, route, 200, elapsed(), reply.usage, request_id=request_id)
+        bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
         return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
     except ClientGone:
         bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)

@@ -93,7 +93,10 @@ class ModelConfig(_Strict):
     modes (besides the ``<tool_call>`` tags the tools prompt asks for), streamed or
     not; ``validation_retries`` how many times a ``validated`` model is asked again,
     with the errors, when a tool call it wrote is invalid (non-streamed requests);
-    ``settings`` default sampling settings merged under each request's.
+    ``settings`` default sampling settings merged under each request's;
+    ``fallback`` the names of other entries tried in order when this model fails
+    with an overload, rate limit, timeout or connection error (as
+    :class:`~good_agent.models.fallback_model.FallbackModel` does for an agent).
     """
 
     name: str = Field(min_length=1)
@@ -105,7 +108,19 @@ class ModelConfig(_Strict):
     text_format: str = "auto"
     validation_retries: int = Field(default=1, ge=0, le=5)
     settings: dict[str, Any] = Field(default_factory=dict)
+    fallback: list[str] = Field(default_factory=list)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_literal_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "api_key" in data:
+            raise ValueError(
+                "api_key is not read from the configuration (keys do not belong in files): "
+                "put the key in an environment variable and name it, "
+                'e.g. api_key_env = "OPENAI_API_KEY"'
+            )
+        return data
 
     @field_validator("provider")
     @classmethod
@@ -149,6 +164,11 @@ class BridgeConfig(_Strict):
             if entry.name in seen:
                 raise ValueError(f"model name '{entry.name}' is configured twice")
             seen.add(entry.name)
+        for entry in self.models:
+            for other in entry.fallback:
+                if other == entry.name or other not in seen:
+                    what = "itself" if other == entry.name else f"unknown model '{other}'"
+                    raise ValueError(f"model '{entry.name}' falls back to {what}")
         return self
 
     def model_named(self, name: str) -> ModelConfig | None:

@@ -33,7 +33,6 @@ UPSTREAM_FAILURES = {
         "upstream_error",
         "upstream_unreachable",
         "upstream_invalid_reply",
-        "upstream_auth_failed",
     },
     504: {"upstream_timeout"},
 }
