@@ -343,7 +343,11 @@ def compile_schema(schema: dict[str, Any] | bool) -> Validator:
 
     def validate(value: Any) -> list[str]:
         errors: list[str] = []
-        check(value, "", errors)
+        try:
+            check(value, "", errors)
+        except RecursionError:
+            # A recursive schema ($ref) and a value nested deeper than the stack allows.
+            return ["arguments: nested too deeply to be checked"]
         return errors
 
     return validate

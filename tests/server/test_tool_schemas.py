@@ -85,3 +85,12 @@ def test_depth_is_bounded_without_recursion() -> None:
 def test_annotations_hold_any_json() -> None:
     schema = {"type": "object", "default": {"a": [1, {"b": None}]}, "examples": [1, "x"]}
     assert schema_problem(schema) is None
+
+
+def test_a_recursive_schema_and_a_very_deep_value_give_a_problem_not_an_exception() -> None:
+    schema = {"type": "object", "properties": {"a": {"$ref": "#"}}}
+    assert accepted(schema)
+    value: dict[str, Any] = {}
+    for _ in range(5_000):
+        value = {"a": value}
+    assert compile_schema(schema)(value) == ["arguments: nested too deeply to be checked"]
