@@ -28,7 +28,7 @@ from good_agent.providers.types import ProviderResponse, Usage
 from good_agent.server.anthropic_api import MessageStreamWriter, event
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import ChunkWriter, sse
-from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
+from good_agent.server.served import BridgeRequest, ServedModel, StreamItem, finish_of
 
 logger = logging.getLogger("good_agent.server")
 
@@ -109,9 +109,7 @@ async def openai_stream(
                 usage = merge_usage(usage, item)
             elif isinstance(item, ProviderResponse):
                 usage = item.usage
-                yield writer.finish(
-                    "tool_calls" if item.tool_calls else item.finish_reason or "stop"
-                )
+                yield writer.finish(finish_of(item))
         if include_usage:
             yield writer.usage(usage)
         yield sse("[DONE]")
@@ -159,8 +157,7 @@ async def anthropic_stream(
             elif isinstance(item, ToolCallStart | ToolCallArgs):
                 yield writer.call(item)
             elif isinstance(item, ProviderResponse):
-                reason = "tool_calls" if item.tool_calls else item.finish_reason or "stop"
-                yield writer.finish(reason, usage)
+                yield writer.finish(finish_of(item), usage)
         status = 200
     except Exception as exc:
         error = _error(exc, served, request_id)
