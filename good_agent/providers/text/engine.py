@@ -23,7 +23,7 @@ from good_agent.providers.text.results import (
     StreamEvent,
     ToolCallDelta,
 )
-from good_agent.providers.text.scanner import BracketScanner
+from good_agent.providers.text.scanner import BracketScanner, json_depth_ok
 from good_agent.providers.text.shapes import Decoded
 from good_agent.providers.text.trim import Trimmer
 from good_agent.providers.types import ParsedToolCall
@@ -186,9 +186,10 @@ class StreamingParser:
                 pass
             else:
                 chunk = text[i:end]
-                self._parts.append(chunk)
-                self._values.append(ValueSpan(chunk, (value,)))
-                return self._value_done(end)
+                if json_depth_ok(chunk):
+                    self._parts.append(chunk)
+                    self._values.append(ValueSpan(chunk, (value,)))
+                    return self._value_done(end)
         self._scanner = BracketScanner()
         self._value_parts = []
         self._state = _VALUE

@@ -18,7 +18,14 @@ _OPEN_RUN = re.compile(r"[\[({]+")
 _CLOSE_RUN = re.compile(r"[\])}]+")
 
 MAX_DEPTH = 64
-"""Nesting deeper than this is never handed to a recursive decoder."""
+"""Nesting deeper than this is never handed to a recursive lenient decoder."""
+
+JSON_DEPTH = 200
+"""Strict JSON values nested deeper than this are not decoded, one-shot or streamed.
+
+One limit for every path keeps streaming and one-shot results identical at any
+depth: such a value is treated like any text that is not JSON.
+"""
 
 
 class BracketScanner:
@@ -81,6 +88,17 @@ class BracketScanner:
                     return result
                 self.depth -= stop - j
                 i = stop
+
+
+def json_depth_ok(chunk: str) -> bool:
+    """Whether a JSON value's text is nested at most :data:`JSON_DEPTH` levels.
+
+    Counting brackets (C speed) settles most values; only text with more
+    opening brackets than the limit is scanned.
+    """
+    if chunk.count("{") + chunk.count("[") <= JSON_DEPTH:
+        return True
+    return nesting_depth(chunk) <= JSON_DEPTH
 
 
 def nesting_depth(text: str) -> int:

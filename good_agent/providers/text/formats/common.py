@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.providers.text.lenient import lenient_json
+from good_agent.providers.text.lenient import lenient_json, stdlib_json
 from good_agent.providers.text.markers import Region, ValueSpan
 from good_agent.providers.text.openings import Alt, Element, Lit
-from good_agent.providers.text.scanner import MAX_DEPTH
+from good_agent.providers.text.scanner import JSON_DEPTH, MAX_DEPTH
 from good_agent.providers.text.shapes import Decoded, calls_from_value, error_call, recover_name
 
 QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
@@ -15,9 +15,18 @@ QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
 
 
 def span_value(span: ValueSpan) -> tuple[bool, Any]:
-    """Decode a value span: the value decoded while scanning, or a lenient decode."""
+    """Decode a value span: the value decoded while scanning, or a lenient decode.
+
+    A complete value is first decoded as strict JSON (up to :data:`JSON_DEPTH`
+    levels), exactly as the one-shot fast path does, so chunking never changes
+    the result.
+    """
     if span.decoded is not None:
         return True, span.decoded[0]
+    if span.complete and 0 <= span.depth <= JSON_DEPTH:
+        ok, value = stdlib_json(span.text)
+        if ok:
+            return True, value
     if span.depth > MAX_DEPTH:
         return False, None
     return lenient_json(span.text)
