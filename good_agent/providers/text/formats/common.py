@@ -7,7 +7,7 @@ from typing import Any
 from good_agent.providers.text.lenient import lenient_json, stdlib_json
 from good_agent.providers.text.markers import Region, ValueSpan
 from good_agent.providers.text.openings import Alt, Element, Lit
-from good_agent.providers.text.scanner import JSON_DEPTH, MAX_DEPTH
+from good_agent.providers.text.scanner import MAX_DEPTH, json_depth_ok
 from good_agent.providers.text.shapes import Decoded, calls_from_value, error_call, recover_name
 
 QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
@@ -17,13 +17,13 @@ QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
 def span_value(span: ValueSpan) -> tuple[bool, Any]:
     """Decode a value span: the value decoded while scanning, or a lenient decode.
 
-    A complete value is first decoded as strict JSON (up to :data:`JSON_DEPTH`
-    levels), exactly as the one-shot fast path does, so chunking never changes
-    the result.
+    A complete value is first decoded as strict JSON (within the limit of
+    :func:`~.scanner.json_depth_ok`), as the one-shot fast path does, so
+    chunking never changes the result.
     """
     if span.decoded is not None:
         return True, span.decoded[0]
-    if span.complete and 0 <= span.depth <= JSON_DEPTH:
+    if span.complete and json_depth_ok(span.text):
         ok, value = stdlib_json(span.text)
         if ok:
             return True, value

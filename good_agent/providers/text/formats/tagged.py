@@ -37,8 +37,15 @@ def decode_hermes_json(region: Region) -> Decoded | None:
 
 
 def decode_fenced(region: Region) -> Decoded | None:
-    """Decode a fenced JSON block; anything but a call-shaped value stays content."""
-    ok, value = lenient_json(region.body)
+    """Decode a fenced JSON block; anything but a call-shaped value stays content.
+
+    Every call or answer shape has a quoted ``name``, ``tool`` or ``answer`` key,
+    so a body without one of those words is content without trying any decoder.
+    """
+    body = region.body
+    if "name" not in body and "tool" not in body and "answer" not in body:
+        return None
+    ok, value = lenient_json(body)
     return calls_from_value(value, explicit=False) if ok else None
 
 
