@@ -74,8 +74,9 @@ marker_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 any_text = st.text(max_size=200)
 # Every code point, lone surrogates included (st.text() leaves them out).
 any_code_points = st.text(st.characters(codec=None, categories=None), max_size=80)
+lone_surrogates = st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)
 surrogate_soup = st.lists(
-    st.one_of(st.sampled_from(FRAGMENTS), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)),
+    st.one_of(st.sampled_from(FRAGMENTS), lone_surrogates),
     max_size=30,
 ).map("".join)
 FORMATS = available_formats()
