@@ -21,6 +21,7 @@ def examples(count: int) -> int:
     """Examples for one fuzz test under the selected profile."""
     return count * SCALE
 
+
 FRAGMENTS = [
     "<tool_call>",
     "</tool_call>",
