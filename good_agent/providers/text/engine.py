@@ -32,8 +32,10 @@ _TEXT: Final = 0
 _UNTIL: Final = 1
 _VALUE: Final = 2
 _AFTER_VALUE: Final = 3
+_DONE: Final = 4
 _SEPARATOR_WS: Final = 16
 _DECODER = json.JSONDecoder()
+_CLOSERS: Final = frozenset("}])")
 
 
 class StreamingParser:
@@ -53,6 +55,7 @@ class StreamingParser:
         self._starter_chars = table.starter_chars
         self._tools = frozenset(tools) if tools is not None else None
         self._carry = ""
+        self._held: list[str] = []
         self._state = _TEXT
         self._marker: Marker | None = None
         self._until: str | None = None
@@ -78,15 +81,31 @@ class StreamingParser:
 
     def feed(self, delta: str) -> list[StreamEvent]:
         """Consume a text delta; return the events it completes."""
-        if self._finished:
-            raise TextParseError("feed() called after finish()")
-        if not isinstance(delta, str):
-            raise TextParseError(f"expected str, got {type(delta).__name__}")
-        try:
-            if self._carry:
-                text = self._carry + delta
-                self._carry = ""
-            elif self._state == _TEXT and (
+        state = self._state
+        if state == _VALUE:
+            # Inside a bracketed value nothing is emitted until it ends, and it
+            # can only end at a closing bracket: other deltas are just held, and
+            # scanned once when a closing bracket arrives (or at finish).
+            if type(delta) is str and _CLOSERS.isdisjoint(delta):
+                self._held.append(delta)
+                return []
+        elif state == _UNTIL and not self._carry and type(delta) is str:
+            until = self._until
+            if until is not None and until[0] not in delta:
+                # Inside a region that ends at a literal: a delta that cannot
+                # begin the literal is reasoning (streamed) or region text.
+                marker = self._marker
+                if marker is not None and marker.reasoning:
+                    out = self._reasoning.push(delta)
+                    if not out:
+                        return []
+                    self._reasoning_parts.append(out)
+                    return [ReasoningDelta(out)]
+                if delta:
+                    self._parts.append(delta)
+                return []
+        elif state == _TEXT and not self._carry and type(delta) is str:
+            if (
                 delta not in self._starter_chars
                 if len(delta) == 1
                 else not self._table.may_open(delta)
@@ -97,13 +116,34 @@ class StreamingParser:
                     return []
                 self._content_parts.append(out)
                 return [ContentDelta(out)]
+        return self._feed(delta)
+
+    def _feed(self, delta: str) -> list[StreamEvent]:
+        if self._finished:
+            raise TextParseError("feed() called after finish()")
+        if not isinstance(delta, str):
+            raise TextParseError(f"expected str, got {type(delta).__name__}")
+        try:
+            if self._held:
+                self._held.append(delta)
+                text = "".join(self._held)
+                self._held = []
+            elif self._carry:
+                text = self._carry + delta
+                self._carry = ""
             else:
                 text = delta
             self._run(text, final=False)
         except Exception as exc:
-            self._finished = True
+            self._fail()
             raise TextParseError(f"internal error while parsing: {exc!r}") from exc
         return self._drain()
+
+    def _fail(self) -> None:
+        self._finished = True
+        self._state = _DONE
+        self._held = []
+        self._carry = ""
 
     def finish(self) -> list[StreamEvent]:
         """Signal the end of the text; return the remaining events."""
@@ -111,7 +151,11 @@ class StreamingParser:
             raise TextParseError("finish() called twice")
         self._finished = True
         try:
-            text, self._carry = self._carry, ""
+            if self._held:
+                text = "".join(self._held)
+                self._held = []
+            else:
+                text, self._carry = self._carry, ""
             self._run(text, final=True)
             if self._state == _UNTIL:
                 self._complete(closed=False)
@@ -120,9 +164,10 @@ class StreamingParser:
                 self._complete(closed=False)
             elif self._state == _AFTER_VALUE:
                 self._complete(closed=self._marker is not None and self._marker.closing is None)
-            self._state = _TEXT
+            self._state = _DONE
             self._content.end_segment()
         except Exception as exc:
+            self._fail()
             raise TextParseError(f"internal error while parsing: {exc!r}") from exc
         return self._drain()
 
