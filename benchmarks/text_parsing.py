@@ -16,6 +16,7 @@ B, ...) and reduced to medians, then printed with its target and a verdict:
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 import sys
@@ -116,6 +117,31 @@ def adversarial(size: int) -> dict[str, str]:
     }
 
 
+class _NoOpParser:
+    """The least a streaming parser can do per delta: keep it and return no events."""
+
+    def __init__(self) -> None:
+        self._held: list[str] = []
+
+    def feed(self, delta: str) -> list[object]:
+        self._held.append(delta)
+        return []
+
+
+def floor(text: str, size: int) -> Callable[[], object]:
+    """One Python method call per delta and nothing else: the floor of any streaming parser."""
+    deltas = [text[i : i + size] for i in range(0, len(text), size)]
+
+    def run() -> object:
+        stream = _NoOpParser()
+        feed = stream.feed
+        for delta in deltas:
+            feed(delta)
+        return stream
+
+    return run
+
+
 def streamed(text: str, size: int) -> Callable[[], object]:
     deltas = [text[i : i + size] for i in range(0, len(text), size)]
 
@@ -169,6 +195,8 @@ def main() -> None:
             f"< {target:g}x",
             by_delta / one < target,
         )
+        least, one = interleaved(floor(text, size), lambda: PARSER.parse(text), rounds, 20)
+        print(f"    (floor: one no-op method call per delta = {least / one:.2f}x one-shot)")
 
     clean = big_call(MB)
     print()
@@ -198,7 +226,7 @@ def main() -> None:
             times.append(
                 statistics.median(clock(lambda s=sample: PARSER.parse(s), 1) for _ in range(3))
             )
-        steps = [later / earlier for earlier, later in zip(times, times[1:], strict=False)]
+        steps = [later / earlier for earlier, later in itertools.pairwise(times)]
         shown = " -> ".join(f"{step:.1f}x" for step in steps)
         table.row(
             f"{name} ({' -> '.join(_size(s) for s in sizes)})",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from typing import Final
+from typing import Any, Final
+
+import pydantic_core
 
 from good_agent.providers.text.errors import TextParseError
 from good_agent.providers.text.markers import Marker, MarkerTable, Region, ValueSpan
@@ -56,6 +58,7 @@ class StreamingParser:
         self._tools = frozenset(tools) if tools is not None else None
         self._carry = ""
         self._held: list[str] = []
+        self._closing_at: tuple[str, int, int] | None = None
         self._state = _TEXT
         self._marker: Marker | None = None
         self._until: str | None = None
@@ -104,18 +107,22 @@ class StreamingParser:
                 if delta:
                     self._parts.append(delta)
                 return []
-        elif state == _TEXT and not self._carry and type(delta) is str:
-            if (
+        elif (
+            state == _TEXT
+            and not self._carry
+            and type(delta) is str
+            and (
                 delta not in self._starter_chars
                 if len(delta) == 1
                 else not self._table.may_open(delta)
-            ):
-                # Plain text between calls: nothing pending, nothing to scan.
-                out = self._content.push(delta)
-                if not out:
-                    return []
-                self._content_parts.append(out)
-                return [ContentDelta(out)]
+            )
+        ):
+            # Plain text between calls: nothing pending, nothing to scan.
+            out = self._content.push(delta)
+            if not out:
+                return []
+            self._content_parts.append(out)
+            return [ContentDelta(out)]
         return self._feed(delta)
 
     def _feed(self, delta: str) -> list[StreamEvent]:
@@ -225,6 +232,13 @@ class StreamingParser:
         marker = self._marker
         assert marker is not None
         if marker.json_values:
+            if marker.closing is not None:
+                guessed = self._value_before_closing(text, i, marker.closing)
+                if guessed is not None:
+                    chunk, value = guessed
+                    self._parts.append(chunk)
+                    self._values.append(ValueSpan(chunk, (value,)))
+                    return self._value_done(i + len(chunk))
             try:
                 value, end = _DECODER.raw_decode(text, i)
             except (ValueError, RecursionError):
@@ -239,6 +253,31 @@ class StreamingParser:
         self._value_parts = []
         self._state = _VALUE
         return i
+
+    def _value_before_closing(self, text: str, i: int, closing: str) -> tuple[str, Any] | None:
+        """Decode the usual case at once: the value runs up to the closing literal.
+
+        The text before the first closing literal is decoded by pydantic-core
+        (about twice as fast as the standard library, with equal results on
+        valid JSON). A failure means nothing: the general path runs. Where the
+        closing literal was searched for is remembered, so repeated openings
+        never search the same text twice.
+        """
+        cached = self._closing_at
+        if cached is not None and cached[0] is text and cached[1] <= i and not 0 <= cached[2] < i:
+            at = cached[2]
+        else:
+            at = text.find(closing, i)
+            self._closing_at = (text, i, at)
+        if at < 0:
+            return None
+        chunk = text[i:at].rstrip()
+        if not chunk.endswith(("}", "]")):
+            return None
+        try:
+            return chunk, pydantic_core.from_json(chunk)
+        except (ValueError, TypeError):
+            return None
 
     def _scan_value(self, text: str, i: int) -> int:
         end = self._scanner.feed(text, i)
