@@ -111,6 +111,7 @@ class MarkerTable:
     """Every character an opening can start with."""
     _partial: re.Pattern[str] = field(init=False)
     _heads: re.Pattern[str] = field(init=False)
+    _by_group: dict[str, tuple[Marker, list[str], list[str]]] = field(init=False)
 
     def __post_init__(self) -> None:
         parts: list[str] = []
@@ -130,6 +131,10 @@ class MarkerTable:
         self.window = max(max_length(marker.opening) for marker in self.markers)
         self._starters = re.compile("[" + "".join(re.escape(c) for c in sorted(starters)) + "]")
         self.starter_chars = frozenset(starters)
+        # The outermost group closes last, so ``lastgroup`` names the marker.
+        self._by_group = {
+            group: (marker, values, names) for marker, group, values, names in self._groups
+        }
 
     def search(self, text: str, start: int) -> Match | None:
         """Find the first complete opening in ``text[start:]``."""
@@ -143,21 +148,18 @@ class MarkerTable:
             if found is not None:
                 break
             start = head.start() + 1
-        for marker, group, value_groups, name_groups in self._groups:
-            if found.start(group) < 0:
-                continue
-            value_start = found.end()
-            for value_group in value_groups:
-                if found.start(value_group) >= 0:
-                    value_start = found.start(value_group)
-                    break
-            name = None
-            for name_group in name_groups:
-                if found.start(name_group) >= 0:
-                    name = found.group(name_group)
-                    break
-            return Match(marker, found.start(), found.end(), value_start, name)
-        return None  # pragma: no cover - one group always matched
+        marker, value_groups, name_groups = self._by_group[found.lastgroup or ""]
+        value_start = found.end()
+        for value_group in value_groups:
+            if found.start(value_group) >= 0:
+                value_start = found.start(value_group)
+                break
+        name = None
+        for name_group in name_groups:
+            if found.start(name_group) >= 0:
+                name = found.group(name_group)
+                break
+        return Match(marker, found.start(), found.end(), value_start, name)
 
     def may_open(self, text: str) -> bool:
         """Whether ``text`` contains a character that can start an opening."""

@@ -17,6 +17,7 @@ and unknown keys are ignored.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ _ENVELOPE_KEYS = frozenset({"tool_calls", "content", "role"})
 _SEED_KEYS = frozenset({"tool", "arguments", "scratchpad"})
 _ANSWER_KEYS = frozenset({"answer", "scratchpad"})
 _NAME_LIMIT = 256
+_NOT_IN_NAMES = re.compile(r"[\"'{}\[\]\n]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +160,7 @@ def _name(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     name = value.strip()
-    if not name or len(name) > _NAME_LIMIT or any(c in name for c in "\"'{}[]\n"):
+    if not name or len(name) > _NAME_LIMIT or _NOT_IN_NAMES.search(name):
         return None
     return name
 
