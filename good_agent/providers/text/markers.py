@@ -167,6 +167,8 @@ class MarkerTable:
 
     def could_grow(self, text: str, start: int) -> bool:
         """Whether all of ``text[start:]`` is (a prefix of) some opening."""
+        if len(text) - start > self.window:
+            return False
         return self._partial.fullmatch(text, start) is not None
 
     def hold_from(self, text: str, start: int) -> int:

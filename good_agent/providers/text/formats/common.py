@@ -59,6 +59,8 @@ def decode_explicit_value(region: Region) -> Decoded | None:
 
 def merge(parts: list[Decoded]) -> Decoded:
     """Concatenate the calls, content and reasoning of several decoded parts."""
+    if len(parts) == 1:
+        return parts[0]
     calls = tuple(call for part in parts for call in part.calls)
     content = "".join(part.content for part in parts)
     reasoning = "\n".join(part.reasoning for part in parts if part.reasoning)
