@@ -172,6 +172,7 @@ class StreamingParser:
             elif self._state == _AFTER_VALUE:
                 self._complete(closed=self._marker is not None and self._marker.closing is None)
             self._state = _DONE
+            self._flush_content()
             self._content.end_segment()
         except Exception as exc:
             self._fail()
@@ -380,6 +381,11 @@ class StreamingParser:
             stop = len(text) - len(self._until) if closed else len(text)
             body = text[len(self._opening) : stop]
             self._until = None
+            if marker.requires and not any(word in body for word in marker.requires):
+                self._parts = []
+                self._values = []
+                self._out_content(text)
+                return
         region = Region(text, self._opening, self._name, tuple(self._values), body, closed)
         self._parts = []
         self._values = []
@@ -409,10 +415,10 @@ class StreamingParser:
             self._events.append(ToolCallDelta(index, call_id, spec.name, spec.raw_arguments))
 
     def _out_content(self, text: str) -> None:
+        # Raw pieces are trimmed together when flushed (trimming is
+        # split-invariant), so many small pieces cost one push.
         if text:
-            out = self._content.push(text)
-            if out:
-                self._pending.append(out)
+            self._pending.append(text)
 
     def _out_reasoning(self, text: str) -> None:
         if text:
@@ -424,10 +430,11 @@ class StreamingParser:
 
     def _flush_content(self) -> None:
         if self._pending:
-            out = "".join(self._pending)
+            out = self._content.push("".join(self._pending))
             self._pending = []
-            self._content_parts.append(out)
-            self._events.append(ContentDelta(out))
+            if out:
+                self._content_parts.append(out)
+                self._events.append(ContentDelta(out))
 
     def _drain(self) -> list[StreamEvent]:
         self._flush_content()

@@ -74,7 +74,9 @@ class Marker:
     element, and the region is the bracketed value starting there, plus further
     values while ``separator`` follows, plus ``closing`` if that literal follows
     (after at most 16 whitespace characters). ``reasoning`` regions stream as
-    reasoning.
+    reasoning. ``requires`` (``until`` regions only) lists words one of which
+    the body must contain to be worth decoding; a body with none of them stays
+    content without a call to ``decode`` (a cheap rejection of look-alikes).
     """
 
     name: str
@@ -85,6 +87,7 @@ class Marker:
     closing: str | None = None
     reasoning: bool = False
     json_values: bool = True
+    requires: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

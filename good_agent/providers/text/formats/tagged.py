@@ -37,15 +37,8 @@ def decode_hermes_json(region: Region) -> Decoded | None:
 
 
 def decode_fenced(region: Region) -> Decoded | None:
-    """Decode a fenced JSON block; anything but a call-shaped value stays content.
-
-    Every call or answer shape has a quoted ``name``, ``tool`` or ``answer`` key,
-    so a body without one of those words is content without trying any decoder.
-    """
-    body = region.body
-    if "name" not in body and "tool" not in body and "answer" not in body:
-        return None
-    ok, value = lenient_json(body)
+    """Decode a fenced JSON block; anything but a call-shaped value stays content."""
+    ok, value = lenient_json(region.body)
     return calls_from_value(value, explicit=False) if ok else None
 
 
@@ -60,8 +53,18 @@ HERMES_JSON = Marker(
 HERMES = Marker("hermes", (Lit("<tool_call>"),), decode_hermes, until="</tool_call>")
 """Hermes / Qwen ``<tool_call>`` tags with any other body (after :data:`HERMES_JSON`)."""
 
-FENCED = Marker("fenced", (Lit("```json"),), decode_fenced, until="```")
-"""Markdown ```` ```json ```` fences."""
+FENCED = Marker(
+    "fenced",
+    (Lit("```json"),),
+    decode_fenced,
+    until="```",
+    requires=("name", "tool", "answer"),
+)
+"""Markdown ```` ```json ```` fences.
+
+Every call or answer shape has a ``name``, ``tool`` or ``answer`` key, so a
+fence without one of those words stays content without trying any decoder.
+"""
 
 THINK = Marker("think", (Lit("<think>"),), until="</think>", reasoning=True)
 """``<think>`` reasoning blocks."""
