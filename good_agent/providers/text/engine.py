@@ -58,6 +58,7 @@ class StreamingParser:
         self._tools = frozenset(tools) if tools is not None else None
         self._carry = ""
         self._held: list[str] = []
+        self._held_closes = 0
         self._closing_at: tuple[str, int, int] | None = None
         self._state = _TEXT
         self._marker: Marker | None = None
@@ -89,9 +90,20 @@ class StreamingParser:
             # Inside a bracketed value nothing is emitted until it ends, and it
             # can only end at a closing bracket: other deltas are just held, and
             # scanned once when a closing bracket arrives (or at finish).
-            if type(delta) is str and _CLOSERS.isdisjoint(delta):
-                self._held.append(delta)
-                return []
+            if type(delta) is str:
+                if _CLOSERS.isdisjoint(delta):
+                    self._held.append(delta)
+                    return []
+                # Each closing bracket lowers the depth by at most one (it may
+                # sit in a string), so while fewer have arrived than the depth
+                # already scanned, the value cannot have ended yet.
+                closes = (
+                    self._held_closes + delta.count("}") + delta.count("]") + delta.count(")")
+                )
+                if closes < self._scanner.depth:
+                    self._held_closes = closes
+                    self._held.append(delta)
+                    return []
         elif state == _UNTIL and not self._carry and type(delta) is str:
             until = self._until
             if until is not None and until[0] not in delta:
@@ -135,6 +147,7 @@ class StreamingParser:
                 self._held.append(delta)
                 text = "".join(self._held)
                 self._held = []
+                self._held_closes = 0
             elif self._carry:
                 text = self._carry + delta
                 self._carry = ""
@@ -150,6 +163,7 @@ class StreamingParser:
         self._finished = True
         self._state = _DONE
         self._held = []
+        self._held_closes = 0
         self._carry = ""
 
     def finish(self) -> list[StreamEvent]:
@@ -161,6 +175,7 @@ class StreamingParser:
             if self._held:
                 text = "".join(self._held)
                 self._held = []
+                self._held_closes = 0
             else:
                 text, self._carry = self._carry, ""
             self._run(text, final=True)
