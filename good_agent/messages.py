@@ -1,5 +1,7 @@
-"""Conversation messages: the public face of :mod:`good_agent.core.messages`."""
+"""Conversation messages: the public face of :mod:`good_agent.core.messages`,
+with :func:`dump_messages` / :func:`load_messages` to save and restore a history."""
 
+from good_agent.core.history import HistoryFormatError, dump_messages, load_messages
 from good_agent.core.messages import (
     AssistantMessage,
     Message,
@@ -15,6 +17,7 @@ from good_agent.core.messages import (
 
 __all__ = [
     "AssistantMessage",
+    "HistoryFormatError",
     "Message",
     "SystemMessage",
     "ToolCall",
@@ -22,6 +25,8 @@ __all__ = [
     "ToolResponse",
     "Usage",
     "UserMessage",
+    "dump_messages",
+    "load_messages",
     "render_value",
     "to_openai_messages",
 ]

@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import inspect
 import itertools
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,10 +19,69 @@ from pydantic import BaseModel
 
 from good_agent.core.errors import ScriptExhaustedError
 from good_agent.core.messages import ToolCall, Usage
-from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, stream_whole
+from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, deltas_of
+from good_agent.providers.streaming.deltas import (
+    FinishDelta,
+    ModelDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallStart,
+    UsageDelta,
+)
 
-Responder = Callable[[ModelRequest], "ModelResponse | str | Awaitable[ModelResponse | str]"]
+Responder = Callable[[ModelRequest], "ModelResponse | StreamedReply | str | Awaitable[Any]"]
 """A callable that computes a reply from the request."""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamedReply:
+    """A scripted reply delivered in chunks (build it with :meth:`ScriptedModel.streamed`).
+
+    :meth:`ScriptedModel.stream` yields ``deltas`` one by one, then the assembled
+    reply; :meth:`ScriptedModel.request` returns the assembled reply at once.
+    """
+
+    deltas: tuple[ModelDelta, ...]
+
+    def response(self) -> ModelResponse:
+        """The complete reply these deltas add up to."""
+        text: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, list[str]] = {}
+        args: dict[int, list[str]] = {}
+        usage, finish = Usage(), None
+        for delta in self.deltas:
+            if isinstance(delta, TextDelta):
+                text.append(delta.text)
+            elif isinstance(delta, ReasoningDelta):
+                reasoning.append(delta.text)
+            elif isinstance(delta, ToolCallStart):
+                calls[delta.index] = [delta.id, delta.name]
+                args[delta.index] = []
+            elif isinstance(delta, ToolCallArgs):
+                args[delta.index].append(delta.arguments)
+            elif isinstance(delta, UsageDelta):
+                usage = Usage(
+                    input_tokens=delta.input_tokens or usage.input_tokens,
+                    output_tokens=delta.output_tokens or usage.output_tokens,
+                )
+            elif isinstance(delta, FinishDelta):
+                finish = delta.reason
+        tool_calls = [
+            ToolCall(
+                id=calls[i][0], name=calls[i][1], arguments=json.loads("".join(args[i]) or "{}")
+            )
+            for i in sorted(calls)
+        ]
+        return ModelResponse(
+            content="".join(text) or None,
+            tool_calls=tool_calls,
+            finish_reason=finish or ("tool_calls" if tool_calls else "stop"),
+            usage=usage,
+            reasoning="".join(reasoning) or None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +100,7 @@ class RecordedRequest:
     tools: list[dict[str, Any]]
     tool_choice: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
+    response_format: dict[str, Any] | None = None
 
     @property
     def messages(self) -> list[Any]:
@@ -56,8 +117,10 @@ class ScriptedModel:
     """A :class:`~good_agent.models.LanguageModel` that replays a script.
 
     Each scripted entry is a text answer (``str``), a reply built with
-    :meth:`tool_call` / :meth:`tool_calls`, a :class:`ModelResponse`, or a callable
-    that receives the :class:`ModelRequest` and returns one of those.
+    :meth:`tool_call` / :meth:`tool_calls`, a :class:`ModelResponse`, a chunked
+    reply built with :meth:`streamed`, or a callable that receives the
+    :class:`ModelRequest` and returns one of those. A callable may also raise (a
+    :class:`~good_agent.ModelError`, say) to script a failing request.
 
     Example:
         ```python
@@ -69,12 +132,16 @@ class ScriptedModel:
     """
 
     def __init__(
-        self, responses: Iterable[ModelResponse | str | Responder], *, name: str = "scripted"
+        self,
+        responses: Iterable[ModelResponse | StreamedReply | str | Responder],
+        *,
+        name: str = "scripted",
     ) -> None:
         self._script = list(responses)
         self._position = 0
         self._name = name
         self.requests: list[RecordedRequest] = []
+        self.streams_closed_early = 0
         self._copies: dict[int, tuple[Any, Any]] = {}
         self._sent: list[Any] = []
         self._log: list[Any] = []
@@ -117,8 +184,50 @@ class ScriptedModel:
         """A plain text reply."""
         return ModelResponse(content=content, finish_reason="stop")
 
-    async def request(self, request: ModelRequest) -> ModelResponse:
-        """Record ``request`` and return the next scripted reply."""
+    @classmethod
+    def streamed(
+        cls,
+        *chunks: str | ToolCall | ModelDelta,
+        usage: Usage | None = None,
+        finish_reason: str | None = None,
+        args_chunk: int = 8,
+    ) -> StreamedReply:
+        """A reply streamed in chunks: text pieces, tool calls and raw deltas, in order.
+
+        A ``str`` is a text delta; a :class:`ToolCall` (see :meth:`call`) opens a
+        call whose JSON arguments arrive in pieces of ``args_chunk`` characters;
+        any :mod:`~good_agent.providers.streaming.deltas` delta (a
+        ``ReasoningDelta``, say) is passed as is.
+        """
+        deltas: list[ModelDelta] = []
+        index = 0
+        for chunk in chunks:
+            if isinstance(chunk, str):
+                deltas.append(TextDelta(chunk))
+            elif isinstance(chunk, ToolCall):
+                text = json.dumps(chunk.arguments)
+                deltas.append(ToolCallStart(index, chunk.id, chunk.name))
+                step = max(1, args_chunk)
+                deltas += [
+                    ToolCallArgs(index, text[i : i + step]) for i in range(0, len(text), step)
+                ]
+                deltas.append(ToolCallEnd(index))
+                index += 1
+            else:
+                deltas.append(chunk)
+        if usage is not None:
+            deltas.append(UsageDelta(usage.input_tokens, usage.output_tokens))
+        deltas.append(FinishDelta(finish_reason or ("tool_calls" if index else "stop")))
+        return StreamedReply(tuple(deltas))
+
+    @classmethod
+    def call(
+        cls, name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None
+    ) -> ToolCall:
+        """A tool call, as a chunk of :meth:`streamed`."""
+        return ToolCall(id=id or f"call_{next(cls._ids)}", name=name, arguments=arguments or {})
+
+    async def _next(self, request: ModelRequest) -> ModelResponse | StreamedReply:
         self.requests.append(
             RecordedRequest(
                 log=self._record(request.messages),
@@ -126,6 +235,7 @@ class ScriptedModel:
                 tools=[self._copy(t) for t in request.tools],
                 tool_choice=copy.deepcopy(request.tool_choice),
                 settings=dict(request.settings),
+                response_format=copy.deepcopy(request.response_format),
             )
         )
         if self._position >= len(self._script):
@@ -135,17 +245,43 @@ class ScriptedModel:
             )
         entry = self._script[self._position]
         self._position += 1
-        if callable(entry) and not isinstance(entry, ModelResponse):
+        if callable(entry) and not isinstance(entry, ModelResponse | StreamedReply):
             produced = entry(request)
             entry = await produced if inspect.isawaitable(produced) else produced
         if isinstance(entry, str):
             return ModelResponse(content=entry, finish_reason="stop", usage=Usage())
+        if isinstance(entry, StreamedReply):
+            return entry
         if isinstance(entry, ModelResponse):
             # Tool calls are frozen; a new list keeps the script's reply unchanged.
             return dataclasses.replace(entry, tool_calls=list(entry.tool_calls))
         raise TypeError(
-            f"a scripted reply must be str or ModelResponse, got {type(entry).__name__}"
+            "a scripted reply must be str, ModelResponse or StreamedReply, "
+            f"got {type(entry).__name__}"
         )
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Record ``request`` and return the next scripted reply (a streamed one whole)."""
+        entry = await self._next(request)
+        return entry.response() if isinstance(entry, StreamedReply) else entry
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        """Record ``request`` and stream the next scripted reply's deltas, then the reply.
+
+        Closing the stream before its end counts in :attr:`streams_closed_early`.
+        """
+        entry = await self._next(request)
+        response = entry.response() if isinstance(entry, StreamedReply) else entry
+        deltas = entry.deltas if isinstance(entry, StreamedReply) else tuple(deltas_of(response))
+        finished = False
+        try:
+            for delta in deltas:
+                yield delta
+            yield response
+            finished = True
+        finally:
+            if not finished:
+                self.streams_closed_early += 1
 
     def _record(self, messages: list[Any]) -> list[Any]:
         """The log holding copies of ``messages``: the last one, extended, when the
@@ -174,7 +310,3 @@ class ScriptedModel:
             copied = copy.deepcopy(value)
         self._copies[id(value)] = (value, copied)
         return copied
-
-    def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
-        """Record ``request`` and stream the next scripted reply's deltas, then the reply."""
-        return stream_whole(self, request)

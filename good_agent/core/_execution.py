@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from good_agent.adapters._context import CallContext
 from good_agent.adapters._plan import ToolPlan
+from good_agent.core.debug_log import log_tool_call, tool_clock
 from good_agent.core.errors import GoodAgentError, ToolArgumentsError, ToolError, UnknownToolError
 from good_agent.core.events import AgentEvents
 from good_agent.core.messages import ToolCall, ToolResponse
@@ -19,6 +20,7 @@ from good_agent.core.payloads import (
     ToolCallBefore,
     ToolCallErrorPayload,
 )
+from good_agent.core.redaction import agent_secrets
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
@@ -26,6 +28,9 @@ if TYPE_CHECKING:
     from good_agent.core.agent import Agent
 
 logger = logging.getLogger("good_agent.tools")
+
+OnExecute = Callable[[ToolCall, dict[str, Any]], Awaitable[None]]
+"""Called with a call and its parameters after the adapter chain, before it runs."""
 
 
 async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
@@ -55,9 +60,33 @@ def _failure(call: ToolCall, message: str) -> ToolResponse:
 
 
 async def execute_call(
-    agent: Agent, call: ToolCall, plans: dict[str, ToolPlan], *, attempt: int = 1
+    agent: Agent,
+    call: ToolCall,
+    plans: dict[str, ToolPlan],
+    *,
+    attempt: int = 1,
+    on_execute: OnExecute | None = None,
+) -> ToolResponse:
+    """Run one call (see :func:`_execute_call`), logged at DEBUG with its duration."""
+    started = tool_clock()
+    response = await _execute_call(agent, call, plans, attempt=attempt, on_execute=on_execute)
+    log_tool_call(call, response, started)
+    return response
+
+
+async def _execute_call(
+    agent: Agent,
+    call: ToolCall,
+    plans: dict[str, ToolPlan],
+    *,
+    attempt: int = 1,
+    on_execute: OnExecute | None = None,
 ) -> ToolResponse:
     """Run one call with the plans the model saw; failures become error responses.
+
+    ``on_execute`` sees the parameters the tool will receive (after ``adapt_parameters``
+    and the tool's validation, before ``around_call``); an exception it raises
+    propagates.
 
     The order: argument problems and the adapted schema; ``adapt_parameters``
     (lowest priority first); the tool's own validation; ``around_call`` (highest
@@ -89,6 +118,8 @@ async def execute_call(
             ctx = CallContext(agent, call, tool, call.arguments, attempt, call.arguments)
             params = await plan.unwrap(params, ctx)
         arguments = tool.validate(params)
+        if on_execute is not None:
+            await on_execute(call, params)
         innermost = _Innermost(agent, call, tool, params, arguments)
         if plan.wrappers:
             ctx = CallContext(agent, call, tool, call.arguments, attempt, params)
@@ -145,7 +176,7 @@ class _Innermost:
             if before.parameters is not params:
                 arguments = tool.validate(before.parameters)
         try:
-            value = await tool.run(arguments, {"agent": agent, "call": call})
+            value = await call_tool(agent, tool, arguments, call)
         except ToolError as exc:
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
             return _failure(call, str(exc))
@@ -167,11 +198,26 @@ def _addressed(call: ToolCall, response: ToolResponse) -> ToolResponse:
     return response
 
 
+async def call_tool(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
+    """Run the tool function. What it returns or raises leaves with the agent's secrets
+    redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log."""
+    secrets = agent_secrets(agent)
+    try:
+        value = await tool.run(arguments, {"agent": agent, "call": call})
+    except Exception as exc:
+        error: BaseException = secrets.redact_error(exc) if secrets else exc
+    else:
+        return secrets.redact(value) if secrets else value
+    raise error  # outside the handler: nothing unredacted is chained to it
+
+
 async def execute_calls(
     agent: Agent,
     calls: list[ToolCall],
     plans: dict[str, ToolPlan],
     failures: Mapping[str, int] | None = None,
+    *,
+    on_execute: OnExecute | None = None,
 ) -> list[ToolResponse]:
     """Run ``calls`` concurrently; the responses come back in call order.
 
@@ -181,12 +227,15 @@ async def execute_calls(
     failed = failures or {}
     if len(calls) == 1:
         call = calls[0]
-        return [await execute_call(agent, call, plans, attempt=failed.get(call.name, 0) + 1)]
+        attempt = failed.get(call.name, 0) + 1
+        return [await execute_call(agent, call, plans, attempt=attempt, on_execute=on_execute)]
     results: list[ToolResponse | None] = [None] * len(calls)
 
     async def run_one(index: int, call: ToolCall) -> None:
         attempt = failed.get(call.name, 0) + 1
-        results[index] = await execute_call(agent, call, plans, attempt=attempt)
+        results[index] = await execute_call(
+            agent, call, plans, attempt=attempt, on_execute=on_execute
+        )
 
     async with anyio.create_task_group() as group:
         for index, call in enumerate(calls):

@@ -1,64 +1,217 @@
-"""The tool loop: ask the model, run its tool calls, repeat until it answers in text."""
+"""The run engine: ask the model, run its tool calls, repeat until it answers.
+
+One loop serves :meth:`Agent.run`, :meth:`Agent.stream` and :meth:`Agent.call`. A
+streamed run passes a ``sink`` that receives every
+:mod:`~good_agent.core.run_events` event and asks the model for a stream; a plain
+run passes none and asks for whole replies. Everything else (the adapter chain,
+events, limits, typed output, approvals) is the same code. The run's state and
+its tool calls live in :mod:`good_agent.core._run_state`.
+"""
 
 from __future__ import annotations
 
-from collections import Counter
-from typing import TYPE_CHECKING
+import uuid
+from typing import TYPE_CHECKING, Any
 
-from good_agent.core._execution import current_plans, execute_calls
-from good_agent.core.errors import MaxIterationsError, ToolRetriesExceededError
+import anyio
+
+from good_agent.adapters import ToolPlan
+from good_agent.core._execution import current_plans
+from good_agent.core._run_state import RunOptions, RunState, Sink, result_message
+from good_agent.core._turns import request_model, stream_model
+from good_agent.core.approvals import check_decisions, unanswered_calls
+from good_agent.core.errors import (
+    AgentRunError,
+    MaxIterationsError,
+    OutputValidationError,
+    ToolDefinitionError,
+)
 from good_agent.core.events import AgentEvents
-from good_agent.core.messages import AssistantMessage, ToolMessage
-from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.core.messages import AssistantMessage, ToolCall, Usage, UserMessage
+from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
+from good_agent.core.payloads import RunEndPayload, RunStartPayload
+from good_agent.core.results import RunResult
+from good_agent.core.run_events import RunEndEvent, TurnEndEvent
+from good_agent.models.base import ModelRequest
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
 
-
-async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
-    """Send ``request`` through the LLM request/response events to the agent's model."""
-    request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
-    response = await agent.model.request(request)
-    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
-    return result
+__all__ = ["RunOptions", "Sink", "request_model", "run_engine"]
 
 
-async def run_loop(agent: Agent) -> AssistantMessage:
-    """Run the loop on the agent's current history and return the final answer.
+class _Run(RunState):
+    """One run: the loop, its requests and how each answer ends it or goes on."""
 
-    Each model request carries the tool signatures as adapters shape them now; the
-    tool calls of a reply are unwrapped by the same plans that produced what the
-    model saw. Failed calls count per tool against ``agent.max_tool_retries``.
-    """
-    failures: Counter[str] = Counter()
-    for _ in range(agent.max_iterations):
-        plans = await current_plans(agent)
-        request = ModelRequest(
-            messages=list(agent.messages),
-            tools=[plan.signature for plan in plans.values()],
-            tool_choice=agent.tool_choice if plans else None,
-            settings=dict(agent.model_settings),
-        )
-        response = await request_model(agent, request)
-        message = await agent.append(response.to_message())
-        if not isinstance(message, AssistantMessage) or not message.tool_calls:
+    async def loop(self) -> RunResult[Any]:
+        agent = self.agent
+        approvals = self.options.approvals
+        if approvals is not None:
+            await self.resume(unanswered_calls(agent.messages), approvals)
+        if self.options.prompt is not None:
+            await agent.append(UserMessage(content=self.options.prompt))
+        for index in range(agent.max_iterations):
+            self.stop(self.limits.before_request(self.usage))
+            plans = await current_plans(agent)
+            request = self.request(plans, first=index == 0)
+            if self.sink is None:
+                response = await request_model(agent, request)
+            else:
+                response = await stream_model(agent, request, self.send)
+            self.usage.add_response(response.usage)
+            message = await agent.append(response.to_message())
             assert isinstance(message, AssistantMessage)
-            return message
-        results = await execute_calls(agent, message.tool_calls, plans, failures)
-        for result in results:
-            await agent.append(ToolMessage.from_response(result))
-            if not result.success:
-                failures[result.tool_name] += 1
-        over = [name for name, count in failures.items() if count > agent.max_tool_retries]
-        if over:
-            raise ToolRetriesExceededError(
-                f"tool '{over[0]}' failed {failures[over[0]]} times in this run "
-                f"(max_tool_retries={agent.max_tool_retries}); last error: "
-                f"{next(r.error for r in reversed(results) if r.tool_name == over[0])}",
-                agent.messages,
+            await self.send(TurnEndEvent(message, message.usage or Usage()))
+            self.stop(self.limits.after_response(self.usage))
+            result = await self.answer(message, plans)
+            if result is not None:
+                return result
+        raise MaxIterationsError(
+            f"the model was still calling tools after {agent.max_iterations} requests "
+            "(max_iterations); the history is on this error's .messages",
+            agent.messages,
+        )
+
+    def request(self, plans: dict[str, ToolPlan], *, first: bool) -> ModelRequest:
+        agent, output = self.agent, self.options.output
+        tools = [plan.signature for plan in plans.values()]
+        output_tool = output is not None and output.mode == "tool"
+        if output_tool:
+            assert output is not None
+            if OUTPUT_TOOL_NAME in plans:
+                raise ToolDefinitionError(
+                    f"the agent has a tool named '{OUTPUT_TOOL_NAME}', the name of the output "
+                    "tool of a typed run: rename it, or use output_mode='prompted' or 'native'"
+                )
+            tools.append(output.tool_signature())
+        choice = self.options.tool_choice or agent.tool_choice
+        if not first and choice not in (None, "auto", "none"):
+            # A forced choice holds for the first request only: the model must be
+            # able to answer afterwards.
+            choice = "auto"
+        if output_tool and choice in (None, "auto") and "thinking" not in agent.model_settings:
+            # The output tool is the way to answer. (Anthropic refuses a forced tool
+            # with extended thinking: then the choice stays "auto".)
+            choice = "required"
+        messages = list(agent.messages)
+        if output is not None:
+            messages = output.with_instructions(messages)
+        return ModelRequest(
+            messages=messages,
+            tools=tools,
+            tool_choice=choice if tools else None,
+            settings=dict(agent.model_settings),
+            response_format=output.response_format()
+            if output is not None and output.mode == "native"
+            else None,
+        )
+
+    async def answer(
+        self, message: AssistantMessage, plans: dict[str, ToolPlan]
+    ) -> RunResult[Any] | None:
+        """Handle one model turn; a result ends the run, ``None`` asks the model again."""
+        output, calls = self.options.output, message.tool_calls
+        if output is not None and output.mode == "tool":
+            finals = [call for call in calls if call.name == OUTPUT_TOOL_NAME]
+            if finals:
+                return await self.final_call(message, finals, plans)
+        if calls:
+            return await self.run_calls(message, calls, plans)
+        if output is None:
+            return self.result(message, message.content or "")
+        try:
+            return self.result(message, output.from_text(message.content))
+        except OutputInvalid as invalid:
+            self.count_output_failure(invalid)
+            if output.mode == "tool":
+                text = f"Call the {OUTPUT_TOOL_NAME} tool to give your final answer."
+                text = f"{output.retry_prompt(invalid.problems)}\n{text}"
+            else:
+                text = output.retry_prompt(invalid.problems)
+            await self.agent.append(UserMessage(content=text))
+            return None
+
+    async def final_call(
+        self, message: AssistantMessage, finals: list[ToolCall], plans: dict[str, ToolPlan]
+    ) -> RunResult[Any] | None:
+        output = self.options.output
+        assert output is not None
+        final, others = finals[0], [c for c in message.tool_calls if c is not finals[0]]
+        try:
+            if final.arguments_error is not None:
+                raise OutputInvalid([final.arguments_error])
+            value = output.from_arguments(final.arguments)
+        except OutputInvalid as invalid:
+            await self.append_result(
+                final, result_message(final, output.retry_prompt(invalid.problems), error=True)
             )
-    raise MaxIterationsError(
-        f"the model was still calling tools after {agent.max_iterations} requests "
-        "(max_iterations); the history is on this error's .messages",
-        agent.messages,
+            self.count_output_failure(invalid)
+            for extra in finals[1:]:
+                note = f"only one {OUTPUT_TOOL_NAME} call is read per turn"
+                await self.append_result(extra, result_message(extra, note, error=True))
+            users = [c for c in others if c.name != OUTPUT_TOOL_NAME]
+            if users:
+                return await self.run_calls(message, users, plans)
+            return None
+        await self.append_result(
+            final, result_message(final, "Final answer received.", error=False)
+        )
+        for other in others:
+            note = "Not run: the final answer was already given."
+            await self.append_result(other, result_message(other, note, error=False))
+        return self.result(message, value)
+
+    def count_output_failure(self, invalid: OutputInvalid) -> None:
+        self.output_failures += 1
+        retries = self.options.output_retries
+        if self.output_failures > retries:
+            output = self.options.output
+            assert output is not None
+            raise OutputValidationError(
+                f"the answer did not match {output.name} after {retries} retr"
+                f"{'y' if retries == 1 else 'ies'} (output_retries): {invalid}",
+                self.agent.messages,
+                invalid.problems,
+            )
+
+
+async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None) -> RunResult[Any]:
+    """Run the agent loop once: emits ``RUN_START`` / ``RUN_END`` around it."""
+    if agent._running:
+        raise AgentRunError(
+            "another run of this agent is in progress: its history is one conversation, "
+            "so runs of one agent go one after the other (use one agent per conversation)",
+            agent.messages,
+        )
+    pending = unanswered_calls(agent.messages)
+    if options.approvals is not None:
+        check_decisions(pending, options.approvals)
+    elif pending:
+        ids = ", ".join(call.id for call in pending)
+        raise AgentRunError(
+            f"the history ends with tool calls that have no result ({ids}): resume them "
+            "with agent.run(approvals={call_id: True | False | 'reason'})",
+            agent.messages,
+        )
+    run = _Run(agent, options, sink)
+    run_id = uuid.uuid4().hex
+    output_type = options.output.type if options.output is not None else None
+    start = RunStartPayload(
+        run_id, options.prompt, output_type, sink is not None, options.approvals is not None
     )
+    agent._running = True
+    try:
+        await agent.events.emit(AgentEvents.RUN_START, start)
+        result = await run.loop()
+    except BaseException as error:
+        with anyio.CancelScope(shield=True):
+            await run.close_dangling(error)
+            await agent.events.emit(
+                AgentEvents.RUN_END, RunEndPayload(run_id, None, error, run.usage)
+            )
+        raise
+    finally:
+        agent._running = False
+    await agent.events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, result, None, run.usage))
+    await run.send(RunEndEvent(result))
+    return result

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from types import TracebackType
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, overload
+
+import anyio
 
 from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
-from good_agent.core._loop import run_loop
+from good_agent.core._loop import RunOptions, run_engine
+from good_agent.core.approvals import Approval
+from good_agent.core.arguments import check_agent_arguments
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
@@ -20,9 +25,12 @@ from good_agent.core.messages import (
     ToolCall,
     ToolMessage,
     ToolResponse,
-    UserMessage,
 )
+from good_agent.core.output import OutputMode, OutputSpec, is_text_type
+from good_agent.core.results import RunResult
 from good_agent.core.specs import resolve_spec
+from good_agent.core.streaming import StreamedRun
+from good_agent.core.usage import UsageLimits
 from good_agent.models.base import LanguageModel
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
@@ -30,6 +38,7 @@ from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool
 
 C = TypeVar("C", bound=AgentComponent)
+T = TypeVar("T")
 
 
 class Agent:
@@ -44,16 +53,26 @@ class Agent:
         mcp_servers: MCP servers whose tools the agent uses: a command line
             (``"python -m my_server"``), a URL (``"http://127.0.0.1:8000/mcp"``) or a
             ready ``MCPTools``; needs the ``mcp`` extra.
-        max_iterations: Model requests allowed in one :meth:`call`.
-        max_tool_retries: Failed calls allowed per tool in one :meth:`call`.
+        max_iterations: Model requests allowed in one run.
+        max_tool_retries: Failed calls allowed per tool in one run (a tool's own
+            ``@tool(retries=...)`` overrides it).
         tool_choice: ``"auto"`` (default when tools exist), ``"required"``,
-            ``"none"`` or ``{"type": "function", "function": {"name": ...}}``.
+            ``"none"`` or ``{"type": "function", "function": {"name": ...}}``. A
+            forced choice applies to the first request of a run only.
         tool_errors: ``"report"`` sends an exception raised by a tool back to the
             model as an error result (and logs it); ``"raise"`` propagates it.
         model_settings: Sampling settings sent with every request.
         base_url: Endpoint for a model given by name.
         api_key: Key for a model given by name.
         context: Free-form state, e.g. for conditional adapters.
+        messages: An earlier conversation to continue (e.g. from
+            :func:`good_agent.messages.load_messages`); when it holds a system
+            message, ``system_prompt_parts`` are not added.
+        output_type: The default output type of :meth:`run` (``None``: text).
+        output_mode: How typed output is asked for (see :mod:`good_agent.core.output`).
+        output_retries: Invalid typed answers sent back to the model before
+            :class:`~good_agent.OutputValidationError`.
+        usage_limits: Default :class:`~good_agent.UsageLimits` of every run.
     """
 
     __tool_injection__: ClassVar[str] = "agent"
@@ -73,14 +92,20 @@ class Agent:
         base_url: str | None = None,
         api_key: str | None = None,
         context: dict[str, Any] | None = None,
+        messages: Iterable[Message] = (),
+        output_type: Any = None,
+        output_mode: OutputMode = "auto",
+        output_retries: int = 1,
+        usage_limits: UsageLimits | None = None,
     ) -> None:
+        check_agent_arguments(model, tool_choice)
         self.events = EventBus(self)
         self.tools = ToolRegistry(tools)
         self.adapter_chain = AdapterChain(self)
-        self.messages: list[Message] = []
+        self.messages: list[Message] = list(messages)
         system = "\n\n".join(part for part in system_prompt_parts if part)
-        if system:
-            self.messages.append(SystemMessage(content=system))
+        if system and not any(isinstance(m, SystemMessage) for m in self.messages):
+            self.messages.insert(0, SystemMessage(content=system))
         self._model_spec = model
         self._model: LanguageModel | None = None
         self._base_url, self._api_key = base_url, api_key
@@ -97,6 +122,12 @@ class Agent:
         self._installed: list[AgentComponent] = []
         self._entered = False
         self._invocations = itertools.count(1)
+        self.output_type = output_type
+        self.output_mode: OutputMode = output_mode
+        self.output_retries = output_retries
+        self.usage_limits = usage_limits
+        self._runner: asyncio.Runner | None = None
+        self._running = False
 
     @property
     def model(self) -> LanguageModel:
@@ -168,11 +199,128 @@ class Agent:
         return message
 
     async def call(self, prompt: str | None = None) -> AssistantMessage:
-        """Add ``prompt`` as a user message and run the tool loop to a text answer."""
+        """Add ``prompt`` as a user message and run the loop to a text answer.
+
+        The same run as :meth:`run` without an output type; returns its ``message``.
+        """
+        return (await self.run(prompt, output_type=str)).message
+
+    @overload
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        output_mode: OutputMode | None = None,
+        usage_limits: UsageLimits | None = None,
+        approvals: Mapping[str, Approval] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> RunResult[T]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any = None,
+        output_mode: OutputMode | None = None,
+        usage_limits: UsageLimits | None = None,
+        approvals: Mapping[str, Approval] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> RunResult[Any]: ...
+
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any = None,
+        output_mode: OutputMode | None = None,
+        usage_limits: UsageLimits | None = None,
+        approvals: Mapping[str, Approval] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> RunResult[Any]:
+        """Run the loop once and return a :class:`~good_agent.RunResult`.
+
+        Args:
+            prompt: Added as a user message first (after resumed calls' results).
+            output_type: The type of ``result.output`` (the agent's by default;
+                ``str`` for text).
+            output_mode: How the typed output is asked for (the agent's by default).
+            usage_limits: Limits of this run (the agent's by default).
+            approvals: Decisions on the calls a previous run left waiting:
+                ``{call_id: True | False | "reason"}``.
+            tool_choice: This run's first-request tool choice (the agent's by default).
+        """
+        options = self._options(
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+        )
         await self.install()
-        if prompt is not None:
-            await self.append(UserMessage(content=prompt))
-        return await run_loop(self)
+        return await run_engine(self, options)
+
+    def run_sync(self, prompt: str | None = None, **kwargs: Any) -> RunResult[Any]:
+        """:meth:`run` for scripts and notebooks without an event loop.
+
+        Every call uses the same event loop, so components stay usable between
+        calls. Refuses (``RuntimeError``) inside a running event loop.
+        """
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(
+                "Agent.run_sync() cannot run inside a running event loop: "
+                "use 'await agent.run(...)' there"
+            )
+        if self._runner is None:
+            self._runner = asyncio.Runner()
+        return self._runner.run(self.run(prompt, **kwargs))
+
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any = None,
+        output_mode: OutputMode | None = None,
+        usage_limits: UsageLimits | None = None,
+        approvals: Mapping[str, Approval] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> StreamedRun:
+        """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
+
+        Takes the arguments of :meth:`run`; events are listed in
+        :mod:`good_agent.core.run_events`.
+        """
+        options = self._options(
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+        )
+
+        async def engine(sink: Any) -> RunResult[Any]:
+            await self.install()
+            return await run_engine(self, options, sink)
+
+        return StreamedRun(engine, options.output)
+
+    def _options(
+        self,
+        prompt: str | None,
+        output_type: Any,
+        output_mode: OutputMode | None,
+        usage_limits: UsageLimits | None,
+        approvals: Mapping[str, Approval] | None,
+        tool_choice: ToolChoice | None,
+    ) -> RunOptions:
+        kind = self.output_type if output_type is None else output_type
+        mode = output_mode or self.output_mode
+        output = None if is_text_type(kind) else OutputSpec(kind, mode, self.model)
+        return RunOptions(
+            prompt=prompt,
+            output=output,
+            limits=usage_limits or self.usage_limits,
+            approvals=approvals,
+            tool_choice=tool_choice,
+            output_retries=self.output_retries,
+        )
 
     async def invoke(self, tool_name: str, **arguments: Any) -> ToolResponse:
         """Run a tool as if the model had called it, through the same pipeline.
@@ -184,7 +332,20 @@ class Agent:
         plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
         await self.append(AssistantMessage(tool_calls=[call]))
-        response = await execute_call(self, call, plans)
+        try:
+            response = await execute_call(self, call, plans)
+        except BaseException as error:
+            with anyio.CancelScope(shield=True):
+                reason = f"the call did not finish ({type(error).__name__})"
+                await self.append(
+                    ToolMessage(
+                        tool_call_id=call.id,
+                        tool_name=call.name,
+                        content=f"Error: {reason}",
+                        is_error=True,
+                    )
+                )
+            raise
         await self.append(ToolMessage.from_response(response))
         return response
 

@@ -25,6 +25,15 @@ class ToolError(GoodAgentError):
     """
 
 
+class ToolRetry(ToolError):
+    """Raise from a tool to ask the model to try again: ``message`` is the tool's result.
+
+    It is not a crash: it is not logged as an error and ``tool_errors="raise"``
+    does not propagate it. It counts against the tool's retry limit
+    (``@tool(retries=...)`` or the agent's ``max_tool_retries``).
+    """
+
+
 class ToolArgumentsError(ToolError, ValueError):
     """Arguments for a tool failed validation; the message is written for a model."""
 
@@ -58,7 +67,23 @@ class MaxIterationsError(AgentRunError):
 
 
 class ToolRetriesExceededError(AgentRunError):
-    """A tool failed more times in one run than ``max_tool_retries`` allows."""
+    """A tool failed more times in one run than its retry limit allows."""
+
+
+class OutputValidationError(AgentRunError):
+    """The model's answer did not match the run's output type after every retry.
+
+    ``problems`` lists what was wrong with the last answer; ``messages`` holds the
+    history, every failed answer and retry prompt included.
+    """
+
+    def __init__(self, message: str, messages: Sequence[Message], problems: Sequence[str]) -> None:
+        super().__init__(message, messages)
+        self.problems = list(problems)
+
+
+class ApprovalError(GoodAgentError, ValueError):
+    """Approvals do not match the calls waiting for them (missing, unknown, none waiting)."""
 
 
 class ModelError(GoodAgentError):
@@ -104,6 +129,10 @@ class ModelTimeoutError(ModelError):
 
 class ModelConnectionError(ModelError):
     """The provider could not be reached."""
+
+
+class ModelIncompleteStreamError(ModelOverloadedError):
+    """A streamed reply ended before the provider's final event (connection cut mid-reply)."""
 
 
 class ModelResponseError(ModelError):

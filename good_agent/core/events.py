@@ -29,6 +29,8 @@ class AgentEvents(StrEnum):
     AGENT_CLOSE = "agent:close"
     EXTENSION_INSTALL = "extension:install"
     EXTENSION_UNINSTALL = "extension:uninstall"
+    RUN_START = "run:start"
+    RUN_END = "run:end"
     MESSAGE_APPEND = "message:append"
     LLM_REQUEST_BEFORE = "llm:request:before"
     LLM_RESPONSE_AFTER = "llm:response:after"

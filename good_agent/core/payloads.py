@@ -61,3 +61,32 @@ class ToolCallErrorPayload:
 
     call: ToolCall
     error: BaseException
+
+
+@dataclass(frozen=True, slots=True)
+class RunStartPayload:
+    """:attr:`~good_agent.AgentEvents.RUN_START`: a run (``run``, ``stream`` or ``call``) begins.
+
+    ``output_type`` is ``None`` for a text run; ``streamed`` says whether deltas are
+    streamed; ``resumed`` whether the run resumes calls that waited for approval.
+    """
+
+    run_id: str
+    prompt: str | None
+    output_type: Any
+    streamed: bool
+    resumed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RunEndPayload:
+    """:attr:`~good_agent.AgentEvents.RUN_END`: a run ended, with a result or an error.
+
+    ``result`` is the :class:`~good_agent.RunResult` (``None`` when the run failed or
+    was cancelled); ``error`` the exception that ended it; ``usage`` the totals so far.
+    """
+
+    run_id: str
+    result: Any
+    error: BaseException | None
+    usage: Any

@@ -18,11 +18,16 @@ from good_agent.extensions._rate_limit import (
     RateLimitStats,
     RedisBuckets,
 )
+from good_agent.extensions._telemetry import Telemetry
 from good_agent.extensions._tool_logging import ToolLogger, ToolMetrics
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.citation_index import Citation, CitationIndex
 from good_agent.extensions.citations import CitationManager
-from good_agent.extensions.credentials import CredentialRule, credential_scope
+from good_agent.extensions.credentials import (
+    CredentialRule,
+    UnkeyedScopeWarning,
+    credential_scope,
+)
 
 
 def _mcp_server(spec: str) -> AgentComponent:
@@ -52,8 +57,10 @@ __all__ = [
     "RedisBuckets",
     "RedisStore",
     "SQLiteStore",
+    "Telemetry",
     "ToolCache",
     "ToolLogger",
     "ToolMetrics",
+    "UnkeyedScopeWarning",
     "credential_scope",
 ]

@@ -25,13 +25,15 @@ class ModelRequest:
     """What the agent asks a model for.
 
     ``tools`` are the LLM-visible tool signatures, exactly as adapters left them,
-    in OpenAI function format.
+    in OpenAI function format. ``response_format`` is an OpenAI-style
+    ``response_format`` (``json_schema`` / ``json_object``) for a typed answer.
     """
 
     messages: list[Message]
     tools: list[dict[str, Any]] = field(default_factory=list)
     tool_choice: ToolChoice | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    response_format: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -136,9 +138,7 @@ def _from_provider(cls: type[ModelResponse], response: ProviderResponse) -> Mode
         content=response.content,
         tool_calls=[tool_call_from_parsed(call) for call in response.tool_calls],
         finish_reason=response.finish_reason,
-        usage=Usage(
-            input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens
-        ),
+        usage=response.usage,
         reasoning=response.reasoning,
         replay=[dict(item) for item in response.replay],
     )

@@ -24,14 +24,14 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from good_agent.core.errors import ModelError
+from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
 from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error
 from good_agent.server.openai_api import completion_body, parse_chat_request
-from good_agent.server.registered import build_upstream
-from good_agent.server.route import BridgeRequest, ModelRoute
+from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
 
 access_log = logging.getLogger("good_agent.server.access")
@@ -61,12 +61,11 @@ class Bridge:
             limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size)
         )
         self.routes = {
-            entry.name: ModelRoute(entry, build_upstream(entry, config.server, self.client))
-            for entry in config.models
+            entry.name: ServedModel(entry, config.server, self.client) for entry in config.models
         }
         self.in_flight = 0
 
-    def route(self, name: str) -> ModelRoute:
+    def route(self, name: str) -> ServedModel:
         """The route clients reach as ``name`` (a 400 naming ``model`` otherwise)."""
         found = self.routes.get(name)
         if found is None:
@@ -75,6 +74,10 @@ class Bridge:
                 f"unknown model '{name}'; this bridge serves: {known}", "model", "model_not_found"
             )
         return found
+
+    def candidates(self, route: ServedModel) -> list[ServedModel]:
+        """``route``, then the routes its ``fallback`` entries name, in order."""
+        return [route, *(self.routes[name] for name in route.entry.fallback)]
 
     def authorize(self, request: Request) -> None:
         """Refuse a request without an accepted key (401)."""
@@ -107,7 +110,7 @@ class Bridge:
     def log(
         self,
         path: str,
-        route: ModelRoute | None,
+        route: ServedModel | None,
         status: int,
         latency_ms: float,
         usage: Usage | None = None,
@@ -166,9 +169,21 @@ def _error_response(error: BridgeError, anthropic: bool) -> JSONResponse:
     return JSONResponse(body, status_code=error.status, headers=error.headers)
 
 
+async def _with_fallback(
+    routes: list[ServedModel], attempt: Callable[[ServedModel], Awaitable[T]]
+) -> tuple[ServedModel, T]:
+    """The first route whose ``attempt`` succeeds; a fallback error moves to the next."""
+    for candidate in routes[:-1]:
+        try:
+            return candidate, await attempt(candidate)
+        except DEFAULT_FALLBACK_ON:
+            continue
+    return routes[-1], await attempt(routes[-1])
+
+
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
     elapsed = timer()
-    route: ModelRoute | None = None
+    route: ServedModel | None = None
     stream = False
     try:
         bridge.authorize(request)
@@ -176,10 +191,12 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
         stream = call.stream
         route = bridge.route(call.model)
-        chosen = route
         neutral: BridgeRequest = call.request
         if stream:
-            events, first = await until_disconnect(request, lambda: prime(chosen, neutral))
+            chosen, (events, first) = await _with_fallback(
+                bridge.candidates(route),
+                lambda r: until_disconnect(request, lambda: prime(r, neutral)),
+            )
 
             def done(status: int, usage: Usage) -> None:
                 bridge.log(request.url.path, chosen, status, elapsed(), usage, stream=True)
@@ -192,8 +209,11 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
                     chosen, events, first, model=call.model, include_usage=include, done=done
                 )
             return StreamingResponse(chunks, media_type="text/event-stream", headers=_SSE_HEADERS)
-        reply = await until_disconnect(request, lambda: chosen.complete(neutral))
-        bridge.log(request.url.path, route, 200, elapsed(), reply.usage)
+        chosen, reply = await _with_fallback(
+            bridge.candidates(route),
+            lambda r: until_disconnect(request, lambda: r.complete(neutral)),
+        )
+        bridge.log(request.url.path, chosen, 200, elapsed(), reply.usage)
         payload = (
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
         )

@@ -52,7 +52,8 @@ class ServerConfig(_Strict):
     bearer keys, comma-separated. Timeouts are in seconds: ``connect_timeout`` to
     reach an upstream, ``read_timeout`` between two reads of an upstream reply
     (also the wait for a non-streaming reply), ``request_timeout`` for a whole
-    non-streaming upstream call.
+    non-streaming upstream call, ``stream_timeout`` for a whole streamed reply (the
+    client then gets an error event).
     """
 
     host: str = DEFAULT_HOST
@@ -61,6 +62,7 @@ class ServerConfig(_Strict):
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=300.0, gt=0)
     request_timeout: float = Field(default=600.0, gt=0)
+    stream_timeout: float = Field(default=600.0, gt=0)
     max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)
     max_upstream_connections: int = Field(default=512, gt=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
@@ -82,14 +84,19 @@ class ProfileOverrides(_Strict):
 class ModelConfig(_Strict):
     """One ``[[models]]`` entry: a name clients use and the upstream behind it.
 
-    ``provider`` is a key of :data:`good_agent.server.upstream.UPSTREAMS` or a
-    provider registered with :func:`good_agent.models.register_provider`;
+    ``provider`` is a key of :data:`good_agent.models.http_transport.HTTP_TRANSPORTS`
+    (``openai``, ``anthropic``, ``gemini``, ``ollama``) or a provider registered with
+    :func:`good_agent.models.register_provider`;
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
     holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
     ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
-    modes; ``validation_retries`` how many times a ``validated`` model is asked again,
+    modes (besides the ``<tool_call>`` tags the tools prompt asks for), streamed or
+    not; ``validation_retries`` how many times a ``validated`` model is asked again,
     with the errors, when a tool call it wrote is invalid (non-streamed requests);
-    ``settings`` default sampling settings merged under each request's.
+    ``settings`` default sampling settings merged under each request's;
+    ``fallback`` the names of other entries tried in order when this model fails
+    with an overload, rate limit, timeout or connection error (as
+    :class:`~good_agent.models.fallback_model.FallbackModel` does for an agent).
     """
 
     name: str = Field(min_length=1)
@@ -101,16 +108,28 @@ class ModelConfig(_Strict):
     text_format: str = "auto"
     validation_retries: int = Field(default=1, ge=0, le=5)
     settings: dict[str, Any] = Field(default_factory=dict)
+    fallback: list[str] = Field(default_factory=list)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_literal_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "api_key" in data:
+            raise ValueError(
+                "api_key is not read from the configuration (keys do not belong in files): "
+                "put the key in an environment variable and name it, "
+                'e.g. api_key_env = "OPENAI_API_KEY"'
+            )
+        return data
 
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:
+        from good_agent.models.http_transport import HTTP_TRANSPORTS
         from good_agent.models.registry import TRANSPORTS
-        from good_agent.server.upstream import UPSTREAMS
 
-        if value not in UPSTREAMS and value not in TRANSPORTS:
-            known = ", ".join(sorted({*UPSTREAMS, *TRANSPORTS}))
+        if value not in HTTP_TRANSPORTS and value not in TRANSPORTS:
+            known = ", ".join(sorted({*HTTP_TRANSPORTS, *TRANSPORTS}))
             raise ValueError(f"unknown provider '{value}'; known providers: {known}")
         return value
 
@@ -145,6 +164,11 @@ class BridgeConfig(_Strict):
             if entry.name in seen:
                 raise ValueError(f"model name '{entry.name}' is configured twice")
             seen.add(entry.name)
+        for entry in self.models:
+            for other in entry.fallback:
+                if other == entry.name or other not in seen:
+                    what = "itself" if other == entry.name else f"unknown model '{other}'"
+                    raise ValueError(f"model '{entry.name}' falls back to {what}")
         return self
 
     def model_named(self, name: str) -> ModelConfig | None:

@@ -17,6 +17,17 @@ from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
 
 
+def _fields_without_secrets(model: type[BaseModel] | None) -> frozenset[str]:
+    """Fields of ``model`` whose annotation never mentions ``SecretStr``."""
+    if model is None:
+        return frozenset()
+    return frozenset(
+        name
+        for name, field in model.model_fields.items()
+        if "SecretStr" not in repr(field.annotation)
+    )
+
+
 def _revealed(value: Any) -> Any:
     if isinstance(value, SecretStr):
         return value.get_secret_value()
@@ -57,6 +68,8 @@ class Tool:
         arguments_model: type[BaseModel] | None = None,
         injected: dict[str, str] | None = None,
         takes_self: bool = False,
+        retries: int | None = None,
+        requires_approval: bool = False,
     ) -> None:
         if not name:
             raise ToolDefinitionError("a tool needs a non-empty name")
@@ -67,8 +80,11 @@ class Tool:
         self.arguments_model = arguments_model
         self.injected = dict(injected or {})
         self.takes_self = takes_self
+        self.retries = retries
+        self.requires_approval = requires_approval
         self.is_async = function is not None and inspect.iscoroutinefunction(function)
         self._schema_validator = None if arguments_model else compile_schema(parameters)
+        self._plain_text_fields = _fields_without_secrets(arguments_model)
         self._signature = {
             "type": "function",
             "function": {"name": name, "description": description, "parameters": parameters},
@@ -86,8 +102,15 @@ class Tool:
         *,
         name: str | None = None,
         description: str | None = None,
+        retries: int | None = None,
+        requires_approval: bool = False,
     ) -> Tool:
-        """Build a tool from a sync or async function's signature and docstring."""
+        """Build a tool from a sync or async function's signature and docstring.
+
+        ``retries`` overrides the agent's ``max_tool_retries`` for this tool;
+        ``requires_approval`` makes a run stop before each call (see
+        :attr:`good_agent.RunResult.deferred`).
+        """
         tool_name = name or function.__name__
         schema = function_schema(function, name=tool_name, description=description)
         return cls(
@@ -98,6 +121,8 @@ class Tool:
             arguments_model=schema.model,
             injected=schema.injected,
             takes_self=schema.takes_self,
+            retries=retries,
+            requires_approval=requires_approval,
         )
 
     @classmethod
@@ -139,6 +164,13 @@ class Tool:
         what was given.
         """
         if self.arguments_model is not None:
+            if self._plain_text_fields:
+                # A credential injected as SecretStr into a parameter typed ``str``
+                # (not ``SecretStr``) is revealed here, at the last moment.
+                arguments = {
+                    k: _revealed(v) if k in self._plain_text_fields else v
+                    for k, v in arguments.items()
+                }
             try:
                 model = self.arguments_model.model_validate(arguments)
             except ValidationError as exc:
@@ -200,7 +232,11 @@ def tool(function: Callable[..., Any], /) -> Tool: ...
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    retries: int | None = None,
+    requires_approval: bool = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -210,15 +246,25 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    retries: int | None = None,
+    requires_approval: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function (or a component method) into a :class:`Tool`.
 
     Use bare (``@tool``) or with options (``@tool(name="search")``). The schema comes
     from the type hints, the descriptions from a Google-style docstring.
+    ``retries`` overrides the agent's ``max_tool_retries`` for this tool;
+    ``requires_approval=True`` stops a run before each call until it is approved.
     """
 
     def decorate(fn: Callable[..., Any]) -> Tool:
-        return Tool.from_function(fn, name=name, description=description)
+        return Tool.from_function(
+            fn,
+            name=name,
+            description=description,
+            retries=retries,
+            requires_approval=requires_approval,
+        )
 
     if function is not None:
         return decorate(function)

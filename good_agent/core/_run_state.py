@@ -1,0 +1,195 @@
+"""The state of one run and its tool calls: usage, limits, retries, approvals.
+
+:class:`RunState` holds what one run counts and does with the tool calls of a
+model turn; :mod:`good_agent.core._loop` builds the loop (requests, answers,
+typed output) on it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from good_agent.adapters import ToolPlan
+from good_agent.core._execution import current_plans, execute_call, execute_calls
+from good_agent.core.approvals import Approval, denial_text, hide_secrets, unanswered_calls
+from good_agent.core.errors import AgentRunError, ToolRetriesExceededError
+from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
+from good_agent.core.output import OutputSpec
+from good_agent.core.results import DeferredCall, RunResult
+from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
+from good_agent.core.usage import RunUsage, UsageLimitExceeded, UsageLimits
+from good_agent.providers.types import ToolChoice
+
+if TYPE_CHECKING:
+    from good_agent.core.agent import Agent
+
+Sink = Callable[[RunEvent], Awaitable[None]]
+"""Receives the events of a streamed run."""
+
+__all__ = ["RunOptions", "RunState", "Sink", "result_message"]
+
+
+@dataclass(slots=True)
+class RunOptions:
+    """What one run asks for, beyond the agent's own settings."""
+
+    prompt: str | None = None
+    output: OutputSpec | None = None
+    limits: UsageLimits | None = None
+    approvals: Mapping[str, Approval] | None = None
+    tool_choice: ToolChoice | None = None
+    output_retries: int = 1
+
+
+class _Deferred(Exception):
+    """Stops a call that needs approval once its parameters are known."""
+
+    def __init__(self, parameters: dict[str, Any]) -> None:
+        super().__init__("deferred for approval")
+        self.parameters = parameters
+
+
+async def _defer(call: ToolCall, parameters: dict[str, Any]) -> None:
+    raise _Deferred(parameters)
+
+
+def result_message(call: ToolCall, text: str, *, error: bool) -> ToolMessage:
+    content = f"Error: {text}" if error else text
+    return ToolMessage(tool_call_id=call.id, tool_name=call.name, content=content, is_error=error)
+
+
+class RunState:
+    """The state of one run: usage, failure counts, the events it emits, its tool calls."""
+
+    def __init__(self, agent: Agent, options: RunOptions, sink: Sink | None) -> None:
+        self.agent = agent
+        self.options = options
+        self.sink = sink
+        self.limits = options.limits or UsageLimits()
+        self.usage = RunUsage()
+        self.failures: Counter[str] = Counter()
+        self.output_failures = 0
+        self.start = len(agent.messages)
+
+    async def send(self, event: RunEvent) -> None:
+        if self.sink is not None:
+            await self.sink(event)
+
+    def stop(self, reason: str | None) -> None:
+        if reason is not None:
+            raise UsageLimitExceeded(
+                f"usage limit: {reason}; the usage and history are on this error",
+                self.agent.messages,
+                self.usage,
+            )
+
+    def result(
+        self, message: AssistantMessage, output: Any, deferred: list[DeferredCall] | None = None
+    ) -> RunResult[Any]:
+        return RunResult(
+            output=output,
+            message=message,
+            new_messages=list(self.agent.messages[self.start :]),
+            usage=self.usage,
+            deferred=deferred or [],
+        )
+
+    # the loop
+
+    # tool calls
+
+    async def run_calls(
+        self, message: AssistantMessage, calls: list[ToolCall], plans: dict[str, ToolPlan]
+    ) -> RunResult[Any] | None:
+        waiting = [c for c in calls if c.name in plans and plans[c.name].tool.requires_approval]
+        deferred: list[DeferredCall] = []
+        for call in waiting:
+            try:
+                attempt = self.failures[call.name] + 1
+                response = await execute_call(
+                    self.agent, call, plans, attempt=attempt, on_execute=_defer
+                )
+            except _Deferred as stop:
+                arguments = hide_secrets(call.arguments)
+                parameters = hide_secrets(stop.parameters)
+                deferred.append(DeferredCall(call.id, call.name, arguments, parameters))
+            else:  # refused before it could run (invalid arguments): answer it now
+                await self.record([call], [response], plans)
+        now = [c for c in calls if c not in waiting]
+        if now:
+            await self.execute(now, plans)
+        if deferred:
+            return self.result(message, None, deferred)
+        return None
+
+    async def execute(self, calls: list[ToolCall], plans: dict[str, ToolPlan]) -> None:
+        self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
+        hook = self.executing if self.sink is not None else None
+        try:
+            responses = await execute_calls(
+                self.agent, calls, plans, self.failures, on_execute=hook
+            )
+        except BaseExceptionGroup as group:
+            # Parallel calls run in a task group: one tool's exception (with
+            # tool_errors="raise") reaches the caller as itself, not in a group.
+            if len(group.exceptions) == 1:
+                raise group.exceptions[0] from None
+            raise
+        self.usage.tool_calls += len(calls)
+        await self.record(calls, responses, plans)
+
+    async def executing(self, call: ToolCall, parameters: dict[str, Any]) -> None:
+        await self.send(ToolExecuteEvent(call, hide_secrets(parameters)))
+
+    async def record(
+        self, calls: list[ToolCall], responses: list[ToolResponse], plans: dict[str, ToolPlan]
+    ) -> None:
+        for call, response in zip(calls, responses, strict=True):
+            await self.append_result(call, ToolMessage.from_response(response))
+            if not response.success:
+                self.failures[call.name] += 1
+        for call, response in zip(calls, responses, strict=True):
+            plan = plans.get(call.name)
+            custom = plan.tool.retries if plan is not None else None
+            limit = self.agent.max_tool_retries if custom is None else custom
+            if self.failures[call.name] > limit:
+                raise ToolRetriesExceededError(
+                    f"tool '{call.name}' failed {self.failures[call.name]} times in this run "
+                    f"(its retry limit is {limit}); last error: {response.error}",
+                    self.agent.messages,
+                )
+
+    async def append_result(self, call: ToolCall, message: ToolMessage) -> None:
+        appended = await self.agent.append(message)
+        assert isinstance(appended, ToolMessage)
+        await self.send(ToolResultEvent(call, appended))
+
+    async def resume(self, pending: list[ToolCall], approvals: Mapping[str, Approval]) -> None:
+        """Apply the decisions on the calls that waited for approval."""
+        plans = await current_plans(self.agent)
+        approved = [call for call in pending if approvals[call.id] is True]
+        for call in pending:
+            decision = approvals[call.id]
+            if decision is not True:
+                await self.append_result(
+                    call, result_message(call, denial_text(decision), error=True)
+                )
+        if approved:
+            await self.execute(approved, plans)
+
+    async def close_dangling(self, error: BaseException) -> None:
+        """Answer every call the run leaves without a result, so the history stays valid."""
+        if isinstance(error, anyio.get_cancelled_exc_class()):
+            reason = "the run was cancelled before this call finished"
+        else:
+            reason = f"the run stopped before this call finished ({type(error).__name__})"
+        for call in unanswered_calls(self.agent.messages):
+            # appended without an event: nobody may be reading the stream any more
+            await self.agent.append(result_message(call, reason, error=True))
+        if isinstance(error, AgentRunError):
+            error.messages = list(self.agent.messages)

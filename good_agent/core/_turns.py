@@ -1,0 +1,87 @@
+"""One model turn, whole or streamed, through the LLM request/response events."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import anyio
+
+from good_agent.core.debug_log import log_model_request
+from good_agent.core.errors import ModelError
+from good_agent.core.events import AgentEvents
+from good_agent.core.run_events import (
+    ReasoningDeltaEvent,
+    RunEvent,
+    TextDeltaEvent,
+    ToolCallArgsEvent,
+    ToolCallStartEvent,
+)
+from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.providers.streaming.deltas import (
+    ModelDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallStart,
+)
+
+if TYPE_CHECKING:
+    from good_agent.core.agent import Agent
+
+CLOSE_TIMEOUT = 10.0
+"""Seconds allowed to close an abandoned model stream (shielded from cancellation)."""
+
+
+async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
+    """Send ``request`` through the LLM request/response events to the agent's model."""
+    request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
+    log_model_request(agent.model, request, streamed=False)
+    response = await agent.model.request(request)
+    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
+    return result
+
+
+def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
+    if isinstance(delta, TextDelta):
+        return TextDeltaEvent(delta.text) if delta.text else None
+    if isinstance(delta, ReasoningDelta):
+        return ReasoningDeltaEvent(delta.text) if delta.text else None
+    if isinstance(delta, ToolCallStart):
+        ids[delta.index] = delta.id
+        return ToolCallStartEvent(delta.index, delta.id, delta.name)
+    if isinstance(delta, ToolCallArgs):
+        return ToolCallArgsEvent(delta.index, ids.get(delta.index, ""), delta.arguments)
+    return None
+
+
+async def stream_model(
+    agent: Agent, request: ModelRequest, send: Callable[[RunEvent], Awaitable[None]]
+) -> ModelResponse:
+    """Stream one reply: each delta goes to ``send`` as an event; return the reply.
+
+    The model's stream is closed however this ends (an early exit or a
+    cancellation closes the upstream request).
+    """
+    request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
+    log_model_request(agent.model, request, streamed=True)
+    stream = agent.model.stream(request)
+    response: ModelResponse | None = None
+    ids: dict[int, str] = {}
+    try:
+        async for item in stream:
+            if isinstance(item, ModelResponse):
+                response = item
+                continue
+            event = _event(item, ids)
+            if event is not None:
+                await send(event)
+    finally:
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
+                await aclose()
+    if response is None:
+        raise ModelError(f"the stream of {agent.model.model_name} ended without its reply")
+    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
+    return result

@@ -1,0 +1,48 @@
+"""What a run returns: :class:`RunResult`, and the calls waiting for approval."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from good_agent.core.messages import AssistantMessage, Message
+from good_agent.core.usage import RunUsage
+
+OutputT = TypeVar("OutputT")
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredCall:
+    """A tool call waiting for approval.
+
+    ``arguments`` are what the model sent; ``parameters`` what the tool would
+    receive after the adapter chain, with every secret value hidden.
+    """
+
+    call_id: str
+    tool_name: str
+    arguments: dict[str, Any]
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult(Generic[OutputT]):
+    """The outcome of one run.
+
+    ``output`` is the validated typed output (the answer text when the run has no
+    output type; ``None`` when the run stopped for approvals). ``message`` is the
+    final assistant message, ``new_messages`` every message this run added,
+    ``usage`` the totals over the run, ``deferred`` the calls waiting for approval
+    (empty unless the run stopped for them).
+    """
+
+    output: OutputT
+    message: AssistantMessage
+    new_messages: list[Message]
+    usage: RunUsage
+    deferred: list[DeferredCall] = field(default_factory=list)
+
+    @property
+    def is_deferred(self) -> bool:
+        """Whether the run stopped to wait for approvals."""
+        return bool(self.deferred)

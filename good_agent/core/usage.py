@@ -1,0 +1,89 @@
+"""Run-level usage totals and the limits a run must stay within."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from good_agent.core.errors import AgentRunError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from good_agent.core.messages import Message, Usage
+
+
+@dataclass(slots=True)
+class RunUsage:
+    """Totals over one run: model requests, tokens and tool calls."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tool_calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    def add_response(self, usage: Usage) -> None:
+        """Count one model response and its token usage."""
+        self.requests += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+
+
+class UsageLimitExceeded(AgentRunError):
+    """A run went (or was about to go) past one of its :class:`UsageLimits`.
+
+    ``usage`` holds the totals so far and ``messages`` the history, which never
+    holds a tool call without its result.
+    """
+
+    def __init__(self, message: str, messages: Sequence[Message], usage: RunUsage) -> None:
+        super().__init__(message, messages)
+        self.usage = usage
+
+
+@dataclass(frozen=True, slots=True)
+class UsageLimits:
+    """Upper bounds for one run; ``None`` means no limit.
+
+    Request and tool-call limits are checked before the request or the calls that
+    would exceed them; token limits right after the response that exceeds them.
+    """
+
+    request_limit: int | None = None
+    input_tokens_limit: int | None = None
+    output_tokens_limit: int | None = None
+    total_tokens_limit: int | None = None
+    tool_calls_limit: int | None = None
+
+    def before_request(self, usage: RunUsage) -> str | None:
+        """Why the next request would exceed a limit, or ``None``."""
+        if self.request_limit is not None and usage.requests + 1 > self.request_limit:
+            return f"the next request would exceed request_limit={self.request_limit}"
+        return None
+
+    def before_tool_calls(self, usage: RunUsage, count: int) -> str | None:
+        """Why running ``count`` more tool calls would exceed a limit, or ``None``."""
+        limit = self.tool_calls_limit
+        if limit is not None and usage.tool_calls + count > limit:
+            return (
+                f"running {count} more tool call(s) would exceed tool_calls_limit={limit} "
+                f"({usage.tool_calls} already run)"
+            )
+        return None
+
+    def after_response(self, usage: RunUsage) -> str | None:
+        """Which token limit the totals now exceed, or ``None``."""
+        checks = (
+            ("input_tokens_limit", self.input_tokens_limit, usage.input_tokens),
+            ("output_tokens_limit", self.output_tokens_limit, usage.output_tokens),
+            ("total_tokens_limit", self.total_tokens_limit, usage.total_tokens),
+        )
+        for name, limit, value in checks:
+            if limit is not None and value > limit:
+                return f"{value} tokens exceed {name}={limit}"
+        return None
