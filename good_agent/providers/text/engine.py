@@ -396,7 +396,7 @@ class StreamingParser:
             stop = len(text) - len(self._until) if closed else len(text)
             body = text[len(self._opening) : stop]
             self._until = None
-            if marker.requires and not any(word in body for word in marker.requires):
+            if marker.requires and not _contains_any(body, marker.requires):
                 self._parts = []
                 self._values = []
                 self._out_content(text)
@@ -455,6 +455,13 @@ class StreamingParser:
         self._flush_content()
         events, self._events = self._events, []
         return events
+
+
+def _contains_any(text: str, words: tuple[str, ...]) -> bool:
+    for word in words:  # noqa: SIM110 - a plain loop; a generator costs more per call
+        if word in text:
+            return True
+    return False
 
 
 def _skip_ws(text: str, i: int) -> int:

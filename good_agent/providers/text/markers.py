@@ -90,7 +90,7 @@ class Marker:
     requires: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Match:
     """A complete opening found by a :class:`MarkerTable`."""
 
