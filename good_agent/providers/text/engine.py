@@ -97,9 +97,7 @@ class StreamingParser:
                 # Each closing bracket lowers the depth by at most one (it may
                 # sit in a string), so while fewer have arrived than the depth
                 # already scanned, the value cannot have ended yet.
-                closes = (
-                    self._held_closes + delta.count("}") + delta.count("]") + delta.count(")")
-                )
+                closes = self._held_closes + delta.count("}") + delta.count("]") + delta.count(")")
                 if closes < self._scanner.depth:
                     self._held_closes = closes
                     self._held.append(delta)
