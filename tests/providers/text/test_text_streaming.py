@@ -97,7 +97,8 @@ def test_partial_marker_is_released_when_it_is_not_one() -> None:
 
 
 CLOSER_HEAVY = [
-    '<tool_call>{"name": "f", "arguments": {"s": "}}]])) {[(", "n": [[1], [2, [3]]]}}</tool_call> ok',
+    '<tool_call>{"name": "f", "arguments": {"s": "}}]])) {[(", "n": [[1], [2, [3]]]}}'
+    "</tool_call> ok",
     '[TOOL_CALLS][{"name": "f", "arguments": {"a": "\\\\\\"}]", "b": {"c": {"d": []}}}}] tail',
     "<think>a </thin k</think> x <tool_call>not json }]</tool_call> y",
 ]
