@@ -65,6 +65,8 @@ def make_call(name: str, arguments: Any) -> CallSpec:
     if not isinstance(arguments, dict):
         reason = f"the arguments must be a JSON object, got {type(arguments).__name__}"
         return error_call(name, dumps(arguments) or "", reason)
+    if not arguments:
+        return CallSpec(name, arguments, "{}")
     text = dumps(arguments)
     if text is None:
         return error_call(name, "", "the arguments could not be serialized as JSON")
