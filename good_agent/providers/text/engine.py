@@ -222,7 +222,8 @@ class StreamingParser:
             self._out_content(text[i:stop])
             self._carry = text[stop:]
             return len(text)
-        self._out_content(text[i : match.start])
+        if match.start > i:
+            self._pending.append(text[i : match.start])
         if not final and self._table.could_grow(text, match.start):
             # The opening ends with the chunk; a longer opening (of a marker
             # listed earlier) may still appear here once more text arrives.
@@ -463,6 +464,8 @@ def _contains_any(text: str, words: tuple[str, ...]) -> bool:
 
 
 def _skip_ws(text: str, i: int) -> int:
+    if i >= len(text) or text[i] not in " \t\r\n":
+        return i
     limit = min(len(text), i + _SEPARATOR_WS)
     while i < limit and text[i] in " \t\r\n":
         i += 1
