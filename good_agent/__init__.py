@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING, Any
 from good_agent.adapters import (
     AdapterConflictError,
     AdapterMetadata,
+    CallContext,
     ConflictStrategy,
     ToolAdapter,
     ToolPlan,
@@ -126,6 +127,7 @@ __all__ = [
     "ApprovalError",
     "AssistantMessage",
     "AuthInjector",
+    "CallContext",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",

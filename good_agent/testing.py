@@ -7,12 +7,15 @@ including the exact tool signatures the model would have seen.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import itertools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from pydantic import BaseModel
 
 from good_agent.core.errors import ScriptExhaustedError
 from good_agent.core.messages import ToolCall, Usage
@@ -83,13 +86,26 @@ class StreamedReply:
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """A request as the scripted model received it (deep-copied)."""
+    """A request as the scripted model received it (deep-copied).
 
-    messages: list[Any]
+    Each message and tool definition is copied the first time the model receives
+    that object; later requests that carry the same object share that copy. The
+    requests of one growing conversation share one log of copies (``log``, of which
+    this request saw the first ``length``), so recording costs the same at the
+    200th request as at the first, in time and in memory.
+    """
+
+    log: list[Any] = field(repr=False)
+    length: int
     tools: list[dict[str, Any]]
     tool_choice: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
     response_format: dict[str, Any] | None = None
+
+    @property
+    def messages(self) -> list[Any]:
+        """The messages of this request (copies, as they were when it was sent)."""
+        return self.log[: self.length]
 
     @property
     def tool_names(self) -> list[str]:
@@ -126,6 +142,9 @@ class ScriptedModel:
         self._name = name
         self.requests: list[RecordedRequest] = []
         self.streams_closed_early = 0
+        self._copies: dict[int, tuple[Any, Any]] = {}
+        self._sent: list[Any] = []
+        self._log: list[Any] = []
 
     @property
     def model_name(self) -> str:
@@ -211,8 +230,9 @@ class ScriptedModel:
     async def _next(self, request: ModelRequest) -> ModelResponse | StreamedReply:
         self.requests.append(
             RecordedRequest(
-                messages=[m.model_copy(deep=True) for m in request.messages],
-                tools=copy.deepcopy(request.tools),
+                log=self._record(request.messages),
+                length=len(request.messages),
+                tools=[self._copy(t) for t in request.tools],
                 tool_choice=copy.deepcopy(request.tool_choice),
                 settings=dict(request.settings),
                 response_format=copy.deepcopy(request.response_format),
@@ -230,8 +250,11 @@ class ScriptedModel:
             entry = await produced if inspect.isawaitable(produced) else produced
         if isinstance(entry, str):
             return ModelResponse(content=entry, finish_reason="stop", usage=Usage())
-        if isinstance(entry, ModelResponse | StreamedReply):
-            return copy.deepcopy(entry)
+        if isinstance(entry, StreamedReply):
+            return entry
+        if isinstance(entry, ModelResponse):
+            # Tool calls are frozen; a new list keeps the script's reply unchanged.
+            return dataclasses.replace(entry, tool_calls=list(entry.tool_calls))
         raise TypeError(
             "a scripted reply must be str, ModelResponse or StreamedReply, "
             f"got {type(entry).__name__}"
@@ -259,3 +282,31 @@ class ScriptedModel:
         finally:
             if not finished:
                 self.streams_closed_early += 1
+
+    def _record(self, messages: list[Any]) -> list[Any]:
+        """The log holding copies of ``messages``: the last one, extended, when the
+        history only grew since the last request, else a new one."""
+        count = len(self._sent)
+        # List equality checks identity first, so an unchanged prefix compares at C speed.
+        if count and len(messages) >= count and messages[:count] == self._sent:
+            added = messages[count:]
+            self._log.extend(self._copy(m) for m in added)
+            self._sent.extend(added)
+        else:
+            self._log = [self._copy(m) for m in messages]
+            self._sent = list(messages)
+        return self._log
+
+    def _copy(self, value: Any) -> Any:
+        """A deep copy of ``value``, made once per object (the original is kept alive,
+        so its ``id`` is not reused)."""
+        known = self._copies.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        if isinstance(value, BaseModel):
+            # A dump and a validation copy a message deeply, at pydantic-core speed.
+            copied = type(value).model_validate(value.model_dump())
+        else:
+            copied = copy.deepcopy(value)
+        self._copies[id(value)] = (value, copied)
+        return copied

@@ -16,6 +16,9 @@ TITLES = {
     "import": "Import time",
     "schema": "Schema generation (20 functions)",
     "round_trip": "Tool-call round trip (scripted model)",
+    "round_trip_10": "Round trip, 10 sequential tool calls",
+    "round_trip_50": "Round trip, 50 sequential tool calls",
+    "round_trip_200": "Round trip, 200 sequential tool calls",
     "anthropic": "OpenAI format to Anthropic Messages request",
     "gemini": "OpenAI format to Gemini request",
     "text": "JSON tool call in text",
@@ -27,6 +30,9 @@ PEER_WORK = {
     ("import", "instructor"): "`import instructor` (lazy: loads little until used)",
     ("schema", "pydantic_ai"): "`Tool(f).tool_def`",
     ("round_trip", "pydantic_ai"): "`Agent(FunctionModel(...)).run`",
+    **{
+        (f"round_trip_{n}", "pydantic_ai"): "`Agent(FunctionModel(...)).run`" for n in (10, 50, 200)
+    },
     ("anthropic", "litellm"): "`AnthropicConfig` `map_openai_params` + `transform_request`",
     ("gemini", "litellm"): "`GoogleAIStudioGeminiConfig.map_openai_params` + "
     "`_transform_request_body`",
@@ -37,6 +43,7 @@ OUR_WORK = {
     "import": "`import good_agent`",
     "schema": "`Tool.from_function(f).signature`",
     "round_trip": "`Agent(model=ScriptedModel(...)).call`",
+    **{f"round_trip_{n}": "`Agent(model=ScriptedModel(...)).call`" for n in (10, 50, 200)},
     "anthropic": "`anthropic_messages.encode_request`",
     "gemini": "`gemini.encode_request`",
     "text": "`providers.text.parse_tool_calls`",
@@ -155,6 +162,42 @@ def machine(python: Path, versions: dict[str, str], rounds: int) -> dict[str, An
     return info
 
 
+GROWTH_TARGET = 1.5
+"""good_agent's per-call cost at 200 sequential calls, at most this times its cost at 10."""
+
+
+def growth(outcomes: list[Any]) -> str:
+    """The verdict on how good_agent's per-call cost grows with the conversation."""
+    per_call = {
+        o.case: statistics.median(o.ours)
+        for o in outcomes
+        if o.skipped is None and o.case.startswith("round_trip_")
+    }
+    if "round_trip_10" not in per_call or "round_trip_200" not in per_call:
+        return "- Not measured in this run."
+    lines = [
+        f"- {n} calls: {human(per_call[f'round_trip_{n}'])} per call"
+        for n in (10, 50, 200)
+        if f"round_trip_{n}" in per_call
+    ]
+    ratio = per_call["round_trip_200"] / per_call["round_trip_10"]
+    met = "meets" if ratio <= GROWTH_TARGET else "MISSES"
+    lines.append(f"- target, 200 calls within {GROWTH_TARGET}x of 10: **{met}** ({ratio:.2f}x)")
+    return "\n".join(lines)
+
+
+INTERNAL_HEADING = "## The project's own benchmarks"
+
+
+def kept_internal_section(page: Path) -> str:
+    """The hand-maintained section on the project's own benchmarks, kept on rewrite."""
+    if not page.exists():
+        return INTERNAL_HEADING + "\n\nNot yet recorded.\n"
+    text = page.read_text()
+    start = text.find(INTERNAL_HEADING)
+    return text[start:] if start >= 0 else INTERNAL_HEADING + "\n\nNot yet recorded.\n"
+
+
 def render_page(outcomes: list[Any], info: dict[str, Any]) -> str:
     """The whole of docs/performance.md."""
     table_rows = rows(outcomes)
@@ -194,6 +237,8 @@ def render_page(outcomes: list[Any], info: dict[str, Any]) -> str:
         skipped=skipped_text,
         work=work,
         took=took,
+        growth=growth(outcomes),
+        internal=kept_internal_section(Path(__file__).resolve().parents[2] / "docs/performance.md"),
     )
 
 
@@ -243,6 +288,13 @@ noise": on a loaded 2-core machine such differences do not reliably repeat.
 
 {table}
 
+## Growth with the conversation
+
+The round trip at 10, 50 and 200 sequential tool calls (one call per model turn, so
+the history grows by two messages per call), per tool call:
+
+{growth}
+
 ## Where good_agent is slower
 
 {slower}
@@ -263,9 +315,10 @@ noise": on a loaded 2-core machine such differences do not reliably repeat.
   inputs once: 20 tool functions over nested pydantic models, enums, literals, lists
   and optional fields;
   a scripted conversation of 5 model turns with 2 tools and one parallel pair (5 tool
-  calls); an OpenAI-format history with a system prompt, parallel tool calls, tool
-  results and a follow-up question; and model replies that each hold one fenced JSON
-  tool call with prose around it.
+  calls); the same 2 tools over 10, 50 and 200 sequential calls (one per model turn,
+  so each request carries a longer history); an OpenAI-format history with a system
+  prompt, parallel tool calls, tool results and a follow-up question; and model
+  replies that each hold one fenced JSON tool call with prose around it.
 - **Same output, checked first.** Every library runs each comparison once and its
   output is reduced to what must agree: for schemas, each tool's property names,
   types, enums and required lists with `$ref`s resolved; for the round trip, the calls,
@@ -302,7 +355,4 @@ its price list over the network at import time (and, offline, retries with sleep
 LiteLLM removes the system message from the message list it is given, so each call
 on both sides gets a fresh shallow copy of the list.
 
-The project's own benchmarks of internals, with a floor measured in the same run,
-are `benchmarks/adapter_chain.py` (per-tool-call overhead of the adapter pipeline)
-and `benchmarks/stream_assembly.py` (streaming tool-call assembly).
-"""
+{internal}"""

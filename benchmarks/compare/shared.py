@@ -68,6 +68,22 @@ ROUND_TRIP_SCRIPT: list[list[tuple[str, dict[str, Any]]] | str] = [
 
 ROUND_TRIP_CALLS = sum(len(turn) for turn in ROUND_TRIP_SCRIPT if isinstance(turn, list))
 
+ROUND_TRIP_LENGTHS = (10, 50, 200)
+"""Conversation lengths (sequential tool calls) of the long round trips."""
+
+
+def long_round_trip(calls: int) -> list[list[tuple[str, dict[str, Any]]] | str]:
+    """``calls`` model turns of one tool call each, then the answer: the history grows."""
+    cities = ["Paris", "Oslo", "Lima", "Rome"]
+    script: list[list[tuple[str, dict[str, Any]]] | str] = []
+    for index in range(calls):
+        if index % 2:
+            script.append([("stock", {"sku": f"A{index}"})])
+        else:
+            script.append([("weather", {"city": cities[index % 4], "days": 1 + index % 3})])
+    script.append(f"Done after {calls} calls.")
+    return script
+
 
 async def weather(city: str, days: int = 1) -> str:
     """Forecast for a city.

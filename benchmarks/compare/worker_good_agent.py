@@ -33,20 +33,25 @@ def round_trip() -> list[Case]:
     tools = [Tool.from_function(shared.weather), Tool.from_function(shared.stock)]
     counter = iter(range(10**9))
 
-    def script() -> list[Any]:
-        entries: list[Any] = []
-        for turn in shared.ROUND_TRIP_SCRIPT:
-            if isinstance(turn, str):
-                entries.append(turn)
-            else:
-                calls = [(name, args, f"call_{next(counter)}") for name, args in turn]
-                entries.append(ScriptedModel.tool_calls(*calls))
-        return entries
+    def case(name: str, turns: list[Any]) -> Case:
+        calls_in_script = sum(len(turn) for turn in turns if isinstance(turn, list))
 
-    async def arun() -> Agent:
-        agent = Agent(model=ScriptedModel(script()), tools=tools)
-        await agent.call(shared.ROUND_TRIP_PROMPT)
-        return agent
+        def script() -> list[Any]:
+            entries: list[Any] = []
+            for turn in turns:
+                if isinstance(turn, str):
+                    entries.append(turn)
+                else:
+                    calls = [(n, args, f"call_{next(counter)}") for n, args in turn]
+                    entries.append(ScriptedModel.tool_calls(*calls))
+            return entries
+
+        async def arun() -> Agent:
+            agent = Agent(model=ScriptedModel(script()), tools=tools, max_iterations=len(turns))
+            await agent.call(shared.ROUND_TRIP_PROMPT)
+            return agent
+
+        return Case(name, fingerprint, arun=arun, per=calls_in_script, unit="tool call")
 
     def fingerprint(agent: Agent) -> Any:
         calls, results = [], []
@@ -63,8 +68,8 @@ def round_trip() -> list[Case]:
             "answer": agent.messages[-1].content,
         }
 
-    return [
-        Case("round_trip", fingerprint, arun=arun, per=shared.ROUND_TRIP_CALLS, unit="tool call")
+    return [case("round_trip", shared.ROUND_TRIP_SCRIPT)] + [
+        case(f"round_trip_{n}", shared.long_round_trip(n)) for n in shared.ROUND_TRIP_LENGTHS
     ]
 
 

@@ -32,27 +32,38 @@ def round_trip() -> list[Case]:
         ToolReturnPart,
     )
     from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import UsageLimits
 
     tools = [Tool(shared.weather), Tool(shared.stock)]
     counter = iter(range(10**9))
 
-    def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        turn = shared.ROUND_TRIP_SCRIPT[sum(isinstance(m, ModelResponse) for m in messages)]
-        if isinstance(turn, str):
-            return ModelResponse(parts=[TextPart(turn)])
-        return ModelResponse(
-            parts=[
-                ToolCallPart(name, dict(args), tool_call_id=f"call_{next(counter)}")
-                for name, args in turn
-            ]
-        )
+    def case(name: str, turns: list[Any]) -> Case:
+        calls_in_script = sum(len(turn) for turn in turns if isinstance(turn, list))
 
-    # A pydantic-ai Agent keeps no conversation state, so one agent serves every run
-    # (its documented use); good_agent's Agent is the conversation and is built per run.
-    agent = Agent(FunctionModel(reply), tools=tools)
+        def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            turn = turns[sum(isinstance(m, ModelResponse) for m in messages)]
+            if isinstance(turn, str):
+                return ModelResponse(parts=[TextPart(turn)])
+            return ModelResponse(
+                parts=[
+                    ToolCallPart(name, dict(args), tool_call_id=f"call_{next(counter)}")
+                    for name, args in turn
+                ]
+            )
 
-    async def arun() -> Any:
-        return await agent.run(shared.ROUND_TRIP_PROMPT)
+        # A pydantic-ai Agent keeps no conversation state, so one agent serves every
+        # run (its documented use); good_agent's Agent is the conversation and is built
+        # per run.
+        agent = Agent(FunctionModel(reply), tools=tools)
+
+        # Its default limit is 50 requests per run; the long conversations need more.
+        limits = UsageLimits(request_limit=len(turns) + 1)
+
+        async def arun() -> Any:
+            return await agent.run(shared.ROUND_TRIP_PROMPT, usage_limits=limits)
+
+        note = "one Agent reused across runs"
+        return Case(name, fingerprint, arun=arun, per=calls_in_script, unit="tool call", note=note)
 
     def fingerprint(result: Any) -> Any:
         calls, results = [], []
@@ -70,16 +81,8 @@ def round_trip() -> list[Case]:
             "answer": result.output,
         }
 
-    note = "one Agent reused across runs"
-    return [
-        Case(
-            "round_trip",
-            fingerprint,
-            arun=arun,
-            per=shared.ROUND_TRIP_CALLS,
-            unit="tool call",
-            note=note,
-        )
+    return [case("round_trip", shared.ROUND_TRIP_SCRIPT)] + [
+        case(f"round_trip_{n}", shared.long_round_trip(n)) for n in shared.ROUND_TRIP_LENGTHS
     ]
 
 

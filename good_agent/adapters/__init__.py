@@ -1,20 +1,25 @@
 """Tool adapters: change how tools look to the model and translate its calls back."""
 
-from good_agent.adapters.adapter import (
+from good_agent.adapters._adapter import (
     AdapterConflictError,
     AdapterMetadata,
     ConflictStrategy,
+    Signature,
     ToolAdapter,
     diff_signatures,
 )
-from good_agent.adapters.chain import AdapterChain
-from good_agent.adapters.plan import Step, ToolPlan
+from good_agent.adapters._chain import AdapterChain
+from good_agent.adapters._context import CallContext, CallNext
+from good_agent.adapters._plan import Step, ToolPlan
 
 __all__ = [
     "AdapterChain",
     "AdapterConflictError",
     "AdapterMetadata",
+    "CallContext",
+    "CallNext",
     "ConflictStrategy",
+    "Signature",
     "Step",
     "ToolAdapter",
     "ToolPlan",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from good_agent.adapters.plan import ToolPlan
-from good_agent.core.errors import ToolArgumentsError, ToolError, UnknownToolError
+from good_agent.adapters._context import CallContext
+from good_agent.adapters._plan import ToolPlan
+from good_agent.core.errors import GoodAgentError, ToolArgumentsError, ToolError, UnknownToolError
 from good_agent.core.events import AgentEvents
 from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.core.payloads import (
@@ -19,6 +20,7 @@ from good_agent.core.payloads import (
     ToolCallErrorPayload,
 )
 from good_agent.providers.schema_validation import compile_schema
+from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -51,13 +53,6 @@ async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
     return result
 
 
-def _answering(call: ToolCall, response: ToolResponse) -> ToolResponse:
-    """``response`` addressed to ``call`` (an adapter's ``intercept`` does not see the call)."""
-    if response.tool_call_id == call.id and response.tool_name == call.name:
-        return response
-    return response.model_copy(update={"tool_call_id": call.id, "tool_name": call.name})
-
-
 def _failure(call: ToolCall, message: str) -> ToolResponse:
     return ToolResponse(tool_name=call.name, tool_call_id=call.id, success=False, error=message)
 
@@ -67,12 +62,18 @@ async def execute_call(
     call: ToolCall,
     plans: dict[str, ToolPlan],
     *,
+    attempt: int = 1,
     on_execute: OnExecute | None = None,
 ) -> ToolResponse:
     """Run one call with the plans the model saw; failures become error responses.
 
     ``on_execute`` sees the parameters the tool will receive (after the adapter
     chain and the tool's validation); an exception it raises propagates.
+
+    The order: argument problems and the adapted schema; ``adapt_parameters``
+    (lowest priority first); the tool's own validation; ``around_call`` (highest
+    priority outermost) around ``TOOL_CALL_BEFORE`` and the tool; ``adapt_response``
+    (highest priority first); ``TOOL_CALL_AFTER``.
 
     Errors meant for the model (unknown tool, invalid arguments, :class:`ToolError`
     raised by a tool or adapter, and, with ``tool_errors="report"``, any exception
@@ -85,46 +86,35 @@ async def execute_call(
         await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, unknown))
         return _failure(call, str(unknown))
     tool = plan.tool
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = call.arguments
+    ctx: CallContext | None = None
     try:
         if call.arguments_error is not None:
-            prefix = f"invalid arguments for tool '{call.name}': "
-            raise ToolArgumentsError(call.name, [call.arguments_error.removeprefix(prefix)])
+            raise ToolArgumentsError(call.name, call.arguments_problems or [call.arguments_error])
         if plan.validator is not None:
             problems = plan.validator(call.arguments)
             if problems:
                 raise ToolArgumentsError(call.name, problems)
-        params = (
-            await plan.unwrap(dict(call.arguments), agent) if plan.steps else dict(call.arguments)
-        )
+        params = dict(call.arguments)
+        if plan.unwrappers:
+            ctx = CallContext(agent, call, tool, call.arguments, attempt, call.arguments)
+            params = await plan.unwrap(params, ctx)
         arguments = tool.validate(params)
         if on_execute is not None:
             await on_execute(call, params)
-        response = await plan.intercept(params, agent) if plan.steps else None
-        if response is not None:
-            response = _answering(call, response)
-        if agent.events.has_handlers(AgentEvents.TOOL_CALL_BEFORE):
-            before = ToolCallBefore(call, tool, params, response)
-            before = await agent.events.emit(AgentEvents.TOOL_CALL_BEFORE, before)
-            if before.response is None and before.parameters is not params:
-                params = before.parameters
-                arguments = tool.validate(params)
-            response = None if before.response is None else _answering(call, before.response)
-        if response is None:
-            value = await _run(agent, tool, arguments, call)
-            response = ToolResponse(tool_name=call.name, tool_call_id=call.id, response=value)
+        innermost = _Innermost(agent, call, tool, params, arguments)
+        if plan.wrappers:
+            ctx = CallContext(agent, call, tool, call.arguments, attempt, params)
+            response = await plan.around(ctx, innermost)
+        else:
+            response = await innermost.run(params, arguments)
     except ToolError as exc:
         await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
         response = _failure(call, str(exc))
-    except _ToolFunctionError as wrapped:
-        error = wrapped.error
-        logger.error("tool %s raised %s", call.name, type(error).__name__, exc_info=error)
-        await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, error))
-        if agent.tool_errors == "raise":
-            raise error from None
-        response = _failure(call, f"{type(error).__name__}: {error}")
-    if plan.steps:
-        response = await plan.adapt_response(response, agent)
+    if plan.responders:
+        if ctx is None or ctx.parameters is not params:
+            ctx = CallContext(agent, call, tool, call.arguments, attempt, params)
+        response = await plan.adapt_response(response, ctx)
     if agent.events.has_handlers(AgentEvents.TOOL_CALL_AFTER):
         after = await agent.events.emit(
             AgentEvents.TOOL_CALL_AFTER, ToolCallAfter(call, tool, params, response)
@@ -133,37 +123,88 @@ async def execute_call(
     return response
 
 
-class _ToolFunctionError(Exception):
-    """Carries an exception raised by the tool function itself out of the pipeline."""
+class _Innermost:
+    """The bottom of the ``around_call`` chain: ``TOOL_CALL_BEFORE``, then the tool."""
 
-    def __init__(self, error: Exception) -> None:
-        super().__init__(str(error))
-        self.error = error
+    __slots__ = ("agent", "arguments", "call", "params", "tool")
+
+    def __init__(
+        self,
+        agent: Agent,
+        call: ToolCall,
+        tool: Tool,
+        params: dict[str, Any],
+        arguments: dict[str, Any],
+    ) -> None:
+        self.agent, self.call, self.tool = agent, call, tool
+        self.params, self.arguments = params, arguments
+
+    async def __call__(self, ctx: CallContext) -> ToolResponse:
+        params = ctx.parameters
+        if params is self.params:
+            return await self.run(self.params, self.arguments)
+        # An around_call changed the parameters: the tool validates them again.
+        changed = dict(params)
+        return await self.run(changed, self.tool.validate(changed))
+
+    async def run(self, params: dict[str, Any], arguments: dict[str, Any]) -> ToolResponse:
+        """Emit ``TOOL_CALL_BEFORE`` (a handler may answer) and run the tool."""
+        agent, call, tool = self.agent, self.call, self.tool
+        if agent.events.has_handlers(AgentEvents.TOOL_CALL_BEFORE):
+            before = ToolCallBefore(call, tool, params)
+            before = await agent.events.emit(AgentEvents.TOOL_CALL_BEFORE, before)
+            if before.response is not None:
+                return _addressed(call, before.response)
+            if before.parameters is not params:
+                arguments = tool.validate(before.parameters)
+        try:
+            value = await tool.run(arguments, {"agent": agent, "call": call})
+        except ToolError as exc:
+            await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
+            return _failure(call, str(exc))
+        except Exception as error:
+            logger.error("tool %s raised %s", call.name, type(error).__name__, exc_info=error)
+            await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, error))
+            if agent.tool_errors == "raise":
+                raise
+            return _failure(call, f"{type(error).__name__}: {error}")
+        return ToolResponse(tool_name=call.name, tool_call_id=call.id, response=value)
 
 
-async def _run(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
-    try:
-        return await tool.run(arguments, {"agent": agent, "call": call})
-    except ToolError:
-        raise
-    except Exception as exc:
-        raise _ToolFunctionError(exc) from exc
+def _addressed(call: ToolCall, response: ToolResponse) -> ToolResponse:
+    if response.tool_call_id != call.id:
+        raise GoodAgentError(
+            f"a TOOL_CALL_BEFORE handler answered call '{call.id}' with a response to "
+            f"call '{response.tool_call_id}'; build it with payload.answer(...)"
+        )
+    return response
 
 
 async def execute_calls(
     agent: Agent,
     calls: list[ToolCall],
     plans: dict[str, ToolPlan],
+    failures: Mapping[str, int] | None = None,
     *,
     on_execute: OnExecute | None = None,
 ) -> list[ToolResponse]:
-    """Run ``calls`` concurrently; the responses come back in call order."""
+    """Run ``calls`` concurrently; the responses come back in call order.
+
+    ``failures`` counts the failed calls of each tool so far in the run: a call's
+    :attr:`CallContext.attempt` is that count plus one.
+    """
+    failed = failures or {}
     if len(calls) == 1:
-        return [await execute_call(agent, calls[0], plans, on_execute=on_execute)]
+        call = calls[0]
+        attempt = failed.get(call.name, 0) + 1
+        return [await execute_call(agent, call, plans, attempt=attempt, on_execute=on_execute)]
     results: list[ToolResponse | None] = [None] * len(calls)
 
     async def run_one(index: int, call: ToolCall) -> None:
-        results[index] = await execute_call(agent, call, plans, on_execute=on_execute)
+        attempt = failed.get(call.name, 0) + 1
+        results[index] = await execute_call(
+            agent, call, plans, attempt=attempt, on_execute=on_execute
+        )
 
     async with anyio.create_task_group() as group:
         for index, call in enumerate(calls):

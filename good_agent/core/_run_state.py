@@ -110,7 +110,13 @@ class RunState:
         deferred: list[DeferredCall] = []
         for call in waiting:
             try:
-                response = await execute_call(self.agent, call, plans, on_execute=_defer)
+                response = await execute_call(
+                    self.agent,
+                    call,
+                    plans,
+                    attempt=self.failures[call.name] + 1,
+                    on_execute=_defer,
+                )
             except _Deferred as stop:
                 arguments = hide_secrets(call.arguments)
                 parameters = hide_secrets(stop.parameters)
@@ -128,7 +134,9 @@ class RunState:
         self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
         hook = self.executing if self.sink is not None else None
         try:
-            responses = await execute_calls(self.agent, calls, plans, on_execute=hook)
+            responses = await execute_calls(
+                self.agent, calls, plans, self.failures, on_execute=hook
+            )
         except BaseExceptionGroup as group:
             # Parallel calls run in a task group: one tool's exception (with
             # tool_errors="raise") reaches the caller as itself, not in a group.

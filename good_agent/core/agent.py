@@ -27,6 +27,7 @@ from good_agent.core.messages import (
 )
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
 from good_agent.core.results import RunResult
+from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
 from good_agent.core.usage import UsageLimits
 from good_agent.models.base import LanguageModel
@@ -107,13 +108,9 @@ class Agent:
         self._model: LanguageModel | None = None
         self._base_url, self._api_key = base_url, api_key
         self.components: list[AgentComponent] = list(extensions)
-        if mcp_servers:
-            # Imported only when asked for: the `mcp` extra stays optional.
-            from good_agent.extensions.mcp import MCPTools
-
-            self.components += [
-                MCPTools.from_spec(s) if isinstance(s, str) else s for s in mcp_servers
-            ]
+        self.components += [
+            resolve_spec("mcp_servers", s) if isinstance(s, str) else s for s in mcp_servers
+        ]
         self.max_iterations = max_iterations
         self.max_tool_retries = max_tool_retries
         self.tool_choice = tool_choice

@@ -6,13 +6,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 # The adapter vocabulary components declare adapters with, importable from here.
-from good_agent.adapters.adapter import AdapterMetadata as AdapterMetadata
-from good_agent.adapters.adapter import ConflictStrategy as ConflictStrategy
+from good_agent.adapters._adapter import AdapterMetadata as AdapterMetadata
+from good_agent.adapters._adapter import ConflictStrategy as ConflictStrategy
 from good_agent.core.events import AgentEvents, Handler
 from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
-    from good_agent.adapters.adapter import ToolAdapter
+    from good_agent.adapters import ToolAdapter
     from good_agent.core.agent import Agent
 
 F = TypeVar("F", bound=Callable[..., Any])

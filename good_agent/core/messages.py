@@ -33,8 +33,9 @@ class ToolCall(BaseModel):
     """A model's request to run one tool.
 
     ``arguments_error`` is set when the model's raw argument text could not be
-    decoded; ``raw_arguments`` then keeps the original text. Such a call is answered
-    with a validation error, never run with empty arguments.
+    decoded or was found invalid while parsing; ``raw_arguments`` then keeps the
+    original text and ``arguments_problems`` lists each problem. Such a call is
+    answered with a validation error, never run with empty arguments.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -45,6 +46,7 @@ class ToolCall(BaseModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     raw_arguments: str | None = None
     arguments_error: str | None = None
+    arguments_problems: list[str] = Field(default_factory=list)
 
     def to_openai(self) -> dict[str, Any]:
         """Return the OpenAI ``tool_calls`` entry for this call."""

@@ -34,6 +34,16 @@ class ToolCallBefore:
     parameters: dict[str, Any]
     response: ToolResponse | None = None
 
+    def answer(self, value: Any = None, *, error: str | None = None) -> None:
+        """Answer the call without running the tool: ``value``, or ``error`` for the model."""
+        self.response = ToolResponse(
+            tool_name=self.call.name,
+            tool_call_id=self.call.id,
+            response=value,
+            success=error is None,
+            error=error,
+        )
+
 
 @dataclass(slots=True)
 class ToolCallAfter:

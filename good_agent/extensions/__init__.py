@@ -1,17 +1,16 @@
 """Built-in extensions: citations, auth injection, caching, logging and rate limiting.
 
-Default priorities (higher runs first on signatures, responses and ``intercept``,
-last when unwrapping parameters): :class:`AuthInjector` 1000, :class:`ToolCache` 900,
-:class:`RateLimiter` 500, :class:`CitationManager` 200, :class:`ToolLogger` -1000.
+Default priorities (higher runs first on signatures and responses, last when
+unwrapping parameters, and outermost around the call): :class:`ToolLogger` 10000,
+:class:`AuthInjector` 1000, :class:`ToolCache` 900, :class:`RateLimiter` 500,
+:class:`CitationManager` 200.
 """
 
-from good_agent.extensions.auth import AuthInjector
-from good_agent.extensions.cache import CacheEvent, CacheStats, ToolCache
-from good_agent.extensions.cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
-from good_agent.extensions.citation_index import Citation, CitationIndex
-from good_agent.extensions.citations import CitationManager
-from good_agent.extensions.credentials import CredentialRule, credential_scope
-from good_agent.extensions.rate_limit import (
+from good_agent.core.components import AgentComponent
+from good_agent.core.specs import register_spec_resolver
+from good_agent.extensions._cache import CacheEvent, CacheStats, ToolCache
+from good_agent.extensions._cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
+from good_agent.extensions._rate_limit import (
     BucketBackend,
     MemoryBuckets,
     Rate,
@@ -19,7 +18,21 @@ from good_agent.extensions.rate_limit import (
     RateLimitStats,
     RedisBuckets,
 )
-from good_agent.extensions.tool_logging import ToolLogger, ToolMetrics
+from good_agent.extensions._tool_logging import ToolLogger, ToolMetrics
+from good_agent.extensions.auth import AuthInjector
+from good_agent.extensions.citation_index import Citation, CitationIndex
+from good_agent.extensions.citations import CitationManager
+from good_agent.extensions.credentials import CredentialRule, credential_scope
+
+
+def _mcp_server(spec: str) -> AgentComponent:
+    # The `mcp` extra stays optional: imported only when a server is asked for.
+    from good_agent.extensions.mcp import MCPTools
+
+    return MCPTools.from_spec(spec)
+
+
+register_spec_resolver("mcp_servers", _mcp_server)
 
 __all__ = [
     "AuthInjector",

@@ -9,23 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from good_agent.core.messages import ToolResponse
-
 REDACTED = "[REDACTED]"
 """What a secret value is replaced with in logs, keys and error texts."""
-
-
-def pending_response(
-    tool_name: str, *, response: Any = None, error: str | None = None
-) -> ToolResponse:
-    """Build a response for ``intercept``; the agent addresses it to the call."""
-    return ToolResponse(
-        tool_name=tool_name,
-        tool_call_id="",
-        response=response,
-        success=error is None,
-        error=error,
-    )
 
 
 def is_secret(value: Any) -> bool:

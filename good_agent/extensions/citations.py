@@ -258,6 +258,7 @@ class CitationManager(AgentComponent):
         super().__init__()
         self.index = index if index is not None else CitationIndex()
         self.rewrite_requests = rewrite_requests
+        self._last_rewrite: tuple[list[Any], list[Any], int] = ([], [], 0)
         self.show_urls = show_urls
         self.adapter = CitationAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
@@ -309,14 +310,15 @@ class CitationManager(AgentComponent):
 
     def rewrite(self, request: ModelRequest) -> ModelRequest:
         """A copy of ``request`` with ``[n]`` for registered URLs, plus the sources list."""
-        messages: list[Any] = []
-        for message in request.messages:
-            content = getattr(message, "content", None)
-            if isinstance(content, str) and content:
-                new = self.index.replace_urls(content)
-                if new != content:
-                    message = message.model_copy(update={"content": new})
-            messages.append(message)
+        sent, done, version = self._last_rewrite
+        history, count = request.messages, len(sent)
+        # A history that only grew since the last request, with no new source: only
+        # the new messages are rewritten (list equality checks identity first).
+        if version == len(self.index) and count and history[:count] == sent:
+            messages = done + [self._rewrite_message(m) for m in history[count:]]
+        else:
+            messages = [self._rewrite_message(m) for m in history]
+        self._last_rewrite = (list(history), list(messages), len(self.index))
         sources = (
             "Sources (cite them as [n]; tools that take a source accept its number n):\n"
             + self.index.sources_text(show_urls=self.show_urls)
@@ -327,6 +329,14 @@ class CitationManager(AgentComponent):
         else:
             messages.insert(0, SystemMessage(content=sources))
         return dataclasses.replace(request, messages=messages)
+
+    def _rewrite_message(self, message: Any) -> Any:
+        content = getattr(message, "content", None)
+        if isinstance(content, str) and content:
+            new = self.index.replace_urls(content)
+            if new != content:
+                return message.model_copy(update={"content": new})
+        return message
 
     def render_markdown(self, text: str, *, style: str = "inline") -> str:
         """Render the ``[n]`` references of ``text`` (a final answer) as markdown links."""

@@ -129,6 +129,7 @@ def tool_call_from_parsed(call: ParsedToolCall) -> ToolCall:
         arguments=call.arguments if call.arguments is not None else {},
         raw_arguments=call.raw_arguments,
         arguments_error=call.error,
+        arguments_problems=list(call.problems) or ([call.error] if call.error else []),
     )
 
 

@@ -39,5 +39,10 @@ def parsed_call(call_id: str, name: str, raw: str | JSONDict | None) -> ParsedTo
     arguments, error = decode_arguments(raw)
     raw_text = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {})
     return ParsedToolCall(
-        id=call_id, name=name, arguments=arguments, raw_arguments=raw_text, error=error
+        id=call_id,
+        name=name,
+        arguments=arguments,
+        raw_arguments=raw_text,
+        error=error,
+        problems=[error] if error is not None else [],
     )

@@ -41,8 +41,9 @@ class ParsedToolCall:
     """One tool call decoded from a provider reply.
 
     ``arguments`` is ``None`` when the provider's raw argument text could not be
-    decoded into a JSON object; ``error`` then says why, in words meant for the
-    model, and ``raw_arguments`` keeps the original text so nothing is lost.
+    decoded into a JSON object, or did not match the tool's schema; ``error`` then
+    says why, in words meant for the model, ``problems`` lists each problem as data,
+    and ``raw_arguments`` keeps the original text so nothing is lost.
     """
 
     id: str
@@ -50,6 +51,7 @@ class ParsedToolCall:
     arguments: JSONDict | None
     raw_arguments: str = ""
     error: str | None = None
+    problems: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from good_agent import (
     AgentComponent,
     AgentEvents,
     EventContext,
+    GoodAgentError,
     Tool,
     ToolAdapter,
     ToolCallBefore,
@@ -21,7 +22,7 @@ from good_agent import (
     ToolResponse,
     tool,
 )
-from good_agent.adapters.adapter import Signature
+from good_agent.adapters import CallContext, CallNext, Signature
 from good_agent.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio
@@ -173,8 +174,8 @@ async def test_signatures_are_cached_until_something_changes() -> None:
 
 
 class Answering(ToolAdapter):
-    def intercept(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
-        return ToolResponse(tool_name=tool_name, tool_call_id="", response=f"cached {parameters}")
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        return ctx.respond(f"cached {dict(ctx.parameters)}")
 
 
 class Suffix(ToolAdapter):
@@ -247,9 +248,9 @@ async def test_signature_key_recomputes_when_adapter_state_changes() -> None:
     assert response.success and fetched == ["https://b.example"]
 
 
-async def test_intercepted_responses_are_addressed_to_the_call() -> None:
+async def test_an_answer_to_another_call_is_an_error_not_readdressed() -> None:
     class Anonymous(ToolAdapter):
-        def intercept(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
             return ToolResponse(tool_name="?", tool_call_id="?", response="from cache")
 
     @tool
@@ -260,23 +261,27 @@ async def test_intercepted_responses_are_addressed_to_the_call() -> None:
     owner.register_tool_adapter(Anonymous(owner))
     model = ScriptedModel([ScriptedModel.tool_call("slow", id="call_42"), "ok"])
     async with Agent(model=model, tools=[slow], extensions=[owner]) as agent:
-        await agent.call("x")
-    result = agent.messages[-2]
-    assert isinstance(result, ToolMessage)
-    assert (result.tool_call_id, result.tool_name, result.content) == (
-        "call_42",
-        "slow",
-        "from cache",
-    )
+        with pytest.raises(GoodAgentError, match=r"Anonymous\.around_call must return"):
+            await agent.call("x")
 
 
-async def test_handler_answers_are_addressed_to_the_call_too() -> None:
+def test_an_adapter_with_the_removed_intercept_hook_is_refused() -> None:
+    class Old(ToolAdapter):
+        def intercept(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+            return None
+
+    owner = AgentComponent()
+    with pytest.raises(TypeError, match="around_call"):
+        Agent(extensions=[owner]).adapter_chain.add(Old(owner))
+
+
+async def test_handler_answers_are_built_for_the_call() -> None:
     @tool
     def slow() -> str:
         return "ran"
 
     def answer(ctx: EventContext) -> None:
-        ctx.payload.response = ToolResponse(tool_name="", tool_call_id="", response="handled")
+        ctx.payload.answer("handled")
 
     model = ScriptedModel([ScriptedModel.tool_call("slow", id="call_7"), "ok"])
     agent = Agent(model=model, tools=[slow])
@@ -285,3 +290,17 @@ async def test_handler_answers_are_addressed_to_the_call_too() -> None:
     result = agent.messages[-2]
     assert isinstance(result, ToolMessage)
     assert (result.tool_call_id, result.tool_name, result.content) == ("call_7", "slow", "handled")
+
+
+async def test_a_handler_answer_to_another_call_is_an_error() -> None:
+    @tool
+    def slow() -> str:
+        return "ran"
+
+    def answer(ctx: EventContext) -> None:
+        ctx.payload.response = ToolResponse(tool_name="", tool_call_id="", response="handled")
+
+    agent = Agent(tools=[slow])
+    agent.events.on(AgentEvents.TOOL_CALL_BEFORE, answer)
+    with pytest.raises(GoodAgentError, match="TOOL_CALL_BEFORE handler answered call"):
+        await agent.invoke("slow")

@@ -15,7 +15,7 @@ from good_agent import (
     ToolResponse,
     tool,
 )
-from good_agent.adapters.adapter import Signature
+from good_agent.adapters import Signature
 from good_agent.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio

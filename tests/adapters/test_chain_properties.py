@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from good_agent import Agent, AgentComponent, Tool, ToolAdapter
-from good_agent.adapters.adapter import Signature
+from good_agent.adapters import Signature
 
 TYPES = {
     "string": st.text(max_size=5),

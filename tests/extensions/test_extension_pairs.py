@@ -124,11 +124,11 @@ async def test_all_five_stacked_in_reverse_priority_order() -> None:
         await agent.call(f"Read {URL_A}")
         order = [type(a).__name__ for a in agent.adapter_chain.adapters]
     assert order == [
+        "LoggingAdapter",
         "AuthAdapter",
         "CacheAdapter",
         "RateLimitAdapter",
         "CitationAdapter",
-        "LoggingAdapter",
     ]
     assert runs == [URL_A]
     results = [m for m in agent.messages if isinstance(m, ToolMessage)]

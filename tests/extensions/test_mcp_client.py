@@ -219,7 +219,7 @@ async def test_mcp_install_and_close_in_different_tasks() -> None:
 
 
 async def test_mcp_cache_and_citation_adapters_over_an_mcp_tool(tmp_path: Path) -> None:
-    from good_agent.extensions.cache import ToolCache
+    from good_agent.extensions import ToolCache
     from good_agent.extensions.citations import CitationManager
 
     log = tmp_path / "calls.log"

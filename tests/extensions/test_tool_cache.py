@@ -292,3 +292,15 @@ async def test_waiters_run_the_tool_themselves_after_flight_timeout() -> None:
         await agent.call("go")
     assert len(counted.calls) == 2
     assert cache.stats.coalesced == 1 and cache.stats.misses == 2
+
+
+def test_the_scope_memo_never_mixes_principals() -> None:
+    cache = ToolCache(tools=["lookup"])
+    alice, bob = SecretStr("alice-token-123"), SecretStr("bob-token-456")
+    keys = [
+        cache.key_for("lookup", {"query": "q", "api_key": secret})
+        for secret in (alice, bob, SecretStr("alice-token-123"), bob)
+    ]
+    assert keys[0] == keys[2] != keys[1] == keys[3]
+    moved = cache.key_for("lookup", {"query": "q", "token": alice})
+    assert moved not in keys

@@ -30,12 +30,15 @@ class ToolCallValidation:
     """The outcome of validating one tool-call payload.
 
     ``arguments`` holds the validated arguments when ``is_valid``; otherwise
-    ``error_message`` explains the problem in words meant for the model.
+    ``error_message`` explains the problem in words meant for the model and
+    ``problems`` lists the argument problems one by one (empty when the payload
+    failed for another reason, such as an unknown tool).
     """
 
     is_valid: bool
     error_message: str | None = None
     arguments: JSONDict | None = None
+    problems: tuple[str, ...] = ()
 
 
 @runtime_checkable

@@ -136,7 +136,10 @@ class ValidatedAdapter(PromptedAdapter):
         )
         if verdict.is_valid:
             return call
-        return ParsedToolCall(call.id, call.name, None, call.raw_arguments, verdict.error_message)
+        problems = list(verdict.problems) or [verdict.error_message or "invalid tool call"]
+        return ParsedToolCall(
+            call.id, call.name, None, call.raw_arguments, verdict.error_message, problems
+        )
 
 
 def _write_calls(message: JSONDict) -> str:

@@ -42,7 +42,9 @@ def validate_payload(payload: JSONDict, tools: dict[str, JSONDict]) -> ToolCallV
     problems = compile_checker(tool_parameters(tool))(arguments)
     if problems:
         return ToolCallValidation(
-            False, f"invalid arguments for tool '{name}': " + "; ".join(problems)
+            False,
+            f"invalid arguments for tool '{name}': " + "; ".join(problems),
+            problems=tuple(problems),
         )
     return ToolCallValidation(True, None, arguments)
 

@@ -2,9 +2,10 @@
 
 Default priority 500 (below :class:`~good_agent.ToolCache`, so a cache hit spends no
 token; above :class:`~good_agent.ToolLogger`, so logged durations include waits),
-conflict strategy ``CHAIN`` (it changes no signature). It works in ``intercept``:
-it lets the call through (after waiting, in ``"wait"`` mode) or answers with a tool
-error (``"error"`` mode, or when the wait would exceed ``max_wait``).
+conflict strategy ``CHAIN`` (it changes no signature). It works in ``around_call``:
+it lets the call through (after waiting, in ``"wait"`` mode) or refuses it with a
+:class:`~good_agent.ToolError` the model reads (``"error"`` mode, or when the wait
+would exceed ``max_wait``); a refusal is never cached.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from good_agent.adapters import ConflictStrategy, ToolAdapter
+from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
+from good_agent.core.errors import ToolError
 from good_agent.core.messages import ToolResponse
-from good_agent.extensions._common import pending_response
 from good_agent.tools import Tool
 
 
@@ -176,11 +177,10 @@ class RateLimitAdapter(ToolAdapter):
         """Adapt the tools that have a rate."""
         return self.limiter.rate_for(tool.name) is not None
 
-    async def intercept(
-        self, tool_name: str, parameters: dict[str, Any], agent: Any
-    ) -> ToolResponse | None:
-        """Let the call through (perhaps after waiting), or answer with a tool error."""
-        return await self.limiter.admit(tool_name, parameters)
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """Let the call through (perhaps after waiting), or refuse it with a tool error."""
+        await self.limiter.admit(ctx.call.name, ctx.parameters)
+        return await call_next(ctx)
 
 
 class RateLimiter(AgentComponent):
@@ -233,11 +233,11 @@ class RateLimiter(AgentComponent):
         """The rate of ``tool_name``, or ``None`` when it is unlimited."""
         return self.limits.get(tool_name, self.default)
 
-    async def admit(self, tool_name: str, parameters: Mapping[str, Any]) -> ToolResponse | None:
-        """Take a token for a call: ``None`` lets it run, a response refuses it."""
+    async def admit(self, tool_name: str, parameters: Mapping[str, Any]) -> None:
+        """Take a token for a call, waiting if needed; raise :class:`ToolError` to refuse it."""
         rate = self.rate_for(tool_name)
         if rate is None:
-            return None
+            return
         bucket = self.key(tool_name, parameters) if self.key is not None else tool_name
         if self.mode == "error":
             limit = 0.0
@@ -246,12 +246,9 @@ class RateLimiter(AgentComponent):
         granted, delay = await self.backend.acquire(bucket, rate, self.clock(), limit)
         if not granted:
             self.stats.rejected += 1
-            return pending_response(
-                tool_name,
-                error=(
-                    f"rate limit for tool '{tool_name}' exceeded ({rate}); "
-                    f"retry in {max(delay, 0.001):.3g} s"
-                ),
+            raise ToolError(
+                f"rate limit for tool '{tool_name}' exceeded ({rate}); "
+                f"retry in {max(delay, 0.001):.3g} s"
             )
         if delay > 0:
             self.stats.waited += 1
@@ -259,5 +256,3 @@ class RateLimiter(AgentComponent):
             await self.sleep(delay)
         else:
             self.stats.allowed += 1
-        return None
-

@@ -1,25 +1,31 @@
 """The :class:`ToolLogger`: structured log records, metrics and OpenTelemetry spans per tool call.
 
-Default priority -1000 (the lowest: its ``adapt_parameters`` runs first, so the
-measured duration covers unwrapping, cache lookups and rate-limit waits), conflict
-strategy ``CHAIN`` (it changes no signature). The record is written on
-``TOOL_CALL_AFTER`` (handler priority -10000, after every other handler).
+Default priority 10000 (the highest of the built-ins: its ``around_call`` is the
+outermost, so it sees every call, cache hits and rate-limit refusals included, and
+the measured duration covers cache lookups and rate-limit waits), conflict strategy
+``CHAIN`` (it changes no signature). The record is written when the call returns,
+with the response of the tool (or of the adapter that answered instead), before
+``adapt_response``; an injected secret in it is redacted by the installed
+:class:`~good_agent.AuthInjector`. Arguments are serialized for a record only when
+the logger is enabled for its level.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import time
 from collections.abc import Iterable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from good_agent.adapters import ConflictStrategy, ToolAdapter
+from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent, on
+from good_agent.core.errors import ToolError
 from good_agent.core.events import AgentEvents, EventContext
-from good_agent.core.payloads import ToolCallAfter, ToolCallErrorPayload
+from good_agent.core.messages import ToolCall, ToolResponse
+from good_agent.core.payloads import ToolCallErrorPayload
 from good_agent.extensions._common import REDACTED, is_secret
 from good_agent.extensions.auth import AuthInjector
 from good_agent.tools import Tool
@@ -71,7 +77,7 @@ class ToolMetrics:
         self.total_ms += duration_ms
         self.min_ms = duration_ms if self.min_ms is None else min(self.min_ms, duration_ms)
         self.max_ms = duration_ms if self.max_ms is None else max(self.max_ms, duration_ms)
-        position = next((i for i, b in enumerate(self.bounds) if duration_ms <= b), -1)
+        position = bisect.bisect_left(self.bounds, duration_ms)
         self.buckets[position] += 1
 
     @property
@@ -95,11 +101,33 @@ class ToolMetrics:
         return replace(self, buckets=list(self.buckets))
 
 
-@dataclass(frozen=True, slots=True)
-class _Start:
-    tool_name: str
-    perf: float
-    wall_ns: int
+try:
+    from opentelemetry import trace as _trace
+    from opentelemetry.trace import Status, StatusCode
+
+    _ERROR_STATUS: Any = Status(StatusCode.ERROR)
+except ImportError:  # the opentelemetry-api package is optional
+    _trace = None  # type: ignore[assignment]
+    _ERROR_STATUS = None
+
+
+_UNKNOWN = object()
+
+
+def _global_tracing_configured() -> bool:
+    """Whether a tracer provider is installed (else global spans record nothing).
+
+    ``get_tracer_provider()`` reads the environment on every call until one is set,
+    so the API module's global is read first; the public call is the fallback.
+    """
+    if _trace is None:
+        return False
+    installed = getattr(_trace, "_TRACER_PROVIDER", _UNKNOWN)
+    if installed is None:
+        return False
+    if installed is _UNKNOWN:
+        return not isinstance(_trace.get_tracer_provider(), _trace.ProxyTracerProvider)
+    return True
 
 
 def _tracer(enabled: bool, tracer: Any) -> Any:
@@ -113,7 +141,7 @@ def _tracer(enabled: bool, tracer: Any) -> Any:
 
 
 class LoggingAdapter(ToolAdapter):
-    """Notes when a call starts; changes nothing."""
+    """Times each call around everything below it and hands the outcome to the logger."""
 
     def __init__(self, owner: ToolLogger, priority: int, conflict_strategy: ConflictStrategy):
         super().__init__(owner, priority, conflict_strategy)
@@ -123,10 +151,48 @@ class LoggingAdapter(ToolAdapter):
         """Observe the selected tools (all by default)."""
         return self.owner.tools is None or tool.name in self.owner.tools
 
-    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
-        """Record the start time; the parameters pass through."""
-        self.owner.started.set(_Start(tool_name, time.perf_counter(), time.time_ns()))
-        return parameters
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """Run the call, then record it (also when it raises)."""
+        owner = self.owner
+        call = ctx.call
+        wall_ns = time.time_ns() if owner.tracer is not None else 0
+        owner.open_calls.add(call.id)
+        start = time.perf_counter()
+        try:
+            response = await call_next(ctx)
+        except Exception as error:
+            elapsed = (time.perf_counter() - start) * 1000.0
+            owner.open_calls.discard(call.id)
+            owner.recorded_failures.add(call.id)
+            owner.record(_Outcome(ctx, None, elapsed, wall_ns, error))
+            raise
+        elapsed = (time.perf_counter() - start) * 1000.0
+        owner.open_calls.discard(call.id)
+        owner.record(_Outcome(ctx, response, elapsed, wall_ns, None))
+        return response
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """One finished call as the logger records it."""
+
+    ctx: CallContext | ToolCallErrorPayload
+    response: ToolResponse | None
+    duration_ms: float
+    start_ns: int
+    raised: BaseException | None
+
+    @property
+    def call(self) -> ToolCall:
+        return self.ctx.call
+
+    @property
+    def parameters(self) -> Mapping[str, Any]:
+        return self.ctx.parameters if isinstance(self.ctx, CallContext) else self.ctx.call.arguments
+
+    @property
+    def description(self) -> str | None:
+        return self.ctx.tool.description if isinstance(self.ctx, CallContext) else None
 
 
 class ToolLogger(AgentComponent):
@@ -147,7 +213,7 @@ class ToolLogger(AgentComponent):
         tracer: An OpenTelemetry tracer (default: the global one, if available).
         tracing: Set ``False`` to emit no spans.
         max_chars: Longer string argument values are shortened in records.
-        priority: Adapter priority (default -1000).
+        priority: Adapter priority (default 10000: the outermost ``around_call``).
         conflict_strategy: Adapter conflict strategy (default ``CHAIN``).
     """
 
@@ -163,7 +229,7 @@ class ToolLogger(AgentComponent):
         tracing: bool = True,
         max_chars: int = 200,
         bounds_ms: tuple[float, ...] = DEFAULT_BUCKETS_MS,
-        priority: int = -1000,
+        priority: int = 10_000,
         conflict_strategy: ConflictStrategy = ConflictStrategy.CHAIN,
     ) -> None:
         super().__init__()
@@ -172,10 +238,14 @@ class ToolLogger(AgentComponent):
         self.tools = frozenset(tools) if tools is not None else None
         self.sensitive = DEFAULT_SENSITIVE | {s.lower() for s in sensitive}
         self.tracer = _tracer(tracing, tracer)
+        # The global tracer records nothing until a provider is installed: no span
+        # is built before then (checked at each call, so one installed later counts).
+        self._global_tracer = tracer is None and self.tracer is not None
         self.max_chars = max_chars
         self.bounds_ms = bounds_ms
-        self.started: ContextVar[_Start | None] = ContextVar(f"tool_log_{id(self)}", default=None)
-        self._failures: ContextVar[str | None] = ContextVar(f"tool_err_{id(self)}", default=None)
+        self._error_types: dict[str, str] = {}
+        self.open_calls: set[str] = set()
+        self.recorded_failures: set[str] = set()
         self._metrics: dict[str, ToolMetrics] = {}
         self.adapter = LoggingAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
@@ -216,70 +286,96 @@ class ToolLogger(AgentComponent):
     @on(AgentEvents.TOOL_CALL_ERROR, priority=-10_000)
     def _on_error(self, ctx: EventContext) -> None:
         payload = ctx.payload
-        if isinstance(payload, ToolCallErrorPayload):
-            self._failures.set(type(payload.error).__name__)
+        if not isinstance(payload, ToolCallErrorPayload):
+            return
+        call = payload.call
+        if call.id in self.recorded_failures:
+            # Raised through this logger's around_call, which recorded it already.
+            self.recorded_failures.discard(call.id)
+        elif call.id in self.open_calls:
+            # The tool's exception became an error response below this logger's
+            # around_call, which records the call; its type names the span's error.
+            if self.tracer is not None:
+                self._error_types[call.id] = type(payload.error).__name__
+        elif self.tools is None or call.name in self.tools:
+            # Rejected before any around_call ran (unknown tool, invalid arguments).
+            now = time.time_ns() if self.tracer is not None else 0
+            self.record(_Outcome(payload, None, 0.0, now, payload.error))
 
-    @on(AgentEvents.TOOL_CALL_AFTER, priority=-10_000)
-    def _on_after(self, ctx: EventContext) -> None:
-        payload = ctx.payload
-        if not isinstance(payload, ToolCallAfter):
-            return
-        name = payload.call.name
-        if self.tools is not None and name not in self.tools:
-            return
-        start = self.started.get()
-        self.started.set(None)
-        error_type = self._failures.get()
-        self._failures.set(None)
-        now_perf, now_ns = time.perf_counter(), time.time_ns()
-        if start is None or start.tool_name != name:
-            start = _Start(name, now_perf, now_ns)
-        duration_ms = (now_perf - start.perf) * 1000.0
-        response = payload.response
-        arguments = self.redact(payload.parameters or payload.call.arguments)
-        self._metrics.setdefault(name, ToolMetrics(bounds=self.bounds_ms)).observe(
-            duration_ms, response.success
-        )
+    def record(self, outcome: _Outcome) -> None:
+        """Count one finished call, log it and end its span."""
+        call = outcome.call
+        response = outcome.response
+        success = response is not None and response.success
+        metrics = self._metrics.get(call.name)
+        if metrics is None:
+            metrics = self._metrics[call.name] = ToolMetrics(bounds=self.bounds_ms)
+        metrics.observe(outcome.duration_ms, success)
+        error_type = self._error_types.pop(call.id, None)
+        if outcome.raised is not None:
+            error_type = type(outcome.raised).__name__
+        level = self.level if success else self.error_level
+        if self.logger.isEnabledFor(level):
+            self._log(outcome, success, level)
+        if self.tracer is not None and (not self._global_tracer or _global_tracing_configured()):
+            self._span(outcome, success, error_type)
+
+    def _log(self, outcome: _Outcome, success: bool, level: int) -> None:
+        call, response, raised = outcome.call, outcome.response, outcome.raised
+        auth = self._auth()
+        if response is not None and auth is not None:
+            response = auth.redact_response(response)
+        if response is None:
+            error: str | None = (
+                str(raised)
+                if isinstance(raised, ToolError)
+                else (f"{type(raised).__name__}: {raised}")
+            )
+            if auth is not None and error is not None:
+                error = auth.redact(error)
+            response_bytes = 0
+        else:
+            error = response.error
+            response_bytes = len(response.content_text().encode("utf-8"))
         self.logger.log(
-            self.level if response.success else self.error_level,
+            level,
             "tool %s %s in %.1f ms",
-            name,
-            "succeeded" if response.success else "failed",
-            duration_ms,
+            call.name,
+            "succeeded" if success else "failed",
+            outcome.duration_ms,
             extra={
-                "tool_name": name,
-                "tool_call_id": payload.call.id,
-                "duration_ms": duration_ms,
-                "success": response.success,
-                "arguments": arguments,
-                "arguments_bytes": len(json.dumps(payload.call.arguments, default=str)),
-                "response_bytes": len(response.content_text().encode("utf-8")),
-                "error": response.error,
+                "tool_name": call.name,
+                "tool_call_id": call.id,
+                "duration_ms": outcome.duration_ms,
+                "success": success,
+                "arguments": self.redact(outcome.parameters),
+                "arguments_bytes": len(json.dumps(call.arguments, default=str)),
+                "response_bytes": response_bytes,
+                "error": error,
             },
         )
-        if self.tracer is not None:
-            self._span(payload, start, now_ns, error_type)
 
-    def _span(self, payload: ToolCallAfter, start: _Start, end_ns: int, error: str | None) -> None:
-        name = payload.call.name
+    def _auth(self) -> AuthInjector | None:
+        for component in getattr(self.agent, "components", ()):
+            if isinstance(component, AuthInjector):
+                return component
+        return None
+
+    def _span(self, outcome: _Outcome, success: bool, error: str | None) -> None:
+        call = outcome.call
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": name,
-            "gen_ai.tool.call.id": payload.call.id,
+            "gen_ai.tool.name": call.name,
+            "gen_ai.tool.call.id": call.id,
             "gen_ai.tool.type": "function",
         }
-        if payload.tool is not None and payload.tool.description:
-            attributes["gen_ai.tool.description"] = payload.tool.description[: self.max_chars]
-        if not payload.response.success:
+        if outcome.description:
+            attributes["gen_ai.tool.description"] = outcome.description[: self.max_chars]
+        if not success:
             attributes["error.type"] = error or "tool_error"
         span = self.tracer.start_span(
-            f"execute_tool {name}", attributes=attributes, start_time=start.wall_ns
+            f"execute_tool {call.name}", attributes=attributes, start_time=outcome.start_ns
         )
-        if not payload.response.success:
-            try:
-                from opentelemetry.trace import Status, StatusCode
-
-                span.set_status(Status(StatusCode.ERROR))
-            except ImportError:
-                pass
-        span.end(end_time=end_ns)
+        if not success and _ERROR_STATUS is not None:
+            span.set_status(_ERROR_STATUS)
+        span.end(end_time=time.time_ns())

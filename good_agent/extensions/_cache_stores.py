@@ -100,15 +100,22 @@ class SQLiteStore:
     Args:
         path: Database file, or ``":memory:"``.
         table: Table name (created if missing).
+        timeout: Seconds to wait for a lock held by another connection before the
+            operation fails with ``sqlite3.OperationalError`` (the cache then runs the
+            tool, or returns its result unstored).
     """
 
-    def __init__(self, path: str = ":memory:", *, table: str = "good_agent_cache") -> None:
+    def __init__(
+        self, path: str = ":memory:", *, table: str = "good_agent_cache", timeout: float = 5.0
+    ) -> None:
         if not table.replace("_", "").isalnum():
             raise ValueError(f"invalid table name: {table!r}")
         self.path = path
         self.table = table
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._conn = sqlite3.connect(
+            path, check_same_thread=False, isolation_level=None, timeout=timeout
+        )
         with self._lock:
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute(

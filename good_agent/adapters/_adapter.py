@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -11,6 +12,7 @@ from good_agent.core.errors import GoodAgentError
 from good_agent.core.messages import ToolResponse
 
 if TYPE_CHECKING:
+    from good_agent.adapters._context import CallContext, CallNext
     from good_agent.tools.tool import Tool
 
 Signature = dict[str, Any]
@@ -90,8 +92,11 @@ def diff_signatures(before: Signature, after: Signature) -> AdapterMetadata:
 class ToolAdapter:
     """Changes how tools look to the model and translates the model's calls back.
 
-    Subclass and override the hooks you need. ``adapt_parameters``,
-    ``adapt_response`` and ``intercept`` may be ``async``.
+    Subclass and override the hooks you need. ``adapt_parameters`` and
+    ``adapt_response`` may be ``async``; an override of either may add a keyword
+    parameter ``ctx: CallContext | None = None`` to receive the call's
+    :class:`~good_agent.adapters.CallContext` (hooks written without it are called
+    exactly as before). :meth:`around_call` wraps the tool itself.
 
     Args:
         component: The component that owns this adapter (may be ``None``).
@@ -142,22 +147,36 @@ class ToolAdapter:
         return signature
 
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
-        """Translate the model's arguments back towards the tool's own parameters."""
+        """Translate the model's arguments back towards the tool's own parameters.
+
+        Runs lowest priority first (the reverse of :meth:`adapt_signature`). An
+        override may add a keyword parameter ``ctx: CallContext | None = None`` to
+        receive the call's :class:`~good_agent.adapters.CallContext`.
+        """
         return parameters
 
     def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
-        """Adapt the tool's response before the model sees it."""
+        """Adapt the response before the model sees it (highest priority first).
+
+        Runs on every response of the call: the tool's, an error, or an answer
+        given by an :meth:`around_call`. An override may add a keyword parameter
+        ``ctx: CallContext | None = None`` to receive the call's context.
+        """
         return response
 
-    def intercept(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
-        """Answer a call instead of the tool by returning a :class:`ToolResponse`.
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """Wrap the tool like middleware: the highest priority adapter is outermost.
 
-        Runs after every adapter has unwrapped the parameters, so ``parameters`` are
-        exactly what the tool would receive. Return ``None`` to let the tool run. The
-        returned response is addressed to the call (``tool_call_id``, ``tool_name``)
-        by the agent.
+        Runs after every adapter has unwrapped the parameters (``ctx.parameters``
+        are exactly what the tool receives) and before :meth:`adapt_response`.
+        ``await call_next(ctx)`` runs the adapters below and the tool, and returns
+        its response; code around it runs before and after the tool. Return
+        ``ctx.respond(value)`` or ``ctx.fail(message)`` without calling
+        ``call_next`` to answer instead of the tool, raise
+        :class:`~good_agent.ToolError` to refuse the call, or pass
+        ``ctx.with_parameters(...)`` to change what the tool receives.
         """
-        return None
+        return await call_next(ctx)
 
     def merge_signature(
         self, base: Signature, results: list[tuple[ToolAdapter, Signature]]
@@ -198,3 +217,22 @@ class ToolAdapter:
 def overrides(adapter: ToolAdapter, hook: str) -> bool:
     """Whether ``adapter``'s class replaces the base class's ``hook``."""
     return getattr(type(adapter), hook) is not getattr(ToolAdapter, hook)
+
+
+_TAKES_CTX: dict[tuple[type, str], bool] = {}
+
+
+def takes_ctx(adapter: ToolAdapter, hook: str) -> bool:
+    """Whether ``adapter``'s ``hook`` accepts the call context as ``ctx``.
+
+    Hooks written against the original signature (no ``ctx``) are called without it.
+    """
+    key = (type(adapter), hook)
+    known = _TAKES_CTX.get(key)
+    if known is None:
+        parameters = inspect.signature(getattr(adapter, hook)).parameters
+        known = "ctx" in parameters or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+        )
+        _TAKES_CTX[key] = known
+    return known

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from good_agent.adapters.adapter import (
+from good_agent.adapters._adapter import (
     AdapterConflictError,
     AdapterMetadata,
     ConflictStrategy,
@@ -15,7 +15,7 @@ from good_agent.adapters.adapter import (
     ToolAdapter,
     overrides,
 )
-from good_agent.adapters.plan import Step, ToolPlan
+from good_agent.adapters._plan import Step, ToolPlan
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
@@ -53,6 +53,12 @@ class AdapterChain:
         """Add ``adapter`` to the chain (no-op if already present)."""
         if any(existing is adapter for _, existing in self._adapters):
             return
+        if callable(getattr(adapter, "intercept", None)):
+            raise TypeError(
+                f"{adapter.name} defines intercept(), which around_call(ctx, call_next) "
+                "replaced: return ctx.respond(value) from around_call to answer instead "
+                "of the tool (see docs/adapters.md)"
+            )
         adapter.agent = self.agent
         self._adapters.append((next(self._sequence), adapter))
         self._reorder()

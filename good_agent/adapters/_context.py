@@ -1,0 +1,61 @@
+"""The :class:`CallContext`: everything a per-call adapter hook may know about the call."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from good_agent.core.messages import ToolCall, ToolResponse
+from good_agent.tools.tool import Tool
+
+if TYPE_CHECKING:
+    from good_agent.core.agent import Agent
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """One tool call as the adapter hooks see it. Frozen: make a changed copy with
+    :meth:`with_parameters`.
+
+    Attributes:
+        agent: The agent running the call.
+        call: The model's :class:`~good_agent.ToolCall` (its ``id`` addresses the answer).
+        tool: The :class:`~good_agent.Tool` that will run.
+        arguments: The arguments exactly as the model sent them (adapted signature).
+        attempt: 1 for the first call of this tool in a run, 2 after one failed call, ...
+        parameters: What the tool will receive. In ``adapt_parameters`` these are the
+            model's arguments (the unwrapping is in progress); in ``around_call`` and
+            ``adapt_response`` they are the fully unwrapped parameters.
+    """
+
+    agent: Agent
+    call: ToolCall
+    tool: Tool
+    arguments: Mapping[str, Any]
+    attempt: int
+    parameters: Mapping[str, Any]
+
+    @property
+    def tool_name(self) -> str:
+        """The called tool's name."""
+        return self.call.name
+
+    def with_parameters(self, parameters: Mapping[str, Any]) -> CallContext:
+        """This context with other ``parameters`` (pass it to ``call_next``); they are
+        validated again before the tool runs."""
+        return replace(self, parameters=parameters)
+
+    def respond(self, value: Any = None) -> ToolResponse:
+        """A successful :class:`~good_agent.ToolResponse` to this call (answer without the tool)."""
+        return ToolResponse(tool_name=self.call.name, tool_call_id=self.call.id, response=value)
+
+    def fail(self, error: str) -> ToolResponse:
+        """An error :class:`~good_agent.ToolResponse` to this call; the model reads ``error``."""
+        return ToolResponse(
+            tool_name=self.call.name, tool_call_id=self.call.id, success=False, error=error
+        )
+
+
+CallNext = Callable[[CallContext], Awaitable[ToolResponse]]
+"""What ``around_call`` calls to run the rest of the chain and the tool."""

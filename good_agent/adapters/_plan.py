@@ -1,0 +1,176 @@
+"""A :class:`ToolPlan`: how one tool looks to the model and how its calls travel back."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from good_agent.adapters._adapter import Signature, ToolAdapter, overrides, takes_ctx
+from good_agent.adapters._context import CallContext, CallNext
+from good_agent.core.errors import GoodAgentError
+from good_agent.core.messages import ToolResponse
+from good_agent.tools.tool import Tool
+
+
+async def _resolve(value: Any) -> Any:
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One stage of a chain: a single adapter, or a MERGE group sharing one input.
+
+    ``owned`` holds, per adapter, the parameters it touches; in a group each adapter
+    unwraps only its own parameters.
+    """
+
+    adapters: tuple[ToolAdapter, ...]
+    owned: tuple[frozenset[str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPlan:
+    """The adapted signature of a tool and the steps that produced it (forward order).
+
+    ``validator`` checks the model's arguments against the adapted signature; it is
+    ``None`` when no adapter changed the tool's own parameters, since the tool's own
+    validation then covers the same schema.
+    """
+
+    tool: Tool
+    signature: Signature
+    steps: tuple[Step, ...]
+    validator: Callable[[Any], list[str]] | None
+    unwrappers: tuple[tuple[Step, tuple[bool, ...]], ...] = field(init=False)
+    wrappers: tuple[ToolAdapter, ...] = field(init=False)
+    responders: tuple[tuple[ToolAdapter, bool], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Only adapters that replace a hook take part in it on each call; whether a
+        # hook takes the call context is decided once, here.
+        adapters = self.adapters
+        unwrappers = tuple(
+            (step, tuple(takes_ctx(a, "adapt_parameters") for a in step.adapters))
+            for step in reversed(self.steps)
+            if len(step.adapters) > 1 or overrides(step.adapters[0], "adapt_parameters")
+        )
+        object.__setattr__(self, "unwrappers", unwrappers)
+        object.__setattr__(
+            self, "wrappers", tuple(a for a in adapters if overrides(a, "around_call"))
+        )
+        object.__setattr__(
+            self,
+            "responders",
+            tuple(
+                (a, takes_ctx(a, "adapt_response"))
+                for a in adapters
+                if overrides(a, "adapt_response")
+            ),
+        )
+
+    @property
+    def adapters(self) -> list[ToolAdapter]:
+        """Every adapter applied to this tool, in forward (signature) order."""
+        return [adapter for step in self.steps for adapter in step.adapters]
+
+    async def unwrap(self, parameters: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
+        """Translate the model's arguments back, outermost (lowest priority) step first."""
+        name = self.tool.name
+        agent = ctx.agent
+        params = parameters
+        for step, with_ctx in self.unwrappers:
+            if len(step.adapters) == 1:
+                adapter = step.adapters[0]
+                if with_ctx[0]:
+                    params = _with_ctx(adapter).adapt_parameters(name, params, agent, ctx=ctx)
+                else:
+                    params = adapter.adapt_parameters(name, params, agent)
+                if not isinstance(params, dict):
+                    params = await _resolve(params)
+            else:
+                params = await _unwrap_group(step, with_ctx, name, params, ctx)
+            if not isinstance(params, dict):
+                raise GoodAgentError(
+                    f"an adapter on tool '{name}' returned {type(params).__name__} "
+                    "from adapt_parameters; it must return a dict"
+                )
+        return params
+
+    async def around(self, ctx: CallContext, innermost: CallNext) -> ToolResponse:
+        """Run the ``around_call`` hooks, highest priority outermost, around ``innermost``."""
+        if not self.wrappers:
+            return await innermost(ctx)
+        return await _Next(self.wrappers, 0, innermost)(ctx)
+
+    async def adapt_response(self, response: ToolResponse, ctx: CallContext) -> ToolResponse:
+        """Adapt the response, highest priority first."""
+        name, agent = self.tool.name, ctx.agent
+        for adapter, with_ctx in self.responders:
+            if with_ctx:
+                adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
+            else:
+                adapted = adapter.adapt_response(name, response, agent)
+            response = adapted if isinstance(adapted, ToolResponse) else await _resolve(adapted)
+        return response
+
+
+class _Next:
+    """``call_next`` of the wrapper at ``index``: runs the next wrapper, or the tool."""
+
+    __slots__ = ("index", "innermost", "wrappers")
+
+    def __init__(self, wrappers: tuple[ToolAdapter, ...], index: int, innermost: CallNext) -> None:
+        self.wrappers, self.index, self.innermost = wrappers, index, innermost
+
+    async def __call__(self, ctx: CallContext) -> ToolResponse:
+        index = self.index
+        if index == len(self.wrappers):
+            return await self.innermost(ctx)
+        adapter = self.wrappers[index]
+        response = await adapter.around_call(ctx, _Next(self.wrappers, index + 1, self.innermost))
+        if not isinstance(response, ToolResponse) or response.tool_call_id != ctx.call.id:
+            raise GoodAgentError(
+                f"{adapter.name}.around_call must return the ToolResponse of call "
+                f"'{ctx.call.id}' (build an answer with ctx.respond() or ctx.fail()), "
+                f"got {_describe(response)}"
+            )
+        return response
+
+
+def _with_ctx(adapter: ToolAdapter) -> Any:
+    """``adapter``, whose hook overrides declare the optional ``ctx`` keyword."""
+    return adapter
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, ToolResponse):
+        return f"a response to call '{value.tool_call_id}'"
+    return type(value).__name__
+
+
+async def _unwrap_group(
+    step: Step, with_ctx: tuple[bool, ...], name: str, params: dict[str, Any], ctx: CallContext
+) -> dict[str, Any]:
+    every_owned = frozenset().union(*step.owned)
+    result = {k: v for k, v in params.items() if k not in every_owned}
+    outputs = []
+    for adapter, owned, wants_ctx in zip(step.adapters, step.owned, with_ctx, strict=True):
+        others = every_owned - owned
+        view = {k: v for k, v in params.items() if k not in others}
+        if wants_ctx:
+            produced = _with_ctx(adapter).adapt_parameters(name, view, ctx.agent, ctx=ctx)
+        else:
+            produced = adapter.adapt_parameters(name, view, ctx.agent)
+        out = await _resolve(produced)
+        if not isinstance(out, dict):
+            raise GoodAgentError(f"{adapter.name}.adapt_parameters must return a dict")
+        outputs.append(out)
+    # A parameter several members own takes the highest-priority member's value,
+    # as its definition did in the merged signature.
+    for out in reversed(outputs):
+        result.update(out)
+    return result

@@ -1,0 +1,413 @@
+"""The :class:`ToolCache`: answers repeated tool calls from a store, without running the tool.
+
+Default priority 900 (below :class:`~good_agent.AuthInjector`, above the rate limiter:
+its ``around_call`` is outside the limiter's, so a hit is answered before a
+rate-limit token is spent), conflict strategy ``CHAIN`` (it only adds the optional
+``use_cache`` parameter).
+
+The key is the tool name, the canonical JSON of the unwrapped arguments (secrets
+left out) and the auth scope (a keyed hash of the call's credentials), hashed with
+SHA-256. Values are the JSON of the tool's :class:`~good_agent.ToolResponse` (with any
+injected secret redacted), with an expiry. A hit goes through ``adapt_response``
+like the tool's own response.
+
+A store that fails never costs a result: a failed lookup runs the tool, a failed
+write returns the result unstored; both are logged (WARNING) and counted in
+:class:`CacheStats`, and the next call uses the store again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+from pydantic import BaseModel, ValidationError
+
+from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
+from good_agent.core.components import AgentComponent
+from good_agent.core.messages import ToolResponse
+from good_agent.extensions._cache_stores import CacheStore, MemoryStore
+from good_agent.extensions._common import REDACTED, canonical_json, digest, is_secret
+from good_agent.extensions.auth import AuthInjector
+from good_agent.extensions.credentials import credential_scope
+from good_agent.tools import Tool
+
+logger = logging.getLogger("good_agent.extensions.cache")
+
+CacheEventKind = Literal[
+    "hit", "miss", "set", "coalesced", "bypass", "uncacheable", "lookup_error", "store_error"
+]
+"""What happened: a hit, a miss, a stored entry, a call that waited for an identical
+one (single-flight), a bypass through ``use_cache=false``, a response that could not
+be stored, a store that failed to answer a lookup (the tool ran) or to keep a result
+(the result was returned unstored)."""
+
+_INFLIGHT: dict[tuple[int, str], anyio.Event | None] = {}
+"""Calls running now, per store and key: identical misses run the tool once per process.
+The event is made by the first identical call that waits."""
+
+_PLAIN = (str, int, float, bool, type(None))
+
+USE_CACHE_SCHEMA = {
+    "type": "boolean",
+    "default": True,
+    "description": "false: ignore any cached result and run the tool again.",
+}
+
+_STAT_NAMES = {
+    "hit": "hits",
+    "miss": "misses",
+    "set": "sets",
+    "bypass": "bypasses",
+    "lookup_error": "lookup_errors",
+    "store_error": "store_errors",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CacheEvent:
+    """One cache event, as passed to ``on_event`` and logged (DEBUG) with ``extra=``."""
+
+    kind: CacheEventKind
+    tool_name: str
+    key: str
+
+
+@dataclass(slots=True)
+class CacheStats:
+    """Counters of a :class:`ToolCache`, in total and per tool.
+
+    ``lookup_errors`` and ``store_errors`` count store failures (the call was
+    answered by the tool all the same).
+    """
+
+    hits: int = 0
+    misses: int = 0
+    sets: int = 0
+    coalesced: int = 0
+    bypasses: int = 0
+    uncacheable: int = 0
+    lookup_errors: int = 0
+    store_errors: int = 0
+    by_tool: dict[str, Counter[str]] = field(default_factory=dict)
+
+    def record(self, kind: CacheEventKind, tool_name: str) -> None:
+        """Count one event."""
+        name = _STAT_NAMES.get(kind, kind)
+        setattr(self, name, getattr(self, name) + 1)
+        counter = self.by_tool.get(tool_name)
+        if counter is None:
+            counter = self.by_tool[tool_name] = Counter()
+        counter[kind] += 1
+
+    @property
+    def hit_ratio(self) -> float:
+        """Hits over lookups (0.0 before any lookup)."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+
+
+class CacheAdapter(ToolAdapter):
+    """The adapter behind :class:`ToolCache` (see there)."""
+
+    def __init__(self, cache: ToolCache, priority: int, conflict_strategy: ConflictStrategy):
+        super().__init__(cache, priority, conflict_strategy)
+        self.cache = cache
+
+    def should_adapt(self, tool: Tool, agent: Any) -> bool:
+        """Adapt the tools that opted in."""
+        return tool.name in self.cache.ttls
+
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """Answer from the store, or run the tool (once per identical key) and store."""
+        return await self.cache.around(ctx, call_next)
+
+
+class FlaggedCacheAdapter(CacheAdapter):
+    """A :class:`CacheAdapter` that shows the model the optional ``use_cache`` flag."""
+
+    def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
+        """Add the optional ``use_cache`` flag when it is enabled."""
+        function = dict(signature["function"])
+        parameters = dict(function.get("parameters") or {"type": "object"})
+        parameters["properties"] = {
+            **(parameters.get("properties") or {}),
+            "use_cache": dict(USE_CACHE_SCHEMA),
+        }
+        function["parameters"] = parameters
+        return {**signature, "function": function}
+
+    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        """Take the ``use_cache`` flag out (the tool does not know it)."""
+        if "use_cache" in parameters:
+            parameters = dict(parameters)
+            del parameters["use_cache"]
+        return parameters
+
+
+def _key_default(found: list[Any]) -> Callable[[Any], Any]:
+    def default(value: Any) -> Any:
+        if is_secret(value):
+            found.append(value)
+            return REDACTED
+        if isinstance(value, BaseModel):
+            return value.model_dump(mode="python")
+        if isinstance(value, set | frozenset):
+            return sorted(value, key=repr)
+        raise TypeError(type(value).__name__)
+
+    return default
+
+
+class ToolCache(AgentComponent):
+    """Caches the responses of the tools that opt in; a hit does not run the tool.
+
+    Args:
+        store: A :class:`CacheStore`: :class:`MemoryStore` (default),
+            :class:`SQLiteStore` or :class:`RedisStore`.
+        tools: The tools to cache: names, or ``{name: ttl}`` for per-tool TTLs.
+        ttl: Seconds an entry stays fresh (``None``: no expiry).
+        cache_errors: Also store error responses.
+        use_cache_flag: Show the model an optional ``use_cache`` boolean; ``false``
+            runs the tool again and stores the fresh result.
+        scope: ``(tool_name, parameters) -> str | None``, the auth scope of a call.
+            By default the installed :class:`AuthInjector`'s :meth:`~AuthInjector.scope_of`,
+            else :func:`credential_scope`.
+        clock: Wall-clock seconds used for expiry (inject one in tests).
+        on_event: Called with every :class:`CacheEvent`.
+        flight_timeout: Seconds an identical call waits for a running one before it
+            runs the tool itself.
+        priority: Adapter priority (default 900).
+        conflict_strategy: Adapter conflict strategy (default ``CHAIN``).
+    """
+
+    def __init__(
+        self,
+        store: CacheStore | None = None,
+        *,
+        tools: Iterable[str] | Mapping[str, float | None],
+        ttl: float | None = 300.0,
+        cache_errors: bool = False,
+        use_cache_flag: bool = False,
+        scope: Callable[[str, Mapping[str, Any]], str | None] | None = None,
+        clock: Callable[[], float] = time.time,
+        on_event: Callable[[CacheEvent], Any] | None = None,
+        flight_timeout: float = 30.0,
+        priority: int = 900,
+        conflict_strategy: ConflictStrategy = ConflictStrategy.CHAIN,
+    ) -> None:
+        super().__init__()
+        self.store: CacheStore = store if store is not None else MemoryStore()
+        if isinstance(tools, Mapping):
+            self.ttls: dict[str, float | None] = dict(tools)
+        elif isinstance(tools, str):
+            raise TypeError("tools must be a collection of tool names, not a string")
+        else:
+            self.ttls = dict.fromkeys(tools, ttl)
+        self.cache_errors = cache_errors
+        self.use_cache_flag = use_cache_flag
+        self.scope = scope
+        self.clock = clock
+        self.on_event = on_event
+        self.flight_timeout = flight_timeout
+        self.stats = CacheStats()
+        self._last_scope: tuple[str, tuple[Any, ...], str | None] | None = None
+        # Only a cache that shows the flag adapts signatures and parameters.
+        adapter = FlaggedCacheAdapter if use_cache_flag else CacheAdapter
+        self.adapter: CacheAdapter = adapter(self, priority, conflict_strategy)
+        self.register_tool_adapter(self.adapter)
+
+    def _auth(self) -> AuthInjector | None:
+        for component in getattr(self.agent, "components", ()):
+            if isinstance(component, AuthInjector):
+                return component
+        return None
+
+    def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
+        auth = self._auth()
+        if auth is not None:
+            return auth.scope_of(tool_name, parameters)
+        return credential_scope(parameters)
+
+    def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
+        """The store key of a call with these unwrapped ``parameters``."""
+        found: list[Any] = []
+        try:
+            arguments = json.dumps(
+                parameters,
+                sort_keys=True,
+                separators=(",", ":"),
+                ensure_ascii=False,
+                default=_key_default(found),
+            )
+        except (TypeError, ValueError):
+            arguments, found = canonical_json(parameters), [None]
+        if self.scope is not None:
+            scope = self.scope(tool_name, parameters)
+        elif not found:
+            scope = None  # plain JSON arguments carry no secret, so no credential scope
+        else:
+            scope = self._scope_of_secrets(tool_name, parameters, found)
+        body = f"{arguments}\x00{scope or ''}"
+        return f"v1:{tool_name}:{digest(body, size=64)}"
+
+    def _scope_of_secrets(
+        self, tool_name: str, parameters: Mapping[str, Any], secrets: list[Any]
+    ) -> str | None:
+        # The same secrets as the last call (an injected credential usually is): the
+        # same scope, without hashing the credentials again. Secrets compare by value;
+        # where they sit is in the arguments' JSON, which is part of the key too.
+        last = self._last_scope
+        if (
+            last is not None
+            and last[0] == tool_name
+            and len(last[1]) == len(secrets)
+            and all(a is b or a == b for a, b in zip(last[1], secrets, strict=True))
+        ):
+            return last[2]
+        scope = self._scope(tool_name, parameters)
+        self._last_scope = (tool_name, tuple(secrets), scope)
+        return scope
+
+    def _emit(self, kind: CacheEventKind, tool_name: str, key: str) -> None:
+        self.stats.record(kind, tool_name)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "tool cache %s: %s",
+                kind,
+                tool_name,
+                extra={"cache_event": kind, "tool_name": tool_name, "cache_key": key},
+            )
+        if self.on_event is not None:
+            self.on_event(CacheEvent(kind, tool_name, key))
+
+    def _store_failed(
+        self, kind: CacheEventKind, tool_name: str, key: str, error: Exception
+    ) -> None:
+        action = (
+            "lookup failed; running the tool"
+            if kind == "lookup_error"
+            else ("write failed; returning the result unstored")
+        )
+        logger.warning(
+            "tool cache: store %s (%s: %s)",
+            action,
+            type(error).__name__,
+            error,
+            extra={"cache_event": kind, "tool_name": tool_name, "cache_key": key},
+        )
+        self._emit(kind, tool_name, key)
+
+    async def get(self, key: str, call: CallContext | None = None) -> ToolResponse | None:
+        """The fresh response stored under ``key``, or ``None``; addressed to ``call``.
+
+        Raises what the store raises; :meth:`around` turns that into a miss.
+        """
+        raw = await self.store.get(key)
+        if raw is None:
+            return None
+        try:
+            entry = json.loads(raw)
+            expires = entry.get("expires_at")
+            if expires is not None and self.clock() >= expires:
+                return None
+            call_id = call.call.id if call is not None else ""
+            return ToolResponse.model_validate({**entry["response"], "tool_call_id": call_id})
+        except (ValueError, KeyError, TypeError, AttributeError, ValidationError):
+            logger.warning("tool cache: unreadable entry %s ignored", key)
+            return None
+
+    async def _lookup(self, key: str, ctx: CallContext) -> ToolResponse | None:
+        try:
+            return await self.get(key, ctx)
+        except Exception as error:  # any store failure: the tool answers instead
+            self._store_failed("lookup_error", ctx.call.name, key, error)
+            return None
+
+    async def around(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+        """The ``around_call`` of the cache: a hit, or the tool's response (stored)."""
+        tool_name = ctx.call.name
+        key = self.key_for(tool_name, ctx.parameters)
+        if self.use_cache_flag and ctx.arguments.get("use_cache") is False:
+            self._emit("bypass", tool_name, key)
+            return await self._run(ctx, call_next, key, None)
+        flight = (id(self.store), key)
+        waited = False
+        while True:
+            hit = await self._lookup(key, ctx)
+            if hit is not None:
+                self._emit("hit", tool_name, key)
+                return hit
+            if flight not in _INFLIGHT:
+                _INFLIGHT[flight] = None
+                self._emit("miss", tool_name, key)
+                return await self._run(ctx, call_next, key, flight)
+            running = _INFLIGHT[flight]
+            if running is None:
+                running = _INFLIGHT[flight] = anyio.Event()
+            if not waited:
+                self._emit("coalesced", tool_name, key)
+                waited = True
+            with anyio.move_on_after(self.flight_timeout) as scope:
+                await running.wait()
+            if scope.cancelled_caught:
+                self._emit("miss", tool_name, key)
+                return await self._run(ctx, call_next, key, None)
+
+    async def _run(
+        self, ctx: CallContext, call_next: CallNext, key: str, flight: tuple[int, str] | None
+    ) -> ToolResponse:
+        try:
+            # An exception from below (a refusal such as a rate limit) is not a
+            # result of the tool: it passes through, unstored.
+            response = await call_next(ctx)
+            if response.success or self.cache_errors:
+                response = await self.put(key, ctx.call.name, response)
+            return response
+        finally:
+            if flight is not None:
+                waiting = _INFLIGHT.pop(flight, None)
+                if waiting is not None:
+                    waiting.set()
+
+    async def put(self, key: str, tool_name: str, response: ToolResponse) -> ToolResponse:
+        """Store ``response`` under ``key``; return it as it will read back from the store.
+
+        A store that fails is logged and counted; ``response`` is returned all the same.
+        """
+        ttl = self.ttls.get(tool_name)
+        now = self.clock()
+        auth = self._auth()
+        kept = auth.redact_response(response) if auth is not None else response
+        try:
+            stored = kept.model_dump_json(exclude={"tool_call_id"})
+        except ValueError:  # pydantic's serialization error: not JSON
+            self._emit("uncacheable", tool_name, key)
+            return response
+        end = None if ttl is None else float(now + ttl)
+        expires = repr(end) if end is not None and math.isfinite(end) else "null"
+        text = f'{{"stored_at":{float(now)!r},"expires_at":{expires},"response":{stored}}}'
+        try:
+            await self.store.set(key, text, ttl)
+        except Exception as error:  # any store failure: the result is still returned
+            self._store_failed("store_error", tool_name, key, error)
+            return response
+        self._emit("set", tool_name, key)
+        if kept is not response or isinstance(response.response, _PLAIN):
+            # A JSON scalar reads back as itself: the response is what a hit returns.
+            return response
+        data = json.loads(stored)
+        if data.get("response") == response.response:
+            return response  # JSON-native already: it reads back equal
+        return ToolResponse.model_validate({**data, "tool_call_id": response.tool_call_id})
+
+    async def clear(self) -> None:
+        """Remove every entry from the store."""
+        await self.store.clear()
