@@ -1,6 +1,6 @@
-"""Total time to assemble one streamed tool call split into N chunks.
+"""Total time to decode one streamed tool call split into N chunks.
 
-Linear assembly keeps the time per chunk flat from 1k to 100k chunks. Run:
+Linear decoding keeps the time per chunk flat from 1k to 100k chunks. Run:
 ``python benchmarks/stream_assembly.py``.
 """
 
@@ -11,9 +11,9 @@ import time
 from typing import Any
 
 from good_agent.providers.streaming import (
-    AnthropicAssembler,
-    OpenAIChatAssembler,
-    OpenAIResponsesAssembler,
+    AnthropicDecoder,
+    OpenAIChatDecoder,
+    OpenAIResponsesDecoder,
 )
 
 
@@ -30,6 +30,7 @@ def openai_events(pieces: list[str]) -> list[dict[str, Any]]:
         {"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": p}}]}}]}
         for p in pieces
     ]
+    events.append({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]})
     return events
 
 
@@ -40,6 +41,7 @@ def responses_events(pieces: list[str]) -> list[dict[str, Any]]:
         {"type": "response.function_call_arguments.delta", "item_id": "fc", "delta": p}
         for p in pieces
     ]
+    events.append({"type": "response.completed", "response": {"status": "completed"}})
     return events
 
 
@@ -56,26 +58,27 @@ def anthropic_events(pieces: list[str]) -> list[dict[str, Any]]:
         }
         for p in pieces
     ]
+    events.append({"type": "message_stop"})
     return events
 
 
 def measure(factory: Any, events: list[dict[str, Any]]) -> float:
     start = time.perf_counter()
-    assembler = factory()
+    decoder = factory()
     for event in events:
-        assembler.feed(event)
-    (call,) = assembler.tool_calls()
+        decoder.feed(event)
+    (call,) = decoder.finish().tool_calls
     assert call.arguments is not None
     return time.perf_counter() - start
 
 
 def main() -> None:
     cases = [
-        ("openai_chat", OpenAIChatAssembler, openai_events),
-        ("responses", OpenAIResponsesAssembler, responses_events),
-        ("anthropic", AnthropicAssembler, anthropic_events),
+        ("openai_chat", OpenAIChatDecoder, openai_events),
+        ("responses", OpenAIResponsesDecoder, responses_events),
+        ("anthropic", AnthropicDecoder, anthropic_events),
     ]
-    print(f"{'assembler':<12} {'chunks':>8} {'total ms':>10} {'us/chunk':>9}")
+    print(f"{'decoder':<12} {'chunks':>8} {'total ms':>10} {'us/chunk':>9}")
     for name, factory, build in cases:
         for count in (1_000, 100_000):
             events = build(chunks_for(count))

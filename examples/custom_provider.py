@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -18,7 +18,8 @@ import anyio
 import httpx2
 
 from good_agent import Agent, tool
-from good_agent.models import register_provider
+from good_agent.messages import UserMessage
+from good_agent.models import ModelRequest, register_provider, resolve_model
 from good_agent.providers import ChatRequest, ProviderResponse, Usage
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.codecs import Codec
@@ -77,9 +78,15 @@ TOY_CODEC = Codec(
 
 
 # --8<-- [start:transport]
-# Step 2, the transport: how a body reaches Toy.
+# Step 2, the transport: how a body reaches Toy, whole (send) or streamed (stream).
 class ToyTransport:
-    """POSTs bodies to ``{base_url}/generate``."""
+    """POSTs bodies to ``{base_url}/generate``.
+
+    Toy's API cannot stream, so ``stream`` yields the one whole reply: the codec has
+    no ``stream_decoder``, so the model core decodes it whole and reports it as deltas.
+    A streaming API would yield each event (an SSE payload or NDJSON line) as a dict
+    and give its codec a ``stream_decoder``.
+    """
 
     provider = "toy"
 
@@ -94,6 +101,10 @@ class ToyTransport:
         reply.raise_for_status()
         result: dict[str, Any] = reply.json()
         return result
+
+    async def stream(self, body: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
+        """Toy does not stream: the whole reply is the one event."""
+        yield await self.send(body)
 
 
 # --8<-- [end:transport]
@@ -161,7 +172,15 @@ async def run(base_url: str) -> str:
     return answer.content or ""
 
 
+async def stream_once(base_url: str) -> list[str]:
+    """Stream one reply from the model core: the kinds of delta, then the reply."""
+    model = resolve_model("toy:toy-1", base_url=base_url)
+    request = ModelRequest([UserMessage(content="Add 1 and 2.")], [add.signature])
+    return [type(item).__name__ async for item in model.stream(request)]
+
+
 if __name__ == "__main__":
     with fake_toy_upstream() as (url, bodies):
         print(anyio.run(run, url))
+        print(" ".join(anyio.run(stream_once, url)))
         print(f"Toy received {len(bodies)} requests; functions: {bodies[0]['functions'][0]['id']}")

@@ -131,6 +131,10 @@ class ModelConnectionError(ModelError):
     """The provider could not be reached."""
 
 
+class ModelIncompleteStreamError(ModelOverloadedError):
+    """A streamed reply ended before the provider's final event (connection cut mid-reply)."""
+
+
 class ModelResponseError(ModelError):
     """The provider answered, but not with a reply of its API's shape.
 

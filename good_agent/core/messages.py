@@ -13,20 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from good_agent.providers.types import REPLAY_KEY
-
-
-class Usage(BaseModel):
-    """Token counts of one model response."""
-
-    model_config = ConfigDict(frozen=True)
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        """Input plus output tokens."""
-        return self.input_tokens + self.output_tokens
+from good_agent.providers.types import Usage as Usage
 
 
 class ToolCall(BaseModel):

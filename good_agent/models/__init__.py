@@ -6,9 +6,10 @@ from good_agent.models.fallback_model import AllModelsFailedError, FallbackModel
 from good_agent.models.gemini import GeminiModel
 from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
-from good_agent.models.provider_model import ProviderModel, Transport
+from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import register_provider
 from good_agent.models.resolve import resolve_model
+from good_agent.models.transport import Transport
 
 __all__ = [
     "AllModelsFailedError",

@@ -8,13 +8,14 @@ Uses the official ``anthropic`` SDK (``pip install 'good-agent[anthropic]'``).
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from functools import lru_cache
 from typing import Any
 
 from good_agent.models.errors import dump_reply, map_anthropic_error
-from good_agent.models.provider_model import SDKModel, Transport
-from good_agent.models.sdk_transport import SDKTransport
+from good_agent.models.provider_model import SDKModel
+from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
+from good_agent.models.transport import Transport
 from good_agent.providers.types import JSONDict
 
 
@@ -56,19 +57,41 @@ class AnthropicTransport(SDKTransport):
         (``temperature``, ``top_p`` and ``top_k`` in ``anthropic`` 2.x) travel in its
         ``extra_body``, so sampling settings work with every supported SDK version.
         """
-        client = self.get_client()
-        create = client.messages.create
-        accepted = keyword_parameters(create)
-        if accepted is not None:
-            extra = {k: v for k, v in body.items() if k not in accepted}
-            if extra:
-                body = {k: v for k, v in body.items() if k not in extra}
-                body["extra_body"] = {**body.get("extra_body", {}), **extra}
+        create = self.get_client().messages.create
         try:
-            message = await create(**body)
+            message = await create(**sdk_body(create, body))
         except Exception as exc:
             raise map_anthropic_error(exc, provider=self.provider) from exc
         return dump_reply(message, provider=self.provider)
+
+    async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
+        """Call ``messages.create(stream=True)``; each event as a dict, to the end."""
+        create = self.get_client().messages.create
+        try:
+            events = await create(**sdk_body(create, {**body, "stream": True}))
+        except Exception as exc:
+            raise map_anthropic_error(exc, provider=self.provider) from exc
+        try:
+            async for event in events:
+                yield event.model_dump()
+        except Exception as exc:
+            mapped = map_anthropic_error(exc, provider=self.provider)
+            raise mid_stream_error(mapped, exc, self.provider) from exc
+        finally:
+            await events.close()
+
+
+def sdk_body(create: Callable[..., Any], body: JSONDict) -> JSONDict:
+    """``body`` with the fields ``create`` does not take as keywords moved into ``extra_body``."""
+    accepted = keyword_parameters(create)
+    if accepted is None:
+        return body
+    extra = {k: v for k, v in body.items() if k not in accepted}
+    if not extra:
+        return body
+    moved = {k: v for k, v in body.items() if k not in extra}
+    moved["extra_body"] = {**body.get("extra_body", {}), **extra}
+    return moved
 
 
 class AnthropicModel(SDKModel):

@@ -138,9 +138,7 @@ def _from_provider(cls: type[ModelResponse], response: ProviderResponse) -> Mode
         content=response.content,
         tool_calls=[tool_call_from_parsed(call) for call in response.tool_calls],
         finish_reason=response.finish_reason,
-        usage=Usage(
-            input_tokens=response.usage.input_tokens, output_tokens=response.usage.output_tokens
-        ),
+        usage=response.usage,
         reasoning=response.reasoning,
         replay=[dict(item) for item in response.replay],
     )

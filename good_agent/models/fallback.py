@@ -10,7 +10,8 @@ In ``AUTO`` mode, when a model resolved to native tool calling
   model that writes ``{"tool_calls": [...]}`` or ``<tool_call>`` tags as text), the
   content is parsed into real tool calls.
 
-Each event is logged once per model. Explicit modes never fall back.
+Each event is logged once per model. Explicit modes never fall back. Which
+requests may fall back is decided in :mod:`good_agent.models.strategy`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from collections.abc import Sequence
 
 from good_agent.core.errors import ModelBadRequestError, ModelError
 from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.strategies.prompted import new_call_id
+from good_agent.providers.strategies.reply_streams import ReplyStream, TextCallStream
+from good_agent.providers.text import StreamingParser, get_parser
+from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import JSONDict, ProviderResponse
 
 logger = logging.getLogger("good_agent.models.fallback")
@@ -81,18 +86,40 @@ def calls_from_content(
     """Parse tool calls a native reply wrote into ``content``; unchanged if there are none."""
     if response.tool_calls or not response.content or not tools:
         return response
-    from good_agent.providers.strategies.prompted import unique_id
-    from good_agent.providers.text import parse_tool_calls
-    from good_agent.providers.tool_names import tool_name
-
     names = [tool_name(t) for t in tools]
-    calls, content = parse_tool_calls(response.content, names)
-    if not calls:
-        return response
+    parser = get_parser("auto").streaming(names)
+    parser.feed(response.content)
+    parser.finish()
+    return content_reply(key, response, parser, [])
+
+
+def content_reply(
+    key: str, plain: ProviderResponse, parser: StreamingParser, ids: list[str]
+) -> ProviderResponse:
+    """``plain`` with the calls ``parser`` found in its text (``ids``: given while streaming).
+
+    Unchanged when the reply has native calls or the text has none.
+    """
+    result = parser.result()
+    if plain.tool_calls or not result.calls:
+        return plain
     log_once(key, "content", f"{key}: tool calls arrived as text in content; parsing them")
+    calls = tuple(
+        dataclasses.replace(call, id=ids[n] if n < len(ids) else new_call_id())
+        for n, call in enumerate(result.calls)
+    )
     return dataclasses.replace(
-        response,
-        tool_calls=tuple(unique_id(call) for call in calls),
-        content=content.strip() or None,
-        finish_reason="tool_calls",
+        plain, tool_calls=calls, content=result.content or None, finish_reason="tool_calls"
+    )
+
+
+def content_call_stream(key: str, plan_stream: ReplyStream) -> ReplyStream:
+    """A native reply stream whose text is also parsed for calls (``AUTO`` native models)."""
+    context = plan_stream.context
+    return TextCallStream(
+        plan_stream.decoder,
+        context,
+        get_parser("auto").streaming(context.tool_names),
+        lambda plain, parser, ids: content_reply(key, plain, parser, ids),
+        new_call_id,
     )

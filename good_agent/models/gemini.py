@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from typing import Any
 
 from good_agent.models.errors import map_google_error
-from good_agent.models.provider_model import SDKModel, Transport
-from good_agent.models.sdk_transport import SDKTransport
+from good_agent.models.provider_model import SDKModel
+from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
+from good_agent.models.transport import Transport
 from good_agent.providers.gemini import SKIP_SIGNATURE
 from good_agent.providers.types import JSONDict
 
@@ -56,7 +58,8 @@ class GeminiTransport(SDKTransport):
             raise self.missing_sdk("google-genai", "google") from exc
         api_key = self.require_key("GEMINI_API_KEY", "GOOGLE_API_KEY")
         base_url = self.setting(self._base_url, "GOOGLE_GEMINI_BASE_URL")
-        options = types.HttpOptions(base_url=base_url) if base_url else None
+        # v1beta, as the HTTP transport and the codec's field set expect.
+        options = types.HttpOptions(base_url=base_url, api_version="v1beta")
         return genai.Client(api_key=api_key, http_options=options)
 
     async def send(self, body: JSONDict) -> JSONDict:
@@ -70,6 +73,27 @@ class GeminiTransport(SDKTransport):
         result: JSONDict = response.model_dump(mode="json", exclude_none=True)
         self._remember_signatures(result)
         return result
+
+    async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
+        """Call ``aio.models.generate_content_stream``; each chunk as a dict, to the end."""
+        client = self.get_client()
+        self._attach_signatures(body)
+        try:
+            chunks = await client.aio.models.generate_content_stream(**sdk_arguments(body))
+            async for chunk in chunks:
+                result: JSONDict = chunk.model_dump(mode="json", exclude_none=True)
+                self._remember_signatures(result)
+                yield result
+        except Exception as exc:
+            mapped = map_google_error(exc, provider=self.provider)
+            raise mid_stream_error(mapped, exc, self.provider) from exc
+
+    async def aclose(self) -> None:
+        """Close the async client if this transport built it."""
+        client, self._client = self._client, None
+        if client is not None and self._owns_client:
+            await client.aio.aclose()
+            client.close()
 
     def _attach_signatures(self, body: JSONDict) -> None:
         for content in body.get("contents") or []:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from good_agent.core.errors import ModelConfigError
 from good_agent.models.errors import dump_reply, map_openai_error
-from good_agent.models.provider_model import SDKModel, Transport
-from good_agent.models.sdk_transport import SDKTransport
+from good_agent.models.provider_model import SDKModel
+from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
+from good_agent.models.transport import Transport
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict
 
@@ -61,19 +63,51 @@ class OpenAIClientTransport(SDKTransport):
         Fields the SDK does not know (vLLM's ``structured_outputs``, ``guided_json``...)
         travel in its ``extra_body``.
         """
-        client = self.get_client()
-        vendor = {k: body[k] for k in VENDOR_FIELDS if k in body}
-        if vendor:
-            body = {k: v for k, v in body.items() if k not in vendor}
-            body["extra_body"] = {**body.get("extra_body", {}), **vendor}
         try:
-            if self._api == "responses":
-                reply = await client.responses.create(**body)
-            else:
-                reply = await client.chat.completions.create(**body)
+            reply = await self._create(sdk_body(body))
         except Exception as exc:
             raise map_openai_error(exc, provider=self.provider) from exc
         return dump_reply(reply, provider=self.provider)
+
+    async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
+        """The same call with ``stream=True``: each chunk or event as a dict.
+
+        Chat Completions streams ask for the usage chunk (``stream_options``). The
+        SDK reads the response to its end after ``[DONE]``, so the connection is
+        reused; closing this iterator early closes the response.
+        """
+        wire = {**sdk_body(body), "stream": True}
+        if self._api != "responses":
+            wire["stream_options"] = {"include_usage": True, **(wire.get("stream_options") or {})}
+        try:
+            events = await self._create(wire)
+        except Exception as exc:
+            raise map_openai_error(exc, provider=self.provider) from exc
+        try:
+            async for event in events:
+                yield event.model_dump()
+        except Exception as exc:
+            raise mid_stream_error(
+                map_openai_error(exc, provider=self.provider), exc, self.provider
+            ) from exc
+        finally:
+            await events.close()
+
+    async def _create(self, body: JSONDict) -> Any:
+        client = self.get_client()
+        if self._api == "responses":
+            return await client.responses.create(**body)
+        return await client.chat.completions.create(**body)
+
+
+def sdk_body(body: JSONDict) -> JSONDict:
+    """``body`` with the fields the SDK does not know moved into ``extra_body``."""
+    vendor = {k: body[k] for k in VENDOR_FIELDS if k in body}
+    if not vendor:
+        return body
+    moved = {k: v for k, v in body.items() if k not in vendor}
+    moved["extra_body"] = {**body.get("extra_body", {}), **vendor}
+    return moved
 
 
 class OpenAIChatModel(SDKModel):

@@ -1,42 +1,43 @@
 """A :class:`~good_agent.models.base.LanguageModel` built from a strategy and a transport.
 
-The strategy (a :class:`~good_agent.providers.strategies.native.CodecAdapter` chosen
+The strategy (chosen per request by :class:`~good_agent.models.strategy.StrategyChoice`
 from the model's profile) turns the agent's request into a provider body and the
-reply back into tool calls; the transport only sends bodies. So STRUCTURED and
-VALIDATED modes work for the agent exactly like native tool calling.
-``ModelRequest.settings`` may carry ``mode`` (a :class:`ToolCallingMode` or its
-value) and ``parallel_tool_calls``; both are consumed here, never sent.
+reply, whole or streamed, back into text and tool calls; the transport only moves
+bodies. So STRUCTURED and VALIDATED modes work exactly like native tool calling,
+streamed or not. ``ModelRequest.settings`` may carry ``mode`` (a
+:class:`ToolCallingMode` or its value), ``parallel_tool_calls`` and
+``response_format``; they are consumed here, never sent as settings.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
-from typing import Any, ClassVar, Literal, Protocol
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any, ClassVar
 
-from good_agent.core.errors import ModelError
+from good_agent.core.errors import (
+    ModelConnectionError,
+    ModelError,
+    ModelIncompleteStreamError,
+    ModelOverloadedError,
+    ModelResponseError,
+)
 from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
-from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, stream_whole
-from good_agent.models.errors import decode_reply
-from good_agent.providers.modes import adapter_for_profile
-from good_agent.providers.profiles import ModelProfile, get_profile, with_mode
+from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
+from good_agent.models.errors import malformed_reply
+from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
+from good_agent.models.transport import AnyTransport, Transport, events_of
+from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
-from good_agent.providers.types import JSONDict
+from good_agent.providers.strategies.reply_streams import ReplyStream
+from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
+from good_agent.providers.streaming.whole import WholeReplyDecoder
+from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
 
-StrictSetting = bool | None | Literal["profile"]
-"""Strict tools: ``"profile"`` follows the profile, else the codec's tri-state value."""
-
-
-class Transport(Protocol):
-    """Sends one provider request body and returns the reply body as a dict."""
-
-    provider: str
-
-    async def send(self, body: JSONDict) -> JSONDict:
-        """Send ``body``; raise a :class:`~good_agent.core.errors.ModelError` on failure."""
-        ...
+__all__ = ["ProviderModel", "SDKModel", "StrictSetting", "Transport"]
 
 
 class ProviderModel:
@@ -44,60 +45,102 @@ class ProviderModel:
 
     Args:
         model: The model name, optionally provider-prefixed (``"anthropic:claude-..."``).
-        transport: Where bodies are sent.
+        transport: Where bodies are sent (see :mod:`good_agent.models.transport`).
         mode: The tool-calling mode; ``AUTO`` uses the model's profile.
         settings: Default sampling settings, merged under each request's.
         profile: A ready profile (skips the registry lookup).
         strict: Strict tool schemas: ``"profile"`` (when the profile supports them and
             the schema allows), ``None`` (whenever the schema allows), ``True``, ``False``.
+        text_format: The text format prompted replies are parsed in (``auto``: any).
+        own_endpoint: The model is served at an explicit address, which lets
+            ``AUTO`` assume native tools for a model no profile rule knows (see
+            :mod:`good_agent.models.strategy`).
+        validation_retries: In ``VALIDATED`` mode, how many times a whole reply with
+            an invalid call is sent back with the errors (the agent answers invalid
+            calls through tool results instead, so the default is 0).
     """
 
     def __init__(
         self,
         model: str,
-        transport: Transport,
+        transport: AnyTransport,
         *,
         mode: ToolCallingMode | str = ToolCallingMode.AUTO,
         settings: dict[str, Any] | None = None,
         profile: ModelProfile | None = None,
         strict: StrictSetting = "profile",
+        text_format: str = "auto",
+        own_endpoint: bool = False,
+        validation_retries: int = 0,
     ) -> None:
         self.profile = profile or get_profile(model)
+        self.validation_retries = validation_retries
         self.strict = strict
         self.transport = transport
         self.mode = ToolCallingMode(mode)
         self.settings = dict(settings or {})
-        self.adapter = self.adapter_for(self.mode)
+        self.strategy = StrategyChoice(
+            self.profile,
+            self.mode,
+            strict=strict,
+            text_format=text_format,
+            own_endpoint=own_endpoint,
+        )
+        self.adapter = self.strategy.default
 
     @property
     def model_name(self) -> str:
         """The upstream model id."""
         return self.profile.model
 
-    def adapter_for(self, mode: ToolCallingMode) -> CodecAdapter:
-        """The strategy for ``mode`` (``AUTO``: the profile's)."""
-        adapter = adapter_for_profile(with_mode(self.profile, mode))
-        if self.strict != "profile":
-            adapter.strict = self.strict
-        return adapter
+    async def aclose(self) -> None:
+        """Close the transport's connections (when it has an ``aclose``)."""
+        close = getattr(self.transport, "aclose", None)
+        if close is not None:
+            await close()
 
-    def _prepare(self, request: ModelRequest) -> tuple[CodecAdapter, JSONDict, dict[str, Any]]:
+    def adapter_for(self, mode: ToolCallingMode) -> CodecAdapter:
+        """The strategy for ``mode`` (``AUTO``: the model's own)."""
+        return self.strategy.adapter(None if mode is ToolCallingMode.AUTO else mode)
+
+    def chat_request(self, request: ModelRequest) -> ChatRequest:
+        """``request`` as the provider layer's neutral request (settings merged).
+
+        ``mode`` stays in the settings; :meth:`plan` takes it out.
+        """
         settings = {**self.settings, **request.settings}
-        mode = settings.pop("mode", None)
         parallel = settings.pop("parallel_tool_calls", None)
-        adapter = self.adapter if mode is None else self.adapter_for(ToolCallingMode(mode))
-        kwargs: dict[str, Any] = {"settings": settings, "tool_choice": request.tool_choice}
-        response_format = request.response_format or settings.pop("response_format", None)
-        if response_format is not None:
-            kwargs["response_format"] = response_format
-        if parallel is not None:
-            kwargs["parallel_tool_calls"] = bool(parallel)
-        messages = to_openai_messages(request.messages)
-        return adapter, adapter.format_request(list(request.tools), messages, **kwargs), kwargs
+        asked_format = settings.pop("response_format", None)
+        response_format = request.response_format or asked_format
+        return ChatRequest(
+            messages=to_openai_messages(request.messages),
+            tools=list(request.tools),
+            tool_choice=request.tool_choice,
+            parallel_tool_calls=None if parallel is None else bool(parallel),
+            response_format=response_format,
+            settings=settings,
+        )
+
+    def plan(self, chat: ChatRequest, mode: ToolCallingMode | None = None) -> Plan:
+        """Encode ``chat`` with the strategy chosen for it (``mode`` forces one).
+
+        The model's default settings are merged under the request's; a ``mode``
+        setting picks the mode of this request.
+        """
+        settings = {**self.settings, **chat.settings}
+        asked = settings.pop("mode", None)
+        if mode is None and asked is not None:
+            mode = ToolCallingMode(asked)
+        kw: dict[str, Any] = {"settings": settings, "tool_choice": chat.tool_choice}
+        if chat.parallel_tool_calls is not None:
+            kw["parallel_tool_calls"] = chat.parallel_tool_calls
+        if chat.response_format is not None:
+            kw["response_format"] = chat.response_format
+        return self.strategy.plan(list(chat.tools), list(chat.messages), mode=mode, **kw)
 
     def build_body(self, request: ModelRequest) -> JSONDict:
         """The provider body this model sends for ``request``."""
-        return self._prepare(request)[1]
+        return self.plan(self.chat_request(request)).body
 
     @property
     def provider(self) -> str:
@@ -107,61 +150,177 @@ class ProviderModel:
     @property
     def fallback_key(self) -> str:
         """The name under which fallback decisions for this model are remembered."""
-        return f"{self.profile.provider}:{self.profile.model}"
+        return self.strategy.key
 
-    def _may_fall_back(self, request: ModelRequest) -> bool:
-        return (
-            self.mode is ToolCallingMode.AUTO
-            and "mode" not in request.settings
-            and bool(request.tools)
-            and self.adapter.mode is ToolCallingMode.NATIVE
+    def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:
+        """The prompted plan after a refusal of tools, or ``error`` raised."""
+        if not plan.may_fall_back or not fallback.rejects_tools(error):
+            raise error
+        fallback.remember(
+            self.fallback_key, ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
         )
+        return self.plan(chat, ToolCallingMode.VALIDATED)
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Send ``request`` and normalize the reply.
 
         In ``AUTO`` mode a native model falls back to prompt-based calling when its
         server rejects tools, and tool calls it writes into ``content`` are parsed
-        (see :mod:`good_agent.models.fallback`).
+        (see :mod:`good_agent.models.strategy`).
         """
-        tools = list(request.tools)
-        if not self._may_fall_back(request):
-            adapter, body, _ = self._prepare(request)
-            return ModelResponse.from_provider(
-                decode_reply(adapter, await self.transport.send(body), tools, self.provider)
-            )
-        key = self.fallback_key
-        learned = fallback.remembered_mode(key)
-        if learned is not None:
-            return await self._request_in(learned, request)
-        adapter, body, _ = self._prepare(request)
+        return ModelResponse.from_provider(await self.request_chat(self.chat_request(request)))
+
+    async def request_chat(self, chat: ChatRequest) -> ProviderResponse:
+        """Like :meth:`request`, in the provider layer's terms (the bridge's entry point).
+
+        In ``VALIDATED`` mode an invalid call is sent back to the model with its
+        errors, up to ``validation_retries`` times; usage adds up over the attempts.
+        """
+        plan = self.plan(chat)
         try:
-            raw = await self.transport.send(body)
+            raw = await self.transport.send(plan.body)
         except ModelError as error:
-            if not fallback.rejects_tools(error):
-                raise
-            fallback.remember(
-                key, ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
+            plan = self._fall_back(plan, error, chat)
+            raw = await self.transport.send(plan.body)
+        decoded = self._decoded(plan, raw)
+        retries = self.validation_retries if plan.mode is ToolCallingMode.VALIDATED else 0
+        usage = decoded.usage
+        while retries and any(call.error for call in decoded.tool_calls):
+            retries -= 1
+            said = plan.adapter.codec.decode_response(raw, None)
+            chat = with_feedback(chat, said, decoded)
+            plan = self.plan(chat, ToolCallingMode.VALIDATED)
+            raw = await self.transport.send(plan.body)
+            decoded = self._decoded(plan, raw)
+            usage = Usage(
+                usage.input_tokens + decoded.usage.input_tokens,
+                usage.output_tokens + decoded.usage.output_tokens,
             )
-            return await self._request_in(ToolCallingMode.VALIDATED, request)
-        decoded = fallback.calls_from_content(
-            key, decode_reply(adapter, raw, tools, self.provider), tools
-        )
-        return ModelResponse.from_provider(decoded)
+        return dataclasses.replace(decoded, usage=usage)
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
-        """Yield the reply's deltas, then the reply (sent whole for now)."""
-        return stream_whole(self, request)
-
-    async def _request_in(self, mode: ToolCallingMode, request: ModelRequest) -> ModelResponse:
-        settings = {**request.settings, "mode": mode}
-        forced = dataclasses.replace(request, settings=settings)
-        adapter, body, _ = self._prepare(forced)
-        return ModelResponse.from_provider(
-            decode_reply(
-                adapter, await self.transport.send(body), list(request.tools), self.provider
+    def _decoded(self, plan: Plan, raw: JSONDict) -> ProviderResponse:
+        if not isinstance(raw, dict):
+            raise malformed_reply(raw, provider=self.provider)
+        try:
+            decoded = plan.decode(raw)
+        except ReplyShapeError as exc:
+            raise ModelResponseError(
+                f"{self.provider} sent a malformed reply: {exc.problem}",
+                provider=self.provider,
+                body=raw,
+            ) from exc
+        if plan.content_calls:
+            decoded = fallback.calls_from_content(
+                self.fallback_key, decoded, list(plan.context.tools)
             )
-        )
+        if plan.context.parallel_tool_calls is False and len(decoded.tool_calls) > 1:
+            decoded = dataclasses.replace(decoded, tool_calls=decoded.tool_calls[:1])
+        return decoded
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        """Yield the reply's deltas as they arrive, then the reply.
+
+        The upstream stream is read to its end (its connection goes back to the
+        pool). A stream cut before the provider's final event raises
+        :class:`~good_agent.core.errors.ModelIncompleteStreamError`. A refusal of
+        tools before anything arrived falls back as in :meth:`request`.
+        """
+        replies = self.stream_chat(self.chat_request(request))
+        try:
+            async for item in replies:
+                if isinstance(item, ProviderResponse):
+                    yield ModelResponse.from_provider(item)
+                else:
+                    yield item
+        finally:
+            await replies.aclose()
+
+    async def stream_chat(
+        self, chat: ChatRequest
+    ) -> AsyncGenerator[ModelDelta | ProviderResponse, None]:
+        """Like :meth:`stream`, in the provider layer's terms (the bridge's entry point)."""
+        plan = self.plan(chat)
+        events = self._events(plan)
+        try:
+            first = await anext(events)
+        except StopAsyncIteration:
+            first = None
+        except ModelError as error:
+            await events.aclose()
+            plan = self._fall_back(plan, error, chat)
+            events = self._events(plan)
+            first = None
+        replies = self._reply_stream(plan)
+        try:
+            if first is not None:
+                for delta in self._feed(replies, first):
+                    yield delta
+            try:
+                async for event in events:
+                    for delta in self._feed(replies, event):
+                        yield delta
+            except ModelConnectionError as exc:
+                if first is None:
+                    raise
+                raise ModelIncompleteStreamError(
+                    f"the {self.provider} stream was cut before its final event: {exc}",
+                    provider=self.provider,
+                ) from exc
+            try:
+                tail, response = replies.finish()
+            except IncompleteStreamError as exc:
+                raise ModelIncompleteStreamError(str(exc), provider=self.provider) from None
+        finally:
+            await events.aclose()
+        for delta in tail:
+            yield delta
+        yield response
+
+    def _events(self, plan: Plan) -> AsyncGenerator[JSONDict, None]:
+        return events_of(self.transport, plan.body)
+
+    def _reply_stream(self, plan: Plan) -> ReplyStream:
+        replies = plan.reply_stream()
+        if not isinstance(self.transport, Transport):
+            replies.decoder = WholeReplyDecoder(
+                plan.adapter.codec.decode_response, replies.decoder.names
+            )
+        if plan.content_calls:
+            replies = fallback.content_call_stream(self.fallback_key, replies)
+        return replies
+
+    def _feed(self, replies: ReplyStream, event: JSONDict) -> list[ModelDelta]:
+        try:
+            return replies.feed(event)
+        except StreamFailedError as exc:
+            raise ModelOverloadedError(str(exc), provider=self.provider) from None
+        except (AttributeError, TypeError, KeyError) as exc:
+            # A stream event of the wrong shape (a list where an object belongs...).
+            raise ModelResponseError(
+                f"{self.provider} sent a malformed stream event: {type(exc).__name__}: {exc}",
+                provider=self.provider,
+                body=event,
+            ) from exc
+
+
+def with_feedback(
+    chat: ChatRequest, said: ProviderResponse, decoded: ProviderResponse
+) -> ChatRequest:
+    """``chat`` followed by the model's reply and the errors of its invalid calls."""
+    problems = "\n".join(
+        f"- {call.name or 'a tool call'}: {call.error}" for call in decoded.tool_calls if call.error
+    )
+    feedback = (
+        "These tool calls could not be used:\n"
+        f"{problems}\n"
+        "Write the calls again, with arguments that match the tools' parameters."
+    )
+    messages = [
+        *chat.messages,
+        {"role": "assistant", "content": said.content or ""},
+        {"role": "user", "content": feedback},
+    ]
+    return dataclasses.replace(chat, messages=messages)
 
 
 class _Unset:
@@ -187,6 +346,7 @@ class SDKModel(ProviderModel):
         mode: Tool-calling mode (the class default when not given).
         profile: A ready profile instead of the registry's.
         strict: Strict tools (see :class:`ProviderModel`; the class default when not given).
+        text_format: The text format prompted replies are parsed in (``auto``: any).
     """
 
     provider_prefix: ClassVar[str] = "openai"
@@ -204,6 +364,7 @@ class SDKModel(ProviderModel):
         mode: ToolCallingMode | str | None = None,
         profile: ModelProfile | None = None,
         strict: StrictSetting | _Unset = UNSET,
+        text_format: str = "auto",
     ) -> None:
         transport = self.make_transport(model, base_url=base_url, api_key=api_key, client=client)
         super().__init__(
@@ -213,6 +374,8 @@ class SDKModel(ProviderModel):
             settings=settings,
             profile=profile or get_profile(f"{self.provider_prefix}:{model}"),
             strict=self.default_strict if isinstance(strict, _Unset) else strict,
+            text_format=text_format,
+            own_endpoint=base_url is not None,
         )
 
     @classmethod

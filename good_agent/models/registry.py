@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from good_agent.models.base import LanguageModel
-from good_agent.models.provider_model import ProviderModel, Transport
+from good_agent.models.provider_model import ProviderModel
+from good_agent.models.transport import AnyTransport
 from good_agent.providers.codecs import Codec, get_codec, register_codec
 from good_agent.providers.profiles import (
     DEFAULT_REGISTRY,
@@ -24,7 +25,7 @@ from good_agent.providers.strategies.base import ToolCallingMode
 ModelFactory = Callable[..., LanguageModel]
 """Builds a model: ``factory(name, base_url=, api_key=, settings=, mode=, profile=)``."""
 
-TransportFactory = Callable[..., Transport]
+TransportFactory = Callable[..., AnyTransport]
 """Builds a transport: ``factory(model=, base_url=, api_key=)``."""
 
 MODEL_FACTORIES: dict[str, ModelFactory] = {}
@@ -60,7 +61,10 @@ def register_provider(
         codec: A :class:`~good_agent.providers.codecs.Codec` (registered under its
             own name) or the name of a registered one.
         transport: Called as ``transport(model=..., base_url=..., api_key=...)``; the
-            result has ``provider`` and ``async send(body) -> dict``.
+            result has ``provider``, ``async send(body) -> dict`` and
+            ``stream(body) -> AsyncIterator[dict]`` (see
+            :class:`~good_agent.models.transport.Transport`; without ``stream``,
+            streamed requests are sent whole).
         profiles: ``(pattern, values)`` rules for this provider's model names, e.g.
             ``("toy-*", {"mode": "native", "supports_parallel": True})``.
         defaults: Profile values for every model of this provider.
@@ -93,6 +97,7 @@ def register_provider(
             mode=mode,
             settings=settings,
             profile=profile or target.resolve(f"{name}:{model}"),
+            own_endpoint=base_url is not None,
         )
 
     register_model_factory(name, build)

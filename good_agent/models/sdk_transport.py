@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from good_agent.core.errors import ModelConfigError
+from good_agent.models.errors import map_http_error
 
 
 class SDKTransport:
@@ -34,6 +35,7 @@ class SDKTransport:
         self._base_url = base_url
         self._api_key = api_key
         self._client = client
+        self._owns_client = client is None
 
     def get_client(self) -> Any:
         """The SDK client, built on first use."""
@@ -44,6 +46,17 @@ class SDKTransport:
     def build_client(self) -> Any:
         """Build the SDK client from the connection arguments."""
         raise NotImplementedError
+
+    async def aclose(self) -> None:
+        """Close the SDK client if this transport built it (a given client is the caller's)."""
+        client, self._client = self._client, None
+        if client is None or not self._owns_client:
+            return
+        close = getattr(client, "close", None) or getattr(client, "aclose", None)
+        if close is not None:
+            result = close()
+            if hasattr(result, "__await__"):
+                await result
 
     def setting(self, given: str | None, *env_names: str) -> str | None:
         """``given``, else the first of ``env_names`` that is set."""
@@ -64,3 +77,9 @@ class SDKTransport:
         return ModelConfigError(
             f"model '{self._model}' needs the {package} SDK: pip install 'good-agent[{extra}]'"
         )
+
+
+def mid_stream_error(mapped: Exception, exc: Exception, provider: str) -> Exception:
+    """``mapped`` (an SDK error mapping), or the HTTP mapping when the SDK let a raw
+    transport error (a connection cut mid-stream) through unmapped."""
+    return map_http_error(exc, provider=provider) if mapped is exc else mapped

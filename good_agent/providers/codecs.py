@@ -8,6 +8,15 @@ from types import ModuleType
 from typing import Any
 
 from good_agent.providers import anthropic_messages, gemini, ollama, openai_chat, openai_responses
+from good_agent.providers.streaming import (
+    AnthropicDecoder,
+    GeminiDecoder,
+    OllamaDecoder,
+    OpenAIChatDecoder,
+    OpenAIResponsesDecoder,
+    StreamDecoder,
+    WholeReplyDecoder,
+)
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
 
@@ -17,7 +26,9 @@ class Codec:
     """One wire format: how to build a request and read a reply.
 
     ``history_key`` is the request body key that holds the conversation
-    (``messages``, ``contents`` or ``input``).
+    (``messages``, ``contents`` or ``input``). ``stream_decoder`` builds the
+    decoder of one streamed reply from the request's tool-name map; a codec
+    without one is streamed as a whole reply (:class:`WholeReplyDecoder`).
     """
 
     name: str
@@ -26,6 +37,13 @@ class Codec:
     decode_response: Callable[[JSONDict, ToolNameMap | None], ProviderResponse]
     history_key: str = "messages"
     supports_response_format: bool = True
+    stream_decoder: Callable[[ToolNameMap | None], StreamDecoder] | None = None
+
+    def decoder(self, names: ToolNameMap | None) -> StreamDecoder:
+        """A fresh decoder for one streamed reply."""
+        if self.stream_decoder is None:
+            return WholeReplyDecoder(self.decode_response, names)
+        return self.stream_decoder(names)
 
     @classmethod
     def from_module(cls, name: str, module: ModuleType, **kw: Any) -> Codec:
@@ -40,15 +58,23 @@ class Codec:
 
 
 _CODECS: dict[str, Codec] = {
-    "openai_chat": Codec.from_module("openai_chat", openai_chat),
+    "openai_chat": Codec.from_module("openai_chat", openai_chat, stream_decoder=OpenAIChatDecoder),
     "openai_responses": Codec.from_module(
-        "openai_responses", openai_responses, history_key="input"
+        "openai_responses",
+        openai_responses,
+        history_key="input",
+        stream_decoder=OpenAIResponsesDecoder,
     ),
     "anthropic_messages": Codec.from_module(
-        "anthropic_messages", anthropic_messages, supports_response_format=False
+        "anthropic_messages",
+        anthropic_messages,
+        supports_response_format=False,
+        stream_decoder=AnthropicDecoder,
     ),
-    "gemini": Codec.from_module("gemini", gemini, history_key="contents"),
-    "ollama": Codec.from_module("ollama", ollama),
+    "gemini": Codec.from_module(
+        "gemini", gemini, history_key="contents", stream_decoder=GeminiDecoder
+    ),
+    "ollama": Codec.from_module("ollama", ollama, stream_decoder=OllamaDecoder),
 }
 
 

@@ -19,25 +19,21 @@ from good_agent.server.config import (
     parse_config,
 )
 from good_agent.server.errors import BridgeError
-from good_agent.server.route import BridgeReply, BridgeRequest, ModelRoute
 from good_agent.server.serve import check_exposure, serve
-from good_agent.server.upstream import UPSTREAMS, HttpUpstream, UpstreamFactory
+from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel
 
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_PORT",
-    "UPSTREAMS",
     "Bridge",
     "BridgeConfig",
     "BridgeError",
     "BridgeReply",
     "BridgeRequest",
     "ConfigError",
-    "HttpUpstream",
     "ModelConfig",
-    "ModelRoute",
+    "ServedModel",
     "ServerConfig",
-    "UpstreamFactory",
     "check_exposure",
     "create_app",
     "load_config",

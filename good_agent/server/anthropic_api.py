@@ -1,6 +1,6 @@
 """The Anthropic Messages wire format on the client side of the bridge (``/v1/messages``).
 
-Requests are translated into the neutral :class:`~good_agent.server.route.BridgeRequest`
+Requests are translated into the neutral :class:`~good_agent.server.served.BridgeRequest`
 (``tool_use`` blocks become assistant ``tool_calls``, ``tool_result`` blocks
 ``role: tool`` messages), so an Anthropic client can use any upstream; replies and
 stream events are written back in the Messages format.
@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from good_agent.providers.history import text_of
+from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice, Usage
 from good_agent.server.errors import bad_request
-from good_agent.server.events import CallDelta
 from good_agent.server.openai_api import check_schema
-from good_agent.server.route import BridgeReply, BridgeRequest
+from good_agent.server.served import BridgeReply, BridgeRequest
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STOP_REASONS = {
@@ -234,8 +234,8 @@ class MessageStreamWriter:
         self._open: str | None = None
         self._calls: dict[int, int] = {}
 
-    def start(self) -> bytes:
-        """``message_start``."""
+    def start(self, usage: Usage | None = None) -> bytes:
+        """``message_start``, with the input tokens known so far."""
         message: JSONDict = {
             "id": message_id(),
             "type": "message",
@@ -244,7 +244,10 @@ class MessageStreamWriter:
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {"input_tokens": 0, "output_tokens": 0},
+            "usage": {
+                "input_tokens": usage.input_tokens if usage else 0,
+                "output_tokens": usage.output_tokens if usage else 0,
+            },
         }
         return event("message_start", {"message": message})
 
@@ -268,16 +271,17 @@ class MessageStreamWriter:
         delta = {"type": "text_delta", "text": text}
         return out + event("content_block_delta", {"index": self._block, "delta": delta})
 
-    def call(self, delta: CallDelta) -> bytes:
+    def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-use block start or an ``input_json_delta``."""
         out = b""
-        if delta.id is not None:
+        if isinstance(delta, ToolCallStart):
             out += self._close()
             self._block += 1
             self._open = "tool_use"
             self._calls[delta.index] = self._block
-            block = {"type": "tool_use", "id": delta.id, "name": delta.name or "", "input": {}}
+            block = {"type": "tool_use", "id": delta.id, "name": delta.name, "input": {}}
             out += event("content_block_start", {"index": self._block, "content_block": block})
+            return out
         if delta.arguments and delta.index in self._calls:
             json_delta = {"type": "input_json_delta", "partial_json": delta.arguments}
             out += event(
@@ -291,7 +295,14 @@ class MessageStreamWriter:
         return (
             self._close()
             + event(
-                "message_delta", {"delta": stop, "usage": {"output_tokens": usage.output_tokens}}
+                "message_delta",
+                {
+                    "delta": stop,
+                    "usage": {
+                        "input_tokens": usage.input_tokens,
+                        "output_tokens": usage.output_tokens,
+                    },
+                },
             )
             + event("message_stop", {})
         )

@@ -31,8 +31,7 @@ from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error
 from good_agent.server.openai_api import completion_body, parse_chat_request
-from good_agent.server.registered import build_upstream
-from good_agent.server.route import BridgeRequest, ModelRoute
+from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
 
 access_log = logging.getLogger("good_agent.server.access")
@@ -62,12 +61,11 @@ class Bridge:
             limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size)
         )
         self.routes = {
-            entry.name: ModelRoute(entry, build_upstream(entry, config.server, self.client))
-            for entry in config.models
+            entry.name: ServedModel(entry, config.server, self.client) for entry in config.models
         }
         self.in_flight = 0
 
-    def route(self, name: str) -> ModelRoute:
+    def route(self, name: str) -> ServedModel:
         """The route clients reach as ``name`` (a 400 naming ``model`` otherwise)."""
         found = self.routes.get(name)
         if found is None:
@@ -77,7 +75,7 @@ class Bridge:
             )
         return found
 
-    def candidates(self, route: ModelRoute) -> list[ModelRoute]:
+    def candidates(self, route: ServedModel) -> list[ServedModel]:
         """``route``, then the routes its ``fallback`` entries name, in order."""
         return [route, *(self.routes[name] for name in route.entry.fallback)]
 
@@ -112,7 +110,7 @@ class Bridge:
     def log(
         self,
         path: str,
-        route: ModelRoute | None,
+        route: ServedModel | None,
         status: int,
         latency_ms: float,
         usage: Usage | None = None,
@@ -172,8 +170,8 @@ def _error_response(error: BridgeError, anthropic: bool) -> JSONResponse:
 
 
 async def _with_fallback(
-    routes: list[ModelRoute], attempt: Callable[[ModelRoute], Awaitable[T]]
-) -> tuple[ModelRoute, T]:
+    routes: list[ServedModel], attempt: Callable[[ServedModel], Awaitable[T]]
+) -> tuple[ServedModel, T]:
     """The first route whose ``attempt`` succeeds; a fallback error moves to the next."""
     for candidate in routes[:-1]:
         try:
@@ -185,7 +183,7 @@ async def _with_fallback(
 
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
     elapsed = timer()
-    route: ModelRoute | None = None
+    route: ServedModel | None = None
     stream = False
     try:
         bridge.authorize(request)

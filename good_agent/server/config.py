@@ -52,7 +52,8 @@ class ServerConfig(_Strict):
     bearer keys, comma-separated. Timeouts are in seconds: ``connect_timeout`` to
     reach an upstream, ``read_timeout`` between two reads of an upstream reply
     (also the wait for a non-streaming reply), ``request_timeout`` for a whole
-    non-streaming upstream call.
+    non-streaming upstream call, ``stream_timeout`` for a whole streamed reply (the
+    client then gets an error event).
     """
 
     host: str = DEFAULT_HOST
@@ -61,6 +62,7 @@ class ServerConfig(_Strict):
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=300.0, gt=0)
     request_timeout: float = Field(default=600.0, gt=0)
+    stream_timeout: float = Field(default=600.0, gt=0)
     max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)
     max_upstream_connections: int = Field(default=512, gt=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
@@ -82,12 +84,14 @@ class ProfileOverrides(_Strict):
 class ModelConfig(_Strict):
     """One ``[[models]]`` entry: a name clients use and the upstream behind it.
 
-    ``provider`` is a key of :data:`good_agent.server.upstream.UPSTREAMS` or a
-    provider registered with :func:`good_agent.models.register_provider`;
+    ``provider`` is a key of :data:`good_agent.models.http_transport.HTTP_TRANSPORTS`
+    (``openai``, ``anthropic``, ``gemini``, ``ollama``) or a provider registered with
+    :func:`good_agent.models.register_provider`;
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
     holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
     ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
-    modes; ``validation_retries`` how many times a ``validated`` model is asked again,
+    modes (besides the ``<tool_call>`` tags the tools prompt asks for), streamed or
+    not; ``validation_retries`` how many times a ``validated`` model is asked again,
     with the errors, when a tool call it wrote is invalid (non-streamed requests);
     ``settings`` default sampling settings merged under each request's;
     ``fallback`` the names of other entries tried in order when this model fails
@@ -110,11 +114,11 @@ class ModelConfig(_Strict):
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:
+        from good_agent.models.http_transport import HTTP_TRANSPORTS
         from good_agent.models.registry import TRANSPORTS
-        from good_agent.server.upstream import UPSTREAMS
 
-        if value not in UPSTREAMS and value not in TRANSPORTS:
-            known = ", ".join(sorted({*UPSTREAMS, *TRANSPORTS}))
+        if value not in HTTP_TRANSPORTS and value not in TRANSPORTS:
+            known = ", ".join(sorted({*HTTP_TRANSPORTS, *TRANSPORTS}))
             raise ValueError(f"unknown provider '{value}'; known providers: {known}")
         return value
 

@@ -19,10 +19,10 @@ from typing import Any
 
 from good_agent.providers.openai_chat import SETTING_KEYS
 from good_agent.providers.schema_validation import compile_schema
+from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, Usage
 from good_agent.server.errors import bad_request
-from good_agent.server.events import CallDelta
-from good_agent.server.route import BridgeReply, BridgeRequest
+from good_agent.server.served import BridgeReply, BridgeRequest
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -252,14 +252,15 @@ class ChunkWriter:
         """A reasoning delta (``reasoning_content``, as vLLM and DeepSeek send it)."""
         return self.chunk({"reasoning_content": text})
 
-    def call(self, delta: CallDelta) -> bytes:
+    def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""
         item: JSONDict = {"index": delta.index}
-        function: JSONDict = {"arguments": delta.arguments}
-        if delta.id is not None:
+        if isinstance(delta, ToolCallStart):
             item["id"] = delta.id
             item["type"] = "function"
-            function["name"] = delta.name or ""
+            function: JSONDict = {"name": delta.name, "arguments": ""}
+        else:
+            function = {"arguments": delta.arguments}
         item["function"] = function
         return self.chunk({"tool_calls": [item]})
 

@@ -1,10 +1,11 @@
-"""Streamed replies: neutral events relayed to the client as server-sent events.
+"""Streamed replies: the model core's deltas relayed to the client as server-sent events.
 
-The upstream stream is *primed* before the response starts (:func:`prime`), so a
-refusal, a rate limit or a timeout on connect still gets its HTTP status. After
-that, chunks are written as the upstream produces them; a failure ends the stream
-with an error event, and a client that goes away cancels the upstream call (its
-connection is closed in a shielded ``finally``).
+The stream is *primed* before the response starts (:func:`prime`), so a refusal, a
+rate limit or a timeout on connect still gets its HTTP status. After that, chunks
+are written as the deltas arrive; a failure (an upstream stream cut before its
+final event, ``stream_timeout`` passing...) ends the stream with an error event,
+never with a finish reason, and a client that goes away cancels the upstream call
+(its stream is closed in a shielded ``finally``).
 """
 
 from __future__ import annotations
@@ -16,64 +17,69 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 import anyio
 
 from good_agent.core.errors import ModelError
-from good_agent.providers.types import Usage
-from good_agent.server.anthropic_api import MessageStreamWriter, event
-from good_agent.server.errors import BridgeError, from_model_error
-from good_agent.server.events import (
-    CallDelta,
-    Finish,
+from good_agent.providers.streaming import (
     ReasoningDelta,
-    StreamEvent,
     TextDelta,
+    ToolCallArgs,
+    ToolCallStart,
     UsageDelta,
 )
+from good_agent.providers.types import ProviderResponse, Usage
+from good_agent.server.anthropic_api import MessageStreamWriter, event
+from good_agent.server.errors import BridgeError, from_model_error
 from good_agent.server.openai_api import ChunkWriter, sse
-from good_agent.server.route import BridgeRequest, ModelRoute, merge_usage
+from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
 
 logger = logging.getLogger("good_agent.server")
 
 AccessLog = Callable[[int, Usage], None]
 """Called once when a stream ends: final status and usage."""
 
+Items = AsyncGenerator[StreamItem, None]
 
-async def prime(
-    route: ModelRoute, request: BridgeRequest
-) -> tuple[AsyncGenerator[StreamEvent, None], list[StreamEvent]]:
-    """Start ``route``'s stream and wait for its first event (errors raise here)."""
-    events = route.stream(request)
+
+async def prime(served: ServedModel, request: BridgeRequest) -> tuple[Items, list[StreamItem]]:
+    """Start ``served``'s stream and wait for its first item (errors raise here)."""
+    items = served.stream(request)
     try:
-        first = await events.__anext__()
+        first = await anext(items)
     except StopAsyncIteration:
-        return events, []
+        return items, []
     except BaseException:
         with anyio.CancelScope(shield=True):
-            await events.aclose()
+            await items.aclose()
         raise
-    return events, [first]
+    return items, [first]
 
 
-async def _chain(
-    first: list[StreamEvent], events: AsyncIterator[StreamEvent]
-) -> AsyncIterator[StreamEvent]:
+async def _chain(first: list[StreamItem], items: AsyncIterator[StreamItem]) -> Items:
     for item in first:
         yield item
-    async for item in events:
+    async for item in items:
         yield item
 
 
-def _error(exc: Exception, route: ModelRoute) -> BridgeError:
+def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
+    """``usage`` with the counts ``delta`` reports."""
+    return Usage(
+        usage.input_tokens if delta.input_tokens is None else delta.input_tokens,
+        usage.output_tokens if delta.output_tokens is None else delta.output_tokens,
+    )
+
+
+def _error(exc: Exception, served: ServedModel) -> BridgeError:
     if isinstance(exc, BridgeError):
         return exc
     if isinstance(exc, ModelError):
-        return from_model_error(exc, route.name)
-    logger.error("stream from '%s' failed: %s", route.name, type(exc).__name__)
+        return from_model_error(exc, served.name)
+    logger.error("stream from '%s' failed: %s", served.name, type(exc).__name__)
     return BridgeError(500, "the bridge failed while streaming", "server_error")
 
 
 async def openai_stream(
-    route: ModelRoute,
-    events: AsyncGenerator[StreamEvent, None],
-    first: list[StreamEvent],
+    served: ServedModel,
+    items: Items,
+    first: list[StreamItem],
     *,
     model: str,
     include_usage: bool,
@@ -85,64 +91,78 @@ async def openai_stream(
     status = 499
     try:
         yield writer.role()
-        async for item in _chain(first, events):
+        async for item in _chain(first, items):
             if isinstance(item, TextDelta):
                 yield writer.text(item.text)
             elif isinstance(item, ReasoningDelta):
                 yield writer.reasoning(item.text)
-            elif isinstance(item, CallDelta):
+            elif isinstance(item, ToolCallStart | ToolCallArgs):
                 yield writer.call(item)
             elif isinstance(item, UsageDelta):
                 usage = merge_usage(usage, item)
-            elif isinstance(item, Finish):
-                yield writer.finish(item.reason or "stop")
+            elif isinstance(item, ProviderResponse):
+                usage = item.usage
+                yield writer.finish(
+                    "tool_calls" if item.tool_calls else item.finish_reason or "stop"
+                )
         if include_usage:
             yield writer.usage(usage)
         yield sse("[DONE]")
         status = 200
     except Exception as exc:
-        error = _error(exc, route)
+        error = _error(exc, served)
         status = error.status
         yield sse(error.openai_body())
     finally:
         with anyio.CancelScope(shield=True):
-            await events.aclose()
+            await items.aclose()
         done(status, usage)
 
 
 async def anthropic_stream(
-    route: ModelRoute,
-    events: AsyncGenerator[StreamEvent, None],
-    first: list[StreamEvent],
+    served: ServedModel,
+    items: Items,
+    first: list[StreamItem],
     *,
     model: str,
     done: AccessLog,
 ) -> AsyncIterator[bytes]:
-    """Messages stream events for one reply, ``message_stop`` last."""
+    """Messages stream events for one reply, ``message_stop`` last.
+
+    ``message_start`` is written just before the first content, so it carries the
+    input tokens whenever the upstream reports them first (as Anthropic does).
+    """
     writer = MessageStreamWriter(model)
     usage = Usage()
     status = 499
-    reason = "stop"
+    started = False
     try:
-        yield writer.start()
-        async for item in _chain(first, events):
+        async for item in _chain(first, items):
+            if isinstance(item, UsageDelta):
+                usage = merge_usage(usage, item)
+                continue
+            if isinstance(item, ProviderResponse):
+                usage = item.usage
+            if not started:
+                started = True
+                yield writer.start(usage)
             if isinstance(item, TextDelta):
                 yield writer.text(item.text)
-            elif isinstance(item, CallDelta):
+            elif isinstance(item, ToolCallStart | ToolCallArgs):
                 yield writer.call(item)
-            elif isinstance(item, UsageDelta):
-                usage = merge_usage(usage, item)
-            elif isinstance(item, Finish):
-                reason = item.reason or reason
-        yield writer.finish(reason, usage)
+            elif isinstance(item, ProviderResponse):
+                reason = "tool_calls" if item.tool_calls else item.finish_reason or "stop"
+                yield writer.finish(reason, usage)
         status = 200
     except Exception as exc:
-        error = _error(exc, route)
+        error = _error(exc, served)
         status = error.status
+        if not started:
+            yield writer.start(usage)
         yield event("error", {"error": error.anthropic_body()["error"]})
     finally:
         with anyio.CancelScope(shield=True):
-            await events.aclose()
+            await items.aclose()
         done(status, usage)
 
 

@@ -4,7 +4,9 @@ Each fake validates the request it receives against its provider's documented
 rules (a violation is answered with HTTP 400 and recorded in ``problems``) and
 replies in the provider's real format, whole or streamed. A test scripts the
 reply (``fake.reply``, or ``fake.script`` as a function of the body) and the
-failure modes (``fail_status``, ``break_after``, ``hang``, ``chunk_delay``).
+failure modes (``fail_status``, ``break_after`` (connection dropped),
+``end_after`` (response ended cleanly before the final event), ``hang``,
+``chunk_delay``).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Fake:
         self.fail_status: int | None = None
         self.fail_headers: dict[str, str] = {}
         self.break_after: int | None = None
+        self.end_after: int | None = None
         self.hang = 0.0
         self.chunk_delay = 0.0
         self.chunk_size = 4
@@ -110,6 +113,8 @@ class Fake:
             async for chunk in chunks:
                 if self.break_after is not None and sent >= self.break_after:
                     raise RuntimeError("fake upstream dies mid-stream")
+                if self.end_after is not None and sent >= self.end_after:
+                    break  # a clean end of the response, before the final event
                 if self.chunk_delay:
                     await asyncio.sleep(self.chunk_delay)
                 yield chunk
@@ -293,7 +298,9 @@ class AnthropicFake(Fake):
         return Starlette(routes=[Route("/v1/messages", self.handle, methods=["POST"])])
 
     def check_auth(self, request: Request) -> None:
-        if request.headers.get("x-api-key") != UPSTREAM_KEY:
+        # The anthropic SDK sends its key as a bearer token; raw HTTP clients use x-api-key.
+        bearer = request.headers.get("authorization") == f"Bearer {UPSTREAM_KEY}"
+        if request.headers.get("x-api-key") != UPSTREAM_KEY and not bearer:
             self.problem("bad x-api-key")
 
     def error_body(self, message: str) -> dict[str, Any]:

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from good_agent.models.http_transport import HTTP_TRANSPORTS, HttpTransport
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.server import UPSTREAMS, ConfigError, create_app, load_config, parse_config
-from good_agent.server.route import BridgeRequest, ModelRoute
-from good_agent.server.upstream import OpenAIUpstream
+from good_agent.providers.types import ChatRequest
+from good_agent.server import ConfigError, ServedModel, create_app, load_config, parse_config
 
 GOOD = """
 [server]
@@ -86,10 +86,10 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_provider_registry_is_extensible() -> None:
-    class Compatible(OpenAIUpstream):
+    class Compatible(HttpTransport):
         provider = "my-compatible"
 
-    UPSTREAMS["my-compatible"] = Compatible
+    HTTP_TRANSPORTS["my-compatible"] = Compatible
     try:
         config = parse_config(
             {
@@ -104,10 +104,11 @@ def test_provider_registry_is_extensible() -> None:
             }
         )
         route = create_app(config).state.bridge.routes["m"]
-        assert isinstance(route, ModelRoute) and isinstance(route.upstream, Compatible)
-        assert route.body(BridgeRequest([{"role": "user", "content": "hi"}]))["model"] == "x"
+        assert isinstance(route, ServedModel) and isinstance(route.model.transport, Compatible)
+        chat = ChatRequest([{"role": "user", "content": "hi"}])
+        assert route.model.plan(chat).body["model"] == "x"
     finally:
-        del UPSTREAMS["my-compatible"]
+        del HTTP_TRANSPORTS["my-compatible"]
 
 
 def test_example_config_loads() -> None:

@@ -189,7 +189,10 @@ async def test_mid_stream_failure_ends_with_error_event(
     response = await post(bridge, {"model": "gpt", "messages": USER, "stream": True})
     lines = [line for line in response.text.splitlines() if line.startswith("data: ")]
     assert response.status_code == 200
-    assert json.loads(lines[-1][6:])["error"]["code"] == "upstream_unreachable"
+    error = json.loads(lines[-1][6:])["error"]
+    # A stream cut mid-reply is an incomplete reply from a reachable upstream.
+    assert error["code"] == "upstream_error"
+    assert "before its final event" in error["message"]
     assert "[DONE]" not in response.text
 
 

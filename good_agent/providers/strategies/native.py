@@ -6,6 +6,8 @@ from typing import Any
 
 from good_agent.providers.codecs import Codec
 from good_agent.providers.strategies.base import ToolCallingMode, ToolCallValidation
+from good_agent.providers.strategies.context import RequestContext
+from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.strategies.validation import validate_payload
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import (
@@ -58,15 +60,44 @@ class CodecAdapter:
             self.codec.encode_request(self.model, request, names)
         return names
 
+    def encode(
+        self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
+    ) -> tuple[JSONDict, RequestContext]:
+        """The provider request body, and the context its reply is decoded with."""
+        request = self.chat_request(tools, messages, **kw)
+        names = self.codec.tool_names(request)
+        body = self.codec.encode_request(self.model, request, names)
+        return body, self.context_of(tools, names, **kw)
+
+    def context_of(
+        self, tools: list[JSONDict], names: ToolNameMap | None, **kw: Any
+    ) -> RequestContext:
+        """The request context for ``tools`` and the request's keyword arguments."""
+        return RequestContext.build(
+            tools,
+            names,
+            tool_choice=kw.get("tool_choice"),
+            parallel_tool_calls=kw.get("parallel_tool_calls"),
+        )
+
     def format_request(
         self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
     ) -> JSONDict:
         """The provider request body for ``tools`` and ``messages``."""
-        return self.codec.encode_request(self.model, self.chat_request(tools, messages, **kw))
+        return self.encode(tools, messages, **kw)[0]
+
+    def decode_reply(self, response: JSONDict, context: RequestContext) -> ProviderResponse:
+        """The whole reply to the request ``context`` describes, normalized."""
+        return self.codec.decode_response(response, context.names)
+
+    def reply_stream(self, context: RequestContext) -> ReplyStream:
+        """A fresh decoder of the streamed reply to the request ``context`` describes."""
+        return ReplyStream(self.codec.decoder(context.names), context)
 
     def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
-        """The whole reply, normalized, names mapped back."""
-        return self.codec.decode_response(response, self.names(tools))
+        """The whole reply, normalized, names mapped back (the name map rebuilt from
+        ``tools``; :meth:`decode_reply` reuses the one made at encoding)."""
+        return self.decode_reply(response, self.context_of(list(tools or []), self.names(tools)))
 
     def extract_tool_calls(
         self, response: JSONDict, tools: list[JSONDict] | None = None

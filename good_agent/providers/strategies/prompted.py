@@ -23,7 +23,9 @@ from good_agent.providers.prompting import (
     tools_prompt,
 )
 from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.strategies.context import RequestContext
 from good_agent.providers.strategies.native import CodecAdapter, neutral_assistant
+from good_agent.providers.strategies.reply_streams import ReplyStream, TextCallStream
 from good_agent.providers.strategies.rewrite import (
     calls_of,
     dumps,
@@ -32,7 +34,13 @@ from good_agent.providers.strategies.rewrite import (
     with_system,
 )
 from good_agent.providers.strategies.validation import tools_by_name, validate_payload
-from good_agent.providers.text import parse_text
+from good_agent.providers.text import (
+    FormatParser,
+    StreamingParser,
+    ToolCallParser,
+    get_parser,
+    parse_text,
+)
 from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
 
@@ -46,6 +54,19 @@ def parse_calls(
     return list(result.calls), result.content or None, result.reasoning
 
 
+def prompted_parser(text_format: str = "auto") -> ToolCallParser:
+    """The parser of prompted replies: ``text_format``, plus the ``<tool_call>`` tags
+    the tools prompt asks for (a model may answer in either)."""
+    chosen = get_parser(text_format)
+    if text_format == "auto" or not isinstance(chosen, FormatParser):
+        return chosen
+    hermes = get_parser("hermes")
+    if not isinstance(hermes, FormatParser):
+        return chosen
+    extra = [marker for marker in hermes.markers if marker not in chosen.markers]
+    return FormatParser(f"{text_format}+hermes", [*chosen.markers, *extra])
+
+
 class PromptedAdapter(CodecAdapter):
     """Tools in the system prompt; calls parsed from text (``PARSED`` mode).
 
@@ -54,6 +75,9 @@ class PromptedAdapter(CodecAdapter):
         codec: The wire format.
         strict: Unused here (kept for a uniform constructor).
         style: How tools are listed and whether constrained decoding is requested.
+        text_format: The text format replies are parsed in (``auto``: the style's,
+            see :attr:`PromptStyle.text_format`), see :func:`prompted_parser`;
+            streamed and whole replies use the same.
     """
 
     mode = ToolCallingMode.PARSED
@@ -65,9 +89,67 @@ class PromptedAdapter(CodecAdapter):
         *,
         strict: bool | None = False,
         style: PromptStyle | None = None,
+        text_format: str = "auto",
     ) -> None:
         super().__init__(model, codec, strict=strict)
         self.style = style or PromptStyle()
+        self.text_format = text_format if text_format != "auto" else self.style.text_format
+        self.parser = prompted_parser(self.text_format)
+
+    def encode(
+        self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
+    ) -> tuple[JSONDict, RequestContext]:
+        """The prompted request body, and the context its reply is decoded with."""
+        return self.format_request(tools, messages, **kw), self.context_of(tools, None, **kw)
+
+    def decode_reply(self, response: JSONDict, context: RequestContext) -> ProviderResponse:
+        """Parse calls out of the reply text (none with ``tool_choice: none``)."""
+        plain = self.codec.decode_response(response, None)
+        if not context.calls_allowed or not plain.content:
+            return plain
+        parser = self.parser.streaming(context.tool_names)
+        parser.feed(plain.content)
+        parser.finish()
+        return self.finish_reply(plain, parser, [], context)
+
+    def reply_stream(self, context: RequestContext) -> ReplyStream:
+        """A streamed reply whose text is parsed for calls as it arrives."""
+        decoder = self.codec.decoder(None)
+        if not context.calls_allowed:
+            return ReplyStream(decoder, context)
+        return TextCallStream(
+            decoder,
+            context,
+            self.parser.streaming(context.tool_names),
+            lambda plain, parser, ids: self.finish_reply(plain, parser, ids, context),
+            new_call_id,
+        )
+
+    def finish_reply(
+        self,
+        plain: ProviderResponse,
+        parser: StreamingParser,
+        ids: list[str],
+        context: RequestContext,
+    ) -> ProviderResponse:
+        """The reply from the plain reply and a finished parser (``ids``: given while streaming)."""
+        result = parser.result()
+        calls = [
+            self.check(
+                dataclasses.replace(call, id=ids[n] if n < len(ids) else new_call_id()),
+                list(context.tools),
+            )
+            for n, call in enumerate(result.calls)
+        ]
+        return ProviderResponse(
+            content=result.content or None,
+            tool_calls=tuple(calls),
+            finish_reason="tool_calls" if calls else plain.finish_reason,
+            usage=plain.usage,
+            reasoning=result.reasoning or plain.reasoning,
+            model=plain.model,
+            replay=plain.replay,
+        )
 
     def format_request(
         self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
@@ -89,20 +171,7 @@ class PromptedAdapter(CodecAdapter):
 
     def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
         """Parse calls out of the reply text."""
-        plain = self.codec.decode_response(response, None)
-        if not tools or not plain.content:
-            return plain
-        calls, content, reasoning = parse_calls(plain.content, tools, self.style.text_format)
-        calls = [self.check(unique_id(call), tools) for call in calls]
-        return ProviderResponse(
-            content=content,
-            tool_calls=tuple(calls),
-            finish_reason="tool_calls" if calls else plain.finish_reason,
-            usage=plain.usage,
-            reasoning=reasoning or plain.reasoning,
-            model=plain.model,
-            replay=plain.replay,
-        )
+        return self.decode_reply(response, self.context_of(list(tools or []), None))
 
     def check(self, call: ParsedToolCall, tools: list[JSONDict]) -> ParsedToolCall:
         """Hook for validation; ``PARSED`` keeps calls as parsed."""
@@ -151,6 +220,11 @@ def _write_calls(message: JSONDict) -> str:
     return f"{text}\n{blocks}".strip()
 
 
+def new_call_id() -> str:
+    """A call id unique in the conversation (parsers number calls per reply)."""
+    return f"call_{uuid.uuid4().hex[:16]}"
+
+
 def _write_thought(message: JSONDict) -> str:
     thought = str(message.get("content") or "")
     objects = [
@@ -161,8 +235,8 @@ def _write_thought(message: JSONDict) -> str:
 
 
 def unique_id(call: ParsedToolCall) -> ParsedToolCall:
-    """``call`` with an id unique in the conversation (parsers number calls per reply)."""
-    return dataclasses.replace(call, id=f"call_{uuid.uuid4().hex[:16]}")
+    """``call`` with an id unique in the conversation."""
+    return dataclasses.replace(call, id=new_call_id())
 
 
 def _write_payload(message: JSONDict) -> str:

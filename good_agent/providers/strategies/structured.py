@@ -22,7 +22,9 @@ from good_agent.providers.schema.openai import drop_added_nulls, to_openai_schem
 from good_agent.providers.schema.refs import has_refs
 from good_agent.providers.schema.strict_subset import strict_subset_problems
 from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.strategies.context import RequestContext
 from good_agent.providers.strategies.native import CodecAdapter, neutral_assistant
+from good_agent.providers.strategies.reply_streams import ReplyStream, StructuredStream
 from good_agent.providers.strategies.rewrite import (
     calls_of,
     dumps,
@@ -236,10 +238,29 @@ class StructuredAdapter(CodecAdapter):
         )
         return self.codec.encode_request(self.model, request)
 
+    def encode(
+        self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
+    ) -> tuple[JSONDict, RequestContext]:
+        """The structured request body, and the context its reply is decoded with."""
+        return self.format_request(tools, messages, **kw), self.context_of(tools, None, **kw)
+
+    def decode_reply(self, response: JSONDict, context: RequestContext) -> ProviderResponse:
+        """Decode the JSON reply into an answer or one tool call."""
+        return self.finish_reply(self.codec.decode_response(response, None), context)
+
+    def reply_stream(self, context: RequestContext) -> ReplyStream:
+        """A streamed reply decoded when its JSON is complete."""
+        return StructuredStream(
+            self.codec.decoder(None), context, lambda plain: self.finish_reply(plain, context)
+        )
+
     def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
         """Decode the JSON reply into an answer or one tool call."""
-        plain = self.codec.decode_response(response, None)
-        index = {tool_name(tool): tool for tool in tools or []}
+        return self.decode_reply(response, self.context_of(list(tools or []), None))
+
+    def finish_reply(self, plain: ProviderResponse, context: RequestContext) -> ProviderResponse:
+        """The answer or call the plain reply's JSON text holds."""
+        index = {tool_name(tool): tool for tool in context.tools}
         answer, scratchpad, calls = decode_action(plain.content, index)
         return ProviderResponse(
             content=scratchpad if calls else answer,

@@ -58,36 +58,3 @@ class CallBuffer:
             else self.arguments_text()
         )
         return parsed_call(self.id, self.name, raw)
-
-
-class Assembler:
-    """Base of the per-provider assemblers: an ordered set of call buffers."""
-
-    def __init__(self) -> None:
-        self._calls: dict[Any, CallBuffer] = {}
-        self._text: list[str] = []
-
-    def buffer(self, key: Any) -> CallBuffer:
-        """The buffer for ``key``, created on first use."""
-        found = self._calls.get(key)
-        if found is None:
-            found = self._calls[key] = CallBuffer()
-        return found
-
-    def add_text(self, text: str | None) -> None:
-        """Append streamed answer text."""
-        if text:
-            self._text.append(text)
-
-    @property
-    def text(self) -> str:
-        """The answer text so far."""
-        return "".join(self._text)
-
-    def partial_calls(self) -> list[tuple[str, str, Any]]:
-        """``(id, name, partial arguments)`` for every call so far (see module docs)."""
-        return [(b.id, b.name, b.partial_arguments()) for b in self._calls.values()]
-
-    def tool_calls(self) -> list[ParsedToolCall]:
-        """The finished calls, in the order they started."""
-        return [buffer.finish() for buffer in self._calls.values()]

@@ -1,70 +1,90 @@
-"""Upstream calls over HTTP, one class per provider, looked up in :data:`UPSTREAMS`.
+"""Transports that talk HTTP directly with one pooled ``httpx2.AsyncClient``.
 
-Each upstream posts a codec-built body to its provider's documented endpoint,
-either whole (:meth:`HttpUpstream.complete`) or as a stream of decoded events
-(:meth:`HttpUpstream.stream`: server-sent events, or NDJSON for Ollama). Every
-failure is raised as a typed :class:`~good_agent.core.errors.ModelError`. Keys are
-sent in headers, never in URLs, so they cannot surface in error messages.
+One class per wire format: OpenAI Chat Completions (and every server that speaks
+it), Anthropic Messages, the Gemini API and Ollama's ``/api/chat``. Each posts the
+codec's body to the provider's documented endpoint, whole (:meth:`HttpTransport.send`)
+or streamed (:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for
+Ollama). A stream is read to the end of the response even after the provider's
+final event (``[DONE]``, ``message_stop``), so the connection returns to the pool.
+Keys travel in headers, never in URLs. Every failure is a typed
+:class:`~good_agent.core.errors.ModelError`.
 
-Add a provider by registering a factory: ``UPSTREAMS["name"] = MyUpstream``.
+The bridge serves its models with these; :class:`~good_agent.models.OllamaModel`
+uses :class:`OllamaHttpTransport`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
 
 import anyio
 import httpx2
 
 from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.errors import error_for_status, map_http_error
-from good_agent.models.ollama import ollama_host
-from good_agent.providers.tool_names import ToolNameMap
+from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
-from good_agent.server.config import ModelConfig, ServerConfig
-from good_agent.server.decoders import (
-    AnthropicDecoder,
-    GeminiDecoder,
-    OllamaDecoder,
-    OpenAIChatDecoder,
-    StreamDecoder,
-)
-from good_agent.server.errors import register_secret
+
+DEFAULT_OLLAMA_HOST = "http://localhost:11434"
+"""Where Ollama listens by default."""
 
 
-class HttpUpstream:
-    """Base of the HTTP upstreams: a shared client, timeouts, error mapping.
+def ollama_host(base_url: str | None = None) -> str:
+    """The Ollama server root: ``base_url``, ``OLLAMA_HOST`` or the default (scheme added)."""
+    host = base_url or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+    if "://" not in host:
+        host = f"http://{host}"
+    return host.rstrip("/").removesuffix("/api")
 
-    ``provider`` names the upstream in errors and logs; ``profile_provider`` is the
-    provider prefix whose capability profiles and codec apply (a subclass for another
-    OpenAI-compatible service keeps ``"openai"``).
+
+class HttpTransport:
+    """OpenAI Chat Completions over HTTP (also the base of the other HTTP transports).
+
+    ``provider`` names the upstream in errors; ``profile_provider`` is the provider
+    whose profiles and codec apply (``"openai"`` for any OpenAI-compatible service).
 
     Args:
-        entry: The model's configuration entry.
-        server: The server table (timeouts).
-        client: The shared ``httpx2.AsyncClient``.
+        model: The upstream model id (Gemini puts it in the URL).
+        base_url: Endpoint root (the provider's public API by default).
+        api_key: Key sent in the provider's header (none when not given).
+        client: A shared ``httpx2.AsyncClient`` (one is made on first use otherwise).
+        connect_timeout: Seconds to connect.
+        read_timeout: Seconds between two reads of a reply.
+        request_timeout: Seconds for a whole non-streamed call (``None``: no limit).
     """
 
-    provider = "openai"
-    profile_provider = "openai"
-    default_base_url = "https://api.openai.com/v1"
+    provider: str = "openai"
+    profile_provider: ClassVar[str] = "openai"
+    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
 
     def __init__(
-        self, entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient
+        self,
+        model: str = "",
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: httpx2.AsyncClient | None = None,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+        request_timeout: float | None = None,
     ) -> None:
-        self.entry = entry
-        self.client = client
-        self.base_url = (entry.base_url or self.default_base_url).rstrip("/")
-        self.api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
-        if self.api_key:
-            register_secret(self.api_key)
-        self.timeout = httpx2.Timeout(
-            server.read_timeout, connect=server.connect_timeout, pool=server.read_timeout
-        )
-        self.request_timeout = server.request_timeout
+        self.model = model
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.api_key = api_key
+        self._client = client
+        self._owns_client = client is None
+        self.timeout = httpx2.Timeout(read_timeout, connect=connect_timeout, pool=read_timeout)
+        self.request_timeout = request_timeout
+
+    @property
+    def client(self) -> httpx2.AsyncClient:
+        """The HTTP client, made on first use when none was given."""
+        if self._client is None:
+            self._client = httpx2.AsyncClient(timeout=self.timeout)
+        return self._client
 
     def headers(self) -> dict[str, str]:
         """The request headers (the key as a bearer token when one is set)."""
@@ -77,23 +97,11 @@ class HttpUpstream:
     def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
         """``body`` as sent: the stream flag set as the provider expects."""
         if stream:
-            return {**body, "stream": True, "stream_options": {"include_usage": True}}
+            options = {"include_usage": True, **(body.get("stream_options") or {})}
+            return {**body, "stream": True, "stream_options": options}
         return body
 
-    def decoder(self, names: ToolNameMap | None) -> StreamDecoder:
-        """A fresh stream decoder for one reply."""
-        return OpenAIChatDecoder(names)
-
-    def check_event(self, event: JSONDict) -> None:
-        """Raise when a stream event reports an upstream failure."""
-        error = event.get("error")
-        if error:
-            message = error.get("message", error) if isinstance(error, dict) else error
-            raise ModelOverloadedError(
-                f"{self.provider} failed mid-stream: {message}", provider=self.provider
-            )
-
-    async def complete(self, body: JSONDict) -> JSONDict:
+    async def send(self, body: JSONDict) -> JSONDict:
         """Send ``body`` and return the whole reply."""
         try:
             with anyio.fail_after(self.request_timeout):
@@ -115,7 +123,7 @@ class HttpUpstream:
         return result
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
-        """Send ``body`` for a streamed reply; yield each decoded event."""
+        """Send ``body`` for a streamed reply; yield each event's JSON, to the end."""
         try:
             async with self.client.stream(
                 "POST",
@@ -128,17 +136,19 @@ class HttpUpstream:
                     await response.aread()
                     raise self.status_error(response)
                 async for event in self.events(response):
-                    self.check_event(event)
                     yield event
         except (httpx2.HTTPError, ValueError) as exc:
             raise self.transport_error(exc) from exc
 
     async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
-        """The JSON payloads of a server-sent event stream (``[DONE]`` ends it)."""
+        """The JSON payloads of a Server-Sent Event stream, read to its end.
+
+        ``data: [DONE]`` is passed on as :data:`DONE_EVENT`.
+        """
         async for sse in httpx2.EventSource(response):
             if sse.data == "[DONE]":
-                return
-            if sse.data:
+                yield DONE_EVENT
+            elif sse.data:
                 value = json.loads(sse.data)
                 if isinstance(value, dict):
                     yield value
@@ -173,12 +183,14 @@ class HttpUpstream:
             )
         return map_http_error(exc, provider=self.provider)
 
+    async def aclose(self) -> None:
+        """Close the HTTP client if this transport made it (a given client is the caller's)."""
+        client, self._client = self._client, None
+        if client is not None and self._owns_client:
+            await client.aclose()
 
-class OpenAIUpstream(HttpUpstream):
-    """OpenAI Chat Completions, or any server that speaks it (vLLM, llama.cpp, LM Studio)."""
 
-
-class AnthropicUpstream(HttpUpstream):
+class AnthropicHttpTransport(HttpTransport):
     """Anthropic's Messages API (``POST /v1/messages``)."""
 
     provider = "anthropic"
@@ -195,27 +207,14 @@ class AnthropicUpstream(HttpUpstream):
 
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The Messages endpoint."""
-        root = self.base_url.removesuffix("/v1")
-        return f"{root}/v1/messages"
+        return f"{self.base_url.removesuffix('/v1')}/v1/messages"
 
     def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
         """``stream: true`` for a streamed reply."""
         return {**body, "stream": True} if stream else body
 
-    def decoder(self, names: ToolNameMap | None) -> StreamDecoder:
-        """A Messages stream decoder."""
-        return AnthropicDecoder(names)
 
-    def check_event(self, event: JSONDict) -> None:
-        """Raise on an ``error`` event."""
-        if event.get("type") == "error":
-            error = event.get("error") or {}
-            raise ModelOverloadedError(
-                f"anthropic failed mid-stream: {error.get('message', error)}", provider="anthropic"
-            )
-
-
-class GeminiUpstream(HttpUpstream):
+class GeminiHttpTransport(HttpTransport):
     """The Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``)."""
 
     provider = "gemini"
@@ -229,7 +228,7 @@ class GeminiUpstream(HttpUpstream):
 
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The method URL for the body's model."""
-        model = str(body.get("model") or self.entry.model).removeprefix("models/")
+        model = str(body.get("model") or self.model).removeprefix("models/")
         root = self.base_url.removesuffix(f"/{self.api_version}")
         method = "streamGenerateContent?alt=sse" if stream else "generateContent"
         return f"{root}/{self.api_version}/models/{model}:{method}"
@@ -238,23 +237,22 @@ class GeminiUpstream(HttpUpstream):
         """The body without ``model`` (it is in the URL)."""
         return {k: v for k, v in body.items() if k != "model"}
 
-    def decoder(self, names: ToolNameMap | None) -> StreamDecoder:
-        """A ``streamGenerateContent`` decoder."""
-        return GeminiDecoder(names)
 
+class OllamaHttpTransport(HttpTransport):
+    """Ollama's native ``/api/chat`` (NDJSON when streaming).
 
-class OllamaUpstream(HttpUpstream):
-    """Ollama's native ``/api/chat`` (NDJSON when streaming)."""
+    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``; the key
+    (or ``OLLAMA_API_KEY``) is sent as a bearer token, for hosted Ollama.
+    """
 
     provider = "ollama"
     profile_provider = "ollama"
-    default_base_url = "http://localhost:11434"
+    default_base_url = DEFAULT_OLLAMA_HOST
 
-    def __init__(
-        self, entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient
-    ) -> None:
-        super().__init__(entry, server, client)
-        self.base_url = ollama_host(entry.base_url or self.default_base_url)
+    def __init__(self, model: str = "", **options: Any) -> None:
+        super().__init__(model, **options)
+        self.base_url = ollama_host(options.get("base_url"))
+        self.api_key = self.api_key or os.environ.get("OLLAMA_API_KEY")
 
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The chat endpoint."""
@@ -263,10 +261,6 @@ class OllamaUpstream(HttpUpstream):
     def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
         """``stream`` set explicitly (Ollama streams by default)."""
         return {**body, "stream": stream}
-
-    def decoder(self, names: ToolNameMap | None) -> StreamDecoder:
-        """An NDJSON line decoder."""
-        return OllamaDecoder(names)
 
     async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
         """One JSON object per line."""
@@ -277,13 +271,14 @@ class OllamaUpstream(HttpUpstream):
                     yield value
 
 
-UpstreamFactory = Callable[[ModelConfig, ServerConfig, httpx2.AsyncClient], HttpUpstream]
-"""Builds the upstream for one configuration entry."""
-
-UPSTREAMS: dict[str, UpstreamFactory] = {
-    "openai": OpenAIUpstream,
-    "anthropic": AnthropicUpstream,
-    "gemini": GeminiUpstream,
-    "ollama": OllamaUpstream,
+HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {
+    "openai": HttpTransport,
+    "anthropic": AnthropicHttpTransport,
+    "gemini": GeminiHttpTransport,
+    "ollama": OllamaHttpTransport,
 }
-"""The upstream factory for each ``provider`` name a configuration may use."""
+"""The HTTP transport of each built-in provider name; the bridge serves these names.
+
+Add an OpenAI-compatible service by subclassing :class:`HttpTransport` (``provider``,
+``default_base_url``; ``profile_provider`` names whose profiles and codec apply) and
+registering it here under its name."""

@@ -1,0 +1,164 @@
+"""Strategy choice: which tool-calling strategy each request of a model uses.
+
+The one place that decides, for the agent's models and the bridge alike:
+
+- an explicit mode is used as given and never falls back;
+- ``AUTO`` follows the model's profile, except that a model no profile rule
+  knows, served by an OpenAI-compatible endpoint at an explicit ``base_url``, is
+  assumed to take the tools API (``NATIVE``), since such servers generally
+  implement it (register a profile with ``mode="validated"`` for one that does not);
+- an ``AUTO`` model that ends up ``NATIVE`` falls back to prompt-based calling
+  (``VALIDATED``) when its server refuses tools, remembered per process, and has
+  calls it writes into its text parsed (see :mod:`good_agent.models.fallback`);
+- a request with no tools and no tool calls in its history is sent plainly in
+  every mode (a structured or prompted rewrite would only change it).
+
+:meth:`StrategyChoice.plan` encodes a request and returns a :class:`Plan`: the
+body, the :class:`~good_agent.providers.strategies.context.RequestContext` the
+reply is decoded with, and what may happen next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from good_agent.providers.history import history_tool_names
+from good_agent.providers.modes import adapter_for_profile
+from good_agent.providers.profiles import ModelProfile, with_mode
+from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.strategies.context import RequestContext
+from good_agent.providers.strategies.native import CodecAdapter
+from good_agent.providers.strategies.prompted import PromptedAdapter
+from good_agent.providers.strategies.reply_streams import ReplyStream
+from good_agent.providers.types import JSONDict, ProviderResponse
+
+StrictSetting = bool | None | Literal["profile"]
+"""Strict tools: ``"profile"`` follows the profile, else the codec's tri-state value."""
+
+
+@dataclass(slots=True)
+class Plan:
+    """One encoded request: its strategy, body and context, and its fallback rights.
+
+    ``plain``: sent without the strategy's rewrite (no tools involved);
+    ``may_fall_back``: a refusal of tools may be retried prompted;
+    ``content_calls``: calls written into the reply's text are parsed.
+    """
+
+    adapter: CodecAdapter
+    body: JSONDict
+    context: RequestContext
+    plain: bool = False
+    may_fall_back: bool = False
+    content_calls: bool = False
+
+    @property
+    def mode(self) -> ToolCallingMode:
+        """The mode the request was encoded in."""
+        return ToolCallingMode.NATIVE if self.plain else self.adapter.mode
+
+    def decode(self, raw: JSONDict) -> ProviderResponse:
+        """The whole reply, decoded with the request's context."""
+        if self.plain:
+            return CodecAdapter.decode_reply(self.adapter, raw, self.context)
+        return self.adapter.decode_reply(raw, self.context)
+
+    def reply_stream(self) -> ReplyStream:
+        """A fresh decoder for the streamed reply."""
+        if self.plain:
+            return CodecAdapter.reply_stream(self.adapter, self.context)
+        return self.adapter.reply_stream(self.context)
+
+
+def guesses_native(profile: ModelProfile, *, own_endpoint: bool) -> bool:
+    """Whether ``AUTO`` assumes the tools API: a model no rule knows, on an
+    OpenAI-compatible endpoint at an explicit address (``own_endpoint``)."""
+    return own_endpoint and profile.rule is None and profile.provider == "openai"
+
+
+class StrategyChoice:
+    """Chooses the strategy of each request of one model.
+
+    Args:
+        profile: The model's capability profile.
+        mode: The configured mode (``AUTO``: see the module docs).
+        strict: Strict tool schemas: ``"profile"`` or the codec's tri-state value.
+        text_format: The text format prompted replies are parsed in.
+        own_endpoint: The model is served at an explicit ``base_url`` (see
+            :func:`guesses_native`).
+    """
+
+    def __init__(
+        self,
+        profile: ModelProfile,
+        mode: ToolCallingMode | str = ToolCallingMode.AUTO,
+        *,
+        strict: StrictSetting = "profile",
+        text_format: str = "auto",
+        own_endpoint: bool = False,
+    ) -> None:
+        self.requested = ToolCallingMode(mode)
+        self.auto = self.requested is ToolCallingMode.AUTO
+        if self.auto and guesses_native(profile, own_endpoint=own_endpoint):
+            profile = replace(profile, mode=ToolCallingMode.NATIVE)
+        self.profile = with_mode(profile, self.requested)
+        self.strict = strict
+        self.text_format = text_format
+        self.key = f"{profile.provider}:{profile.model}"
+        self._adapters: dict[ToolCallingMode, CodecAdapter] = {}
+        self.default = self.adapter(None)
+        self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE
+
+    @property
+    def mode(self) -> ToolCallingMode:
+        """The mode requests use unless told otherwise."""
+        return self.default.mode
+
+    def adapter(self, mode: ToolCallingMode | None) -> CodecAdapter:
+        """The strategy for ``mode`` (``None`` or ``AUTO``: the model's own)."""
+        key = mode or ToolCallingMode.AUTO
+        found = self._adapters.get(key)
+        if found is None:
+            profile = self.profile if mode is None else with_mode(self.profile, mode)
+            found = adapter_for_profile(profile)
+            if self.strict != "profile":
+                found.strict = self.strict
+            if isinstance(found, PromptedAdapter) and self.text_format != found.text_format:
+                found = type(found)(
+                    found.model,
+                    found.codec,
+                    strict=found.strict,
+                    style=found.style,
+                    text_format=self.text_format,
+                )
+            self._adapters[key] = found
+        return found
+
+    def plan(
+        self,
+        tools: list[JSONDict],
+        messages: list[JSONDict],
+        *,
+        mode: ToolCallingMode | None = None,
+        **kw: Any,
+    ) -> Plan:
+        """Encode one request; ``mode`` overrides the model's for this request only."""
+        from good_agent.models import fallback
+
+        chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
+        if chosen is None and self.auto_native and tools:
+            chosen = fallback.remembered_mode(self.key)
+        adapter = self.adapter(chosen)
+        if not tools and not history_tool_names(messages):
+            body, context = CodecAdapter.encode(adapter, [], messages, **kw)
+            return Plan(adapter, body, context, plain=True)
+        body, context = adapter.encode(tools, messages, **kw)
+        native_auto = chosen is None and self.auto_native
+        return Plan(
+            adapter,
+            body,
+            context,
+            may_fall_back=native_auto and bool(tools),
+            content_calls=native_auto and bool(tools),
+        )

@@ -1,0 +1,72 @@
+"""The one transport protocol every provider implements: ``send(body)`` and ``stream(body)``.
+
+A transport only moves bodies: the codec built ``body`` and decodes what comes
+back. ``send`` returns the whole reply as a dict; ``stream`` yields the reply's
+stream events as dicts (Server-Sent Event payloads, NDJSON lines or SDK events'
+``model_dump()``) and is read to its end, so a pooled connection goes back to
+its pool; closing it early cancels the request. Both raise typed
+:class:`~good_agent.core.errors.ModelError`\\ s.
+
+A transport without ``stream`` (an older registered provider) is streamed as its
+whole reply (:func:`events_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Protocol, runtime_checkable
+
+from good_agent.providers.types import JSONDict
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """Sends one provider request body, whole or streamed."""
+
+    provider: str
+
+    async def send(self, body: JSONDict) -> JSONDict:
+        """Send ``body``; return the whole reply. Failures raise a ``ModelError``."""
+        ...
+
+    def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
+        """Send ``body`` for a streamed reply; yield its events as dicts, to the end."""
+        ...
+
+
+class SendOnly(Protocol):
+    """A transport that can only send whole requests."""
+
+    provider: str
+
+    async def send(self, body: JSONDict) -> JSONDict:
+        """Send ``body``; return the whole reply."""
+        ...
+
+
+AnyTransport = Transport | SendOnly
+"""What a model accepts: a streaming transport, or one that only sends."""
+
+
+def streams(transport: AnyTransport) -> bool:
+    """Whether ``transport`` streams replies itself."""
+    return callable(getattr(transport, "stream", None))
+
+
+async def events_of(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[JSONDict, None]:
+    """The stream of ``body``: the transport's events, or its whole reply as one event.
+
+    Closing this generator closes the transport's stream at once (not when it is
+    garbage collected), which cancels the upstream request.
+    """
+    if not isinstance(transport, Transport):
+        yield await transport.send(body)
+        return
+    inner = transport.stream(body)
+    try:
+        async for event in inner:
+            yield event
+    finally:
+        close = getattr(inner, "aclose", None)
+        if close is not None:
+            await close()

@@ -1,0 +1,183 @@
+"""Streamed replies shaped by the request's strategy: deltas in, the mode's deltas out.
+
+A :class:`ReplyStream` wraps the vendor's stream decoder for one request.
+``native`` replies pass through. Prompted replies (``validated`` / ``parsed``)
+run their text through the incremental parser of :mod:`good_agent.providers.text`
+(the same parser the non-streamed path uses), so ``<tool_call>``,
+``[TOOL_CALLS]``, pythonic... text becomes call deltas and tool-call syntax never
+reaches a :class:`TextDelta`. ``structured`` replies are one JSON object, decoded
+when complete. ``finish()`` returns the last deltas and the same
+:class:`~good_agent.providers.types.ProviderResponse` the non-streamed decode gives
+for the same upstream reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from good_agent.providers.strategies.context import RequestContext
+from good_agent.providers.streaming.decoder import StreamDecoder
+from good_agent.providers.streaming.deltas import (
+    FinishDelta,
+    ModelDelta,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from good_agent.providers.text import ContentDelta, StreamEvent, StreamingParser, ToolCallDelta
+from good_agent.providers.text import ReasoningDelta as TextReasoning
+from good_agent.providers.types import ParsedToolCall, ProviderResponse
+
+Finisher = Callable[[ProviderResponse], ProviderResponse]
+"""Turns the decoded plain reply into the strategy's reply (structured mode)."""
+
+
+class ReplyStream:
+    """A native reply: the decoder's deltas as they are.
+
+    With ``parallel_tool_calls=False`` only the first call is kept.
+    """
+
+    def __init__(self, decoder: StreamDecoder, context: RequestContext) -> None:
+        self.decoder = decoder
+        self.context = context
+        self._single = context.parallel_tool_calls is False
+
+    def feed(self, event: dict[str, object]) -> list[ModelDelta]:
+        """The deltas of one upstream event."""
+        return self.limit(self.decoder.feed(event))
+
+    def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
+        """The last deltas and the whole reply (raises if the stream was cut)."""
+        return [], self.limited(self.decoder.finish())
+
+    def limit(self, deltas: list[ModelDelta]) -> list[ModelDelta]:
+        """Drop the deltas of calls beyond the first when calls may not be parallel."""
+        if not self._single:
+            return deltas
+        return [
+            d
+            for d in deltas
+            if not isinstance(d, ToolCallStart | ToolCallArgs | ToolCallEnd) or d.index == 0
+        ]
+
+    def limited(self, response: ProviderResponse) -> ProviderResponse:
+        """``response`` with the calls beyond the first dropped when calls may not be parallel."""
+        if self._single and len(response.tool_calls) > 1:
+            return replace(response, tool_calls=response.tool_calls[:1])
+        return response
+
+
+CallCheck = Callable[[ParsedToolCall], ParsedToolCall]
+"""Validates (or keeps) one parsed call; gives it its final id."""
+
+
+class TextCallStream(ReplyStream):
+    """Calls parsed out of streamed text by an incremental parser.
+
+    Args:
+        decoder: The vendor's stream decoder.
+        context: The request's context.
+        parser: A fresh streaming parser for the offered tools.
+        finalize: Builds the reply from the plain reply, the parser's result and
+            the ids given to the calls while streaming (shared with the
+            non-streamed decode, so both agree).
+    """
+
+    def __init__(
+        self,
+        decoder: StreamDecoder,
+        context: RequestContext,
+        parser: StreamingParser,
+        finalize: Callable[[ProviderResponse, StreamingParser, list[str]], ProviderResponse],
+        new_id: Callable[[], str],
+    ) -> None:
+        super().__init__(decoder, context)
+        self.parser = parser
+        self._finalize = finalize
+        self._new_id = new_id
+        self.ids: list[str] = []
+        self._open: int | None = None
+        self._native_calls = 0
+        self._fed = False
+
+    def feed(self, event: dict[str, object]) -> list[ModelDelta]:
+        """Text goes through the parser; usage passes; the finish waits for the end."""
+        out: list[ModelDelta] = []
+        for delta in self.decoder.feed(event):
+            if isinstance(delta, TextDelta):
+                self._fed = True
+                out += self._convert(self.parser.feed(delta.text))
+            elif isinstance(delta, FinishDelta):
+                continue
+            elif isinstance(delta, ToolCallStart | ToolCallArgs | ToolCallEnd):
+                self._native_calls += 1
+                out.append(delta)
+            else:
+                out.append(delta)
+        return self.limit(out)
+
+    def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
+        """Flush the parser, close the last call, then the finish reason."""
+        tail = self._convert(self.parser.finish())
+        if self._open is not None:
+            tail.append(ToolCallEnd(self._open))
+            self._open = None
+        plain = self.decoder.finish()
+        response = self._finalize(plain, self.parser, self.ids) if self._fed else plain
+        response = self.limited(response)
+        tail.append(FinishDelta(response.finish_reason))
+        return self.limit(tail), response
+
+    def _convert(self, events: Sequence[StreamEvent]) -> list[ModelDelta]:
+        out: list[ModelDelta] = []
+        for event in events:
+            if isinstance(event, ContentDelta) and event.text:
+                out.append(TextDelta(event.text))
+            elif isinstance(event, TextReasoning) and event.text:
+                out.append(ReasoningDelta(event.text))
+            elif isinstance(event, ToolCallDelta):
+                if event.id is not None or event.name is not None:
+                    if self._open is not None:
+                        out.append(ToolCallEnd(self._open))
+                    self._open = event.index
+                    call_id = self._new_id()
+                    self.ids.append(call_id)
+                    out.append(ToolCallStart(event.index, call_id, event.name or ""))
+                if event.arguments:
+                    out.append(ToolCallArgs(event.index, event.arguments))
+        return out
+
+
+class StructuredStream(ReplyStream):
+    """A structured-output reply: its JSON text is held, then decoded when complete."""
+
+    def __init__(self, decoder: StreamDecoder, context: RequestContext, finalize: Finisher) -> None:
+        super().__init__(decoder, context)
+        self._finalize = finalize
+
+    def feed(self, event: dict[str, object]) -> list[ModelDelta]:
+        """Usage and reasoning pass; the reply text waits for the end."""
+        return [
+            delta
+            for delta in self.decoder.feed(event)
+            if not isinstance(delta, TextDelta | FinishDelta)
+        ]
+
+    def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
+        """Decode the reply into an answer or a call, then report it as deltas."""
+        response = self.limited(self._finalize(self.decoder.finish()))
+        tail: list[ModelDelta] = []
+        if response.content:
+            tail.append(TextDelta(response.content))
+        for index, call in enumerate(response.tool_calls):
+            tail += [
+                ToolCallStart(index, call.id, call.name),
+                ToolCallArgs(index, call.raw_arguments),
+                ToolCallEnd(index),
+            ]
+        tail.append(FinishDelta(response.finish_reason))
+        return tail, response

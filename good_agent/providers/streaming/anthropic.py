@@ -1,0 +1,70 @@
+"""The Anthropic Messages stream decoder (``message_start`` ... ``message_stop``).
+
+``content_block_start`` opens a text, thinking or ``tool_use`` block, its
+``content_block_delta`` events carry ``text_delta``, ``thinking_delta`` or
+``input_json_delta`` pieces, and ``content_block_stop`` closes it. The input
+tokens arrive in ``message_start``, the stop reason and output tokens in
+``message_delta``; ``message_stop`` is the final event, ``error`` raises.
+
+Reference: https://docs.anthropic.com/en/docs/build-with-claude/streaming
+"""
+
+from __future__ import annotations
+
+from good_agent.providers.anthropic_messages import STOP_REASONS
+from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
+from good_agent.providers.streaming.deltas import ModelDelta
+from good_agent.providers.types import JSONDict
+
+
+class AnthropicDecoder(StreamDecoder):
+    """Decodes Messages stream events (as JSON dicts)."""
+
+    vendor = "anthropic"
+
+    def feed(self, event: JSONDict) -> list[ModelDelta]:
+        """Decode one event."""
+        out: list[ModelDelta] = []
+        kind = event.get("type")
+        index = event.get("index")
+        if kind == "content_block_start":
+            block: JSONDict = event.get("content_block") or {}
+            if block.get("type") == "tool_use":
+                self.start_call(
+                    index, str(block.get("id") or ""), str(block.get("name") or ""), out
+                )
+            elif block.get("type") == "text":
+                self.text(block.get("text"), out)
+            elif block.get("type") == "thinking":
+                self.reasoning(block.get("thinking"), out)
+        elif kind == "content_block_delta":
+            delta: JSONDict = event.get("delta") or {}
+            sort = delta.get("type")
+            if sort == "text_delta":
+                self.text(delta.get("text"), out)
+            elif sort == "input_json_delta":
+                self.call_args(index, delta.get("partial_json"), out)
+            elif sort == "thinking_delta":
+                self.reasoning(delta.get("thinking"), out)
+        elif kind == "content_block_stop":
+            self.end_call(index, out)
+        elif kind == "message_start":
+            message: JSONDict = event.get("message") or {}
+            if message.get("model"):
+                self.model = str(message["model"])
+            usage: JSONDict = message.get("usage") or {}
+            self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
+        elif kind == "message_delta":
+            usage = event.get("usage") or {}
+            self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
+            stop = (event.get("delta") or {}).get("stop_reason")
+            if stop:
+                self.finish_reason(STOP_REASONS.get(str(stop), str(stop)), out)
+        elif kind == "message_stop":
+            self.end_all(out)
+            self.complete = True
+        elif kind == "error":
+            error = event.get("error") or {}
+            message_text = error.get("message", error) if isinstance(error, dict) else error
+            raise StreamFailedError(f"{self.vendor} failed mid-stream: {message_text}")
+        return out

@@ -1,0 +1,71 @@
+"""The OpenAI Chat Completions stream decoder (``chat.completion.chunk`` objects).
+
+A call opens on a delta carrying an ``id`` (or on the first delta of an ``index``
+not seen before) and collects the ``arguments`` fragments that follow at the same
+``index``. Deltas with distinct ids are distinct calls even when a server leaves
+``index`` out or repeats it. The chunk with ``finish_reason`` is the final event (a
+usage chunk may follow it); a ``data: [DONE]`` terminator, which HTTP transports
+pass on as :data:`~.decoder.DONE_EVENT`, also ends a stream whose server sent no
+finish reason.
+
+Reference: https://platform.openai.com/docs/api-reference/chat-streaming
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from good_agent.providers.streaming.decoder import DONE_EVENT, StreamDecoder, StreamFailedError
+from good_agent.providers.streaming.deltas import ModelDelta
+from good_agent.providers.tool_names import ToolNameMap
+from good_agent.providers.types import JSONDict
+
+
+class OpenAIChatDecoder(StreamDecoder):
+    """Decodes Chat Completions chunks (as JSON dicts)."""
+
+    vendor = "openai"
+
+    def __init__(self, names: ToolNameMap | None = None) -> None:
+        super().__init__(names)
+        self._slots: dict[Any, tuple[int, str]] = {}
+
+    def feed(self, event: JSONDict) -> list[ModelDelta]:
+        """Decode one chunk."""
+        out: list[ModelDelta] = []
+        if event == DONE_EVENT:
+            if not self.complete:
+                self.end_all(out)
+                self.complete = True
+            return out
+        error = event.get("error")
+        if error:
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise StreamFailedError(f"{self.vendor} failed mid-stream: {message}")
+        if event.get("model"):
+            self.model = str(event["model"])
+        for choice in (event.get("choices") or [])[:1]:
+            delta: JSONDict = choice.get("delta") or {}
+            self.reasoning(delta.get("reasoning_content") or delta.get("reasoning"), out)
+            self.text(delta.get("content"), out)
+            for item in delta.get("tool_calls") or []:
+                self._call(item, out)
+            if choice.get("finish_reason"):
+                self.finish_reason(str(choice["finish_reason"]), out)
+                self.complete = True
+        usage = event.get("usage")
+        if isinstance(usage, dict):
+            self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out)
+        return out
+
+    def _call(self, item: JSONDict, out: list[ModelDelta]) -> None:
+        slot = item.get("index")
+        call_id = str(item["id"]) if item.get("id") else ""
+        function: JSONDict = item.get("function") or {}
+        current = self._slots.get(slot)
+        if current is None or (call_id and call_id != current[1]):
+            key = self.calls_started
+            fresh_id = call_id or f"call_{key}"
+            self.start_call(key, fresh_id, str(function.get("name") or ""), out)
+            self._slots[slot] = current = (key, call_id or fresh_id)
+        self.call_args(current[0], function.get("arguments"), out)

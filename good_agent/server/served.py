@@ -1,0 +1,203 @@
+"""One configured model: a ``[[models]]`` entry served by the model core.
+
+The bridge has no transports, decoders or routing of its own: each entry becomes
+a :class:`~good_agent.models.provider_model.ProviderModel` (strategy choice,
+fallback, stream decoding) over a transport of the model core (the HTTP
+transports of :mod:`good_agent.models.http_transport` for the built-in providers,
+sharing the bridge's connection pool, or a registered provider's transport).
+:class:`ServedModel` adds what is the bridge's: the entry's profile overrides, the
+time limits, and the reply shape the client encoders write.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx2
+
+from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.models.errors import map_http_error
+from good_agent.models.http_transport import HTTP_TRANSPORTS
+from good_agent.models.provider_model import ProviderModel
+from good_agent.models.registry import TRANSPORTS
+from good_agent.models.transport import AnyTransport
+from good_agent.providers.profiles import get_profile
+from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.streaming import ModelDelta
+from good_agent.providers.tool_names import tool_function
+from good_agent.providers.types import ChatRequest, ParsedToolCall, ProviderResponse, Usage
+from good_agent.server.config import ModelConfig, ServerConfig
+from good_agent.server.errors import bad_request, register_secret
+
+BridgeRequest = ChatRequest
+"""A request as received from a client: the provider layer's neutral
+:class:`~good_agent.providers.types.ChatRequest` (OpenAI chat messages and tools)."""
+
+
+@dataclass(slots=True)
+class BridgeReply:
+    """A whole reply: content, tool calls, OpenAI finish reason, usage and reasoning."""
+
+    content: str | None
+    tool_calls: list[ParsedToolCall]
+    finish_reason: str
+    usage: Usage
+    reasoning: str | None = None
+
+    @classmethod
+    def of(cls, response: ProviderResponse) -> BridgeReply:
+        """The reply a client receives for the model core's ``response``."""
+        calls = list(response.tool_calls)
+        reason = "tool_calls" if calls else (response.finish_reason or "stop")
+        return cls(response.content, calls, reason, response.usage, response.reasoning)
+
+
+StreamItem = ModelDelta | ProviderResponse
+"""What a served stream yields: deltas, then the final reply."""
+
+
+def build_transport(
+    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient
+) -> tuple[AnyTransport, str]:
+    """The transport for ``entry`` and the provider whose profiles apply to it."""
+    api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
+    if api_key:
+        register_secret(api_key)
+    http = HTTP_TRANSPORTS.get(entry.provider)
+    if http is not None:
+        transport = http(
+            entry.model,
+            base_url=entry.base_url,
+            api_key=api_key,
+            client=client,
+            connect_timeout=server.connect_timeout,
+            read_timeout=server.read_timeout,
+        )
+        return transport, http.profile_provider
+    return TRANSPORTS[entry.provider](
+        model=entry.model, base_url=entry.base_url, api_key=api_key
+    ), entry.provider
+
+
+class ServedModel:
+    """A configured model behind the bridge.
+
+    Args:
+        entry: The configuration entry.
+        server: The server table (time limits).
+        client: The bridge's shared HTTP client.
+    """
+
+    def __init__(self, entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient):
+        self.entry = entry
+        self.request_timeout = server.request_timeout
+        self.stream_timeout = server.stream_timeout
+        transport, profile_provider = build_transport(entry, server, client)
+        self.registered = entry.provider not in HTTP_TRANSPORTS
+        profile = get_profile(f"{profile_provider}:{entry.model}")
+        overrides: dict[str, Any] = dict(entry.profile.values())
+        profile = dataclasses.replace(profile, **overrides)
+        strict_default = profile_provider == "openai" and entry.profile.supports_strict is None
+        self.model = ProviderModel(
+            entry.model,
+            transport,
+            mode=entry.mode,
+            settings=dict(entry.settings),
+            profile=profile,
+            strict=False if strict_default else "profile",
+            text_format=entry.text_format,
+            own_endpoint=True,
+            validation_retries=entry.validation_retries,
+        )
+
+    @property
+    def name(self) -> str:
+        """The name clients use."""
+        return self.entry.name
+
+    @property
+    def mode(self) -> ToolCallingMode:
+        """The mode requests use unless the model falls back."""
+        return self.model.strategy.mode
+
+    def prepare(self, request: BridgeRequest) -> ChatRequest:
+        """``request`` checked against what the upstream can do, with the tool settings."""
+        codec = self.model.adapter.codec
+        if request.response_format is not None and not codec.supports_response_format:
+            raise bad_request(
+                f"response_format is not supported by model '{self.name}' (its upstream, "
+                f"{self.entry.provider}, has no JSON response format); describe the format "
+                "in the prompt, or offer a tool whose parameters are the schema and set "
+                "tool_choice to it",
+                "response_format",
+            )
+        if any(tool_function(tool).get("strict") is True for tool in request.tools):
+            settings = {"strict_tools": None, **request.settings}
+            request = dataclasses.replace(request, settings=settings)
+        return request
+
+    async def complete(self, request: BridgeRequest) -> BridgeReply:
+        """Send ``request`` and return the whole reply (``request_timeout`` at most)."""
+        chat = self.prepare(request)
+        try:
+            with anyio.fail_after(self.request_timeout):
+                response = await self.model.request_chat(chat)
+        except TimeoutError:
+            raise ModelTimeoutError(
+                f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
+                provider=self.entry.provider,
+            ) from None
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise self.transport_failure(exc) from exc
+        return BridgeReply.of(response)
+
+    def transport_failure(self, exc: Exception) -> Exception:
+        """A registered provider's transport failing with an untyped error, as a
+        :class:`ModelError` (the bridge's own failures are left as they are)."""
+        if not self.registered:
+            return exc
+        mapped = map_http_error(exc, provider=self.entry.provider)
+        if isinstance(mapped, ModelError):
+            return mapped
+        return ModelOverloadedError(
+            f"{self.entry.provider} failed: {type(exc).__name__}", provider=self.entry.provider
+        )
+
+    def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamItem, None]:
+        """Stream ``request``: deltas, then the final reply (``stream_timeout`` at most)."""
+        return within(self.model.stream_chat(self.prepare(request)), self)
+
+
+async def within(
+    items: AsyncGenerator[StreamItem, None], served: ServedModel
+) -> AsyncGenerator[StreamItem, None]:
+    """``items``, ended with a :class:`ModelTimeoutError` once ``stream_timeout`` has passed."""
+    deadline = anyio.current_time() + served.stream_timeout
+    try:
+        while True:
+            try:
+                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                    item = await anext(items)
+            except StopAsyncIteration:
+                return
+            except TimeoutError:
+                raise ModelTimeoutError(
+                    f"the streamed reply took longer than {served.stream_timeout:g} s "
+                    "(server.stream_timeout)",
+                    provider=served.entry.provider,
+                ) from None
+            except ModelError:
+                raise
+            except Exception as exc:
+                raise served.transport_failure(exc) from exc
+            yield item
+    finally:
+        with anyio.CancelScope(shield=True):
+            await items.aclose()
