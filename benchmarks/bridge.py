@@ -1,36 +1,57 @@
-"""Throughput and latency through the bridge, as a ratio to calling the upstream directly.
+"""What the bridge adds over calling the upstream directly: latency and throughput.
 
-A fake OpenAI-compatible upstream streams a reply (text, then one tool call) on
-loopback; the same streamed requests go to it directly and through the bridge, in
-native mode and in validated mode (the upstream writes a Hermes ``<tool_call>`` as
-text, which the bridge parses while streaming). Everything runs in one process:
-the upstream and the bridge each on their own uvicorn thread. Run:
-``python benchmarks/bridge.py [--requests 200] [--concurrency 50]``.
+Three kinds of process, all separate: a fast fake OpenAI-compatible upstream
+(``bridge_upstream.py``: canned replies with one tool call, served by Starlette on
+uvicorn, or with ``--upstream raw`` by plain asyncio as the floor), the
+bridge (``good-agent serve --workers N``, native mode, pointed at the fake), and the
+load generator (``wrk`` from the system packages; a Python generator when ``wrk`` is
+missing). Optionally LiteLLM's proxy runs on the same upstream as a peer. Each round
+runs every scenario against every target in turn (interleaved), and the report
+takes medians over rounds:
+
+* added p50 latency at concurrency 1: bridge p50 minus direct p50 (target: under
+  1 ms non-streamed, under 1.5 ms streamed);
+* throughput at concurrency 32: bridge requests/s over direct requests/s (target:
+  at least 0.3).
+
+Run: ``python benchmarks/bridge.py [--rounds 5] [--duration 3] [--workers 1]
+[--litellm-python PATH] [--docs]``. ``--docs`` rewrites the bridge section of
+docs/performance.md. Setting up the LiteLLM peer:
+``python -m venv benchmarks/bridge_peers/.venv &&
+benchmarks/bridge_peers/.venv/bin/pip install "litellm[proxy]==1.102.4"``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
+import re
+import shutil
+import socket
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx2
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import StreamingResponse
-from starlette.routing import Route
-
-from good_agent.server import create_app, parse_config
-from good_agent.server.background import BackgroundServer
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+DOCS_PAGE = REPO / "docs" / "performance.md"
+START, END = "<!-- bridge:start -->", "<!-- bridge:end -->"
+DEFAULT_PEER = HERE / "bridge_peers" / ".venv" / "bin" / "python"
 
 TOOL = {
     "type": "function",
     "function": {
         "name": "get_weather",
+        "description": "Weather in a city.",
         "parameters": {
             "type": "object",
             "properties": {"city": {"type": "string"}},
@@ -38,149 +59,370 @@ TOOL = {
         },
     },
 }
-ANSWER = "Let me look that up for you, one moment please. " * 2
-HERMES = ANSWER + '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+TARGETS = {"non-streamed": (1.0, "ms"), "streamed": (1.5, "ms")}
+"""Added p50 latency targets at concurrency 1."""
+THROUGHPUT_TARGET = 0.3
 
 
-def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-    payload = {
-        "id": "c",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "m",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return f"data: {json.dumps(payload)}\n\n".encode()
-
-
-async def native_reply() -> AsyncIterator[bytes]:
-    yield chunk({"role": "assistant", "content": ""})
-    for i in range(0, len(ANSWER), 6):
-        yield chunk({"content": ANSWER[i : i + 6]})
-    head = {
-        "index": 0,
-        "id": "call_1",
-        "type": "function",
-        "function": {"name": "get_weather", "arguments": ""},
-    }
-    yield chunk({"tool_calls": [head]})
-    for part in ('{"city"', ': "Pa', 'ris"}'):
-        yield chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]})
-    yield chunk({}, "tool_calls")
-    yield b"data: [DONE]\n\n"
-
-
-async def text_reply() -> AsyncIterator[bytes]:
-    yield chunk({"role": "assistant", "content": ""})
-    for i in range(0, len(HERMES), 6):
-        yield chunk({"content": HERMES[i : i + 6]})
-    yield chunk({}, "stop")
-    yield b"data: [DONE]\n\n"
-
-
-async def upstream(request: Request) -> StreamingResponse:
-    body = await request.json()
-    reply = native_reply() if body.get("tools") else text_reply()
-    return StreamingResponse(reply, media_type="text/event-stream")
-
-
-async def one(http: httpx2.AsyncClient, url: str, model: str) -> float:
-    body = {
+def body(model: str, stream: bool) -> dict[str, Any]:
+    data: dict[str, Any] = {
         "model": model,
-        "stream": True,
-        "tools": [TOOL],
         "messages": [{"role": "user", "content": "Weather in Paris?"}],
+        "tools": [TOOL],
     }
-    started = time.perf_counter()
-    calls = 0
-    async with http.stream("POST", url, json=body) as response:
-        response.raise_for_status()
-        async for line in response.aiter_lines():
-            if '"type": "function"' in line:
-                calls += 1
-    if calls != 1:
-        raise RuntimeError(f"expected one tool call from {url} ({model}), got {calls}")
-    return time.perf_counter() - started
+    if stream:
+        data["stream"] = True
+    return data
 
 
-async def run(url: str, model: str, requests: int, concurrency: int) -> dict[str, float]:
-    latencies: list[float] = []
-    limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx2.AsyncClient(limits=limits, timeout=60) as http:
-        await one(http, url, model)
-        limiter = anyio.Semaphore(concurrency)
-
-        async def task() -> None:
-            async with limiter:
-                latencies.append(await one(http, url, model))
-
-        started = time.perf_counter()
-        async with anyio.create_task_group() as group:
-            for _ in range(requests):
-                group.start_soon(task)
-        elapsed = time.perf_counter() - started
-    ordered = sorted(latencies)
-    return {
-        "rps": requests / elapsed,
-        "p50": statistics.median(ordered) * 1000,
-        "p99": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
-    }
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
-async def main(requests: int, concurrency: int) -> None:
-    fake = BackgroundServer(
-        Starlette(routes=[Route("/v1/chat/completions", upstream, methods=["POST"])])
-    ).start()
-    config = parse_config(
-        {
-            "models": [
-                {
-                    "name": "native",
-                    "provider": "openai",
-                    "model": "m",
-                    "mode": "native",
-                    "base_url": f"{fake.url}/v1",
-                },
-                {
-                    "name": "validated",
-                    "provider": "openai",
-                    "model": "m",
-                    "mode": "validated",
-                    "base_url": f"{fake.url}/v1",
-                },
-            ]
-        }
+def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 90) -> None:
+    import httpx2
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args} exited with {process.returncode}")
+        try:
+            if httpx2.get(url, timeout=1).status_code < 500:
+                return
+        except httpx2.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {seconds} s")
+
+
+@contextmanager
+def process(args: list[str], health: str, env: dict[str, str] | None = None) -> Iterator[None]:
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or dict(os.environ)
     )
-    bridge = BackgroundServer(create_app(config)).start()
     try:
-        direct = await run(f"{fake.url}/v1/chat/completions", "m", requests, concurrency)
-        print(f"{requests} streamed requests, concurrency {concurrency}")
-        print(
-            f"{'path':<28}{'req/s':>9}{'p50 ms':>10}{'p99 ms':>10}"
-            f"{'x req/s':>10}{'x p50':>8}{'x p99':>8}"
-        )
-        rows = [("direct to upstream", direct)]
-        for model in ("native", "validated"):
-            rows.append(
-                (
-                    f"bridge ({model})",
-                    await run(f"{bridge.url}/v1/chat/completions", model, requests, concurrency),
-                )
-            )
-        for name, row in rows:
-            print(
-                f"{name:<28}{row['rps']:>9.0f}{row['p50']:>10.1f}{row['p99']:>10.1f}"
-                f"{row['rps'] / direct['rps']:>10.2f}{row['p50'] / direct['p50']:>8.2f}"
-                f"{row['p99'] / direct['p99']:>8.2f}"
-            )
+        wait_for(health, proc)
+        yield
     finally:
-        bridge.stop()
-        fake.stop()
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def check_reply(url: str, model: str, stream: bool) -> None:
+    """One request first: the target must answer the tool call, or nothing is timed."""
+    import httpx2
+
+    response = httpx2.post(url, json=body(model, stream), timeout=30)
+    response.raise_for_status()
+    complete = "[DONE]" in response.text if stream else "Paris" in response.text
+    if "get_weather" not in response.text or not complete:
+        raise RuntimeError(f"{url} did not return the tool call: {response.text[:300]}")
+
+
+@dataclass
+class Sample:
+    p50_ms: float
+    rps: float
+
+
+def _ms(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def run_wrk(url: str, payload: dict[str, Any], concurrency: int, seconds: float) -> Sample:
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(
+            'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+            f"wrk.body = {json.dumps(json.dumps(payload))}\n"
+        )
+    threads = min(2, concurrency)
+    out = subprocess.run(
+        [
+            "wrk",
+            f"-t{threads}",
+            f"-c{concurrency}",
+            f"-d{seconds:g}s",
+            "--timeout",
+            "30s",
+            "--latency",
+            "-s",
+            script.name,
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    os.unlink(script.name)
+    if "Non-2xx" in out or re.search(r"Socket errors: connect [1-9]|read [1-9]|write [1-9]", out):
+        raise RuntimeError(f"errors under load at {url}:\n{out}")
+    p50 = re.search(r"^\s+50%\s+(\S+)", out, re.MULTILINE)
+    rps = re.search(r"^Requests/sec:\s+([\d.]+)", out, re.MULTILINE)
+    assert p50 and rps, out
+    return Sample(_ms(p50.group(1)), float(rps.group(1)))
+
+
+def run_python_load(url: str, payload: dict[str, Any], concurrency: int, seconds: float) -> Sample:
+    out = subprocess.run(
+        [
+            sys.executable,
+            __file__,
+            "--loadgen",
+            url,
+            json.dumps(payload),
+            str(concurrency),
+            str(seconds),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    data = json.loads(out)
+    return Sample(data["p50_ms"], data["rps"])
+
+
+def python_loadgen(url: str, payload: str, concurrency: int, seconds: float) -> None:
+    """The fallback load generator (its own process): keep-alive clients for ``seconds``."""
+    import anyio
+    import httpx2
+
+    latencies: list[float] = []
+
+    async def worker(http: httpx2.AsyncClient, until: float) -> None:
+        while time.perf_counter() < until:
+            started = time.perf_counter()
+            response = await http.post(
+                url, content=payload, headers={"content-type": "application/json"}
+            )
+            response.raise_for_status()
+            latencies.append(time.perf_counter() - started)
+
+    async def main() -> None:
+        limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        async with httpx2.AsyncClient(limits=limits, timeout=60) as http:
+            until = time.perf_counter() + seconds
+            async with anyio.create_task_group() as group:
+                for _ in range(concurrency):
+                    group.start_soon(worker, http, until)
+
+    started = time.perf_counter()
+    anyio.run(main)
+    elapsed = time.perf_counter() - started
+    print(
+        json.dumps({"p50_ms": statistics.median(latencies) * 1000, "rps": len(latencies) / elapsed})
+    )
+
+
+@dataclass
+class Results:
+    samples: dict[tuple[str, str, int], list[Sample]] = field(default_factory=dict)
+
+    def add(self, target: str, scenario: str, concurrency: int, sample: Sample) -> None:
+        self.samples.setdefault((target, scenario, concurrency), []).append(sample)
+
+    def p50(self, target: str, scenario: str) -> float:
+        return statistics.median(s.p50_ms for s in self.samples[(target, scenario, 1)])
+
+    def rps(self, target: str, scenario: str, concurrency: int) -> float:
+        return statistics.median(s.rps for s in self.samples[(target, scenario, concurrency)])
+
+
+def bridge_config(upstream: int) -> str:
+    return (
+        '[server]\nlog_level = "warning"\n\n[[models]]\nname = "fake"\nprovider = "openai"\n'
+        f'model = "fake-gpt"\nbase_url = "http://127.0.0.1:{upstream}/v1"\n'
+        'api_key_env = "BENCH_UPSTREAM_KEY"\nmode = "native"\n'
+    )
+
+
+def litellm_config(upstream: int) -> str:
+    return (
+        "model_list:\n  - model_name: fake\n    litellm_params:\n      model: openai/fake-gpt\n"
+        f"      api_base: http://127.0.0.1:{upstream}/v1\n      api_key: sk-bench\n"
+        "litellm_settings:\n  telemetry: false\n"
+    )
+
+
+def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str]]:
+    load = run_wrk if shutil.which("wrk") and not args.python_load else run_python_load
+    notes = {"load": "wrk" if load is run_wrk else "Python (httpx2) load generator"}
+    results = Results()
+    up, bridge_port = free_port(), free_port()
+    work = Path(tempfile.mkdtemp())
+    (work / "bridge.toml").write_text(bridge_config(up))
+    (work / "litellm.yaml").write_text(litellm_config(up))
+    env = {**os.environ, "BENCH_UPSTREAM_KEY": "sk-bench", "PYTHONPATH": str(REPO)}
+    peer = Path(args.litellm_python) if args.litellm_python else DEFAULT_PEER
+    with (
+        process(
+            [sys.executable, str(HERE / "bridge_upstream.py"), str(up), args.upstream],
+            f"http://127.0.0.1:{up}/v1/models",
+        ),
+        process(
+            [
+                sys.executable,
+                "-m",
+                "good_agent.cli",
+                "serve",
+                "--config",
+                str(work / "bridge.toml"),
+                "--port",
+                str(bridge_port),
+                "--workers",
+                str(args.workers),
+            ],
+            f"http://127.0.0.1:{bridge_port}/health",
+            env,
+        ),
+    ):
+        urls = {
+            "direct": (f"http://127.0.0.1:{up}/v1/chat/completions", "fake-gpt"),
+            "bridge": (f"http://127.0.0.1:{bridge_port}/v1/chat/completions", "fake"),
+        }
+        peer_ctx = None
+        if peer.exists():
+            lite = free_port()
+            litellm_bin = str(peer.parent / "litellm")
+            peer_env = {
+                **os.environ,
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+                "LITELLM_LOG": "ERROR",
+            }
+            peer_ctx = process(
+                [
+                    litellm_bin,
+                    "--config",
+                    str(work / "litellm.yaml"),
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(lite),
+                    "--num_workers",
+                    str(args.workers),
+                ],
+                f"http://127.0.0.1:{lite}/health/liveliness",
+                peer_env,
+            )
+            try:
+                peer_ctx.__enter__()
+                urls["litellm proxy"] = (f"http://127.0.0.1:{lite}/v1/chat/completions", "fake")
+            except RuntimeError as exc:
+                notes["litellm"] = f"LiteLLM's proxy did not start here ({exc})"
+                peer_ctx = None
+        else:
+            notes["litellm"] = f"LiteLLM's proxy is not installed ({peer} is missing)"
+        try:
+            for url, model in urls.values():
+                for stream in (False, True):
+                    check_reply(url, model, stream)
+            for round_no in range(args.rounds):
+                for scenario in ("non-streamed", "streamed"):
+                    for concurrency in (1, 32):
+                        order = list(urls.items())
+                        if round_no % 2:
+                            order.reverse()
+                        for target, (url, model) in order:
+                            sample = load(
+                                url, body(model, scenario == "streamed"), concurrency, args.duration
+                            )
+                            results.add(target, scenario, concurrency, sample)
+                print(f"round {round_no + 1}/{args.rounds} done", file=sys.stderr)
+        finally:
+            if peer_ctx is not None:
+                peer_ctx.__exit__(None, None, None)
+    return results, list(urls), notes
+
+
+def report(
+    results: Results, targets: list[str], notes: dict[str, str], args: argparse.Namespace
+) -> str:
+    lines = [
+        f"Measured {time.strftime('%Y-%m-%d')}: `{platform.platform()}`, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, {args.rounds} rounds of {args.duration:g} s per "
+        f"run, bridge and peer with {args.workers} worker process(es), upstream fake "
+        f"{args.upstream!r}, load from "
+        f"{notes['load']}. The machine was shared with other work while measuring: the "
+        "figures are noisy, the ratios within one run are what to compare.",
+        "",
+        "| Scenario | Target | p50 at concurrency 1 | Added p50 | Requests/s at 32 "
+        "| Ratio to direct |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    verdicts = []
+    for scenario in ("non-streamed", "streamed"):
+        direct_p50, direct_rps = (
+            results.p50("direct", scenario),
+            results.rps("direct", scenario, 32),
+        )
+        for target in targets:
+            p50, rps = results.p50(target, scenario), results.rps(target, scenario, 32)
+            added = "" if target == "direct" else f"{p50 - direct_p50:+.2f} ms"
+            ratio = "" if target == "direct" else f"{rps / direct_rps:.2f}x"
+            lines.append(
+                f"| {scenario} | {target} | {p50:.2f} ms | {added} | {rps:,.0f} | {ratio} |"
+            )
+        added = results.p50("bridge", scenario) - direct_p50
+        limit = TARGETS[scenario][0]
+        verdicts.append(
+            f"- {scenario}, added p50 latency: {added:.2f} ms, target under {limit:g} ms: "
+            f"**{'met' if added < limit else 'MISSED'}**"
+        )
+        ratio = results.rps("bridge", scenario, 32) / direct_rps
+        verdicts.append(
+            f"- {scenario}, throughput at concurrency 32: {ratio:.2f}x of direct, target at "
+            f"least {THROUGHPUT_TARGET:g}x: **{'met' if ratio >= THROUGHPUT_TARGET else 'MISSED'}**"
+        )
+    lines += ["", "Verdicts (bridge against direct, same run):", "", *verdicts]
+    if "litellm" in notes:
+        lines += ["", f"LiteLLM: {notes['litellm']}."]
+    return "\n".join(lines)
+
+
+def write_docs(text: str) -> None:
+    page = DOCS_PAGE.read_text()
+    block = f"{START}\n{text}\n{END}"
+    if START in page:
+        page = re.sub(
+            re.escape(START) + r".*?" + re.escape(END), lambda _: block, page, flags=re.DOTALL
+        )
+    else:
+        page += f"\n## The bridge against calling the upstream directly\n\n{block}\n"
+    DOCS_PAGE.write_text(page)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--duration", type=float, default=3.0, help="seconds per load run")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--upstream",
+        choices=["uvicorn", "raw"],
+        default="uvicorn",
+        help="the fake upstream: Starlette on uvicorn (default) or raw asyncio (the floor)",
+    )
+    parser.add_argument("--litellm-python", help="a python with litellm[proxy] installed")
+    parser.add_argument("--python-load", action="store_true", help="use the Python load generator")
+    parser.add_argument("--docs", action="store_true", help="rewrite the docs section")
+    parser.add_argument("--loadgen", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.loadgen:
+        url, payload, concurrency, seconds = args.loadgen
+        python_loadgen(url, payload, int(concurrency), float(seconds))
+        return
+    results, targets, notes = measure(args)
+    text = report(results, targets, notes, args)
+    print(text)
+    if args.docs:
+        write_docs(text)
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--concurrency", type=int, default=50)
-    options = parser.parse_args()
-    anyio.run(main, options.requests, options.concurrency)
+    main()

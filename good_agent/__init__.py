@@ -78,6 +78,7 @@ from good_agent.extensions import (
     RateLimiter,
     RedisStore,
     SQLiteStore,
+    Telemetry,
     ToolCache,
     ToolLogger,
 )
@@ -176,6 +177,7 @@ __all__ = [
     "SignaturePayload",
     "StreamedRun",
     "SystemMessage",
+    "Telemetry",
     "TextDeltaEvent",
     "Tool",
     "ToolAdapter",

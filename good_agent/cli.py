@@ -8,28 +8,46 @@ from collections.abc import Sequence
 
 import anyio
 
+from good_agent import __version__
+from good_agent._extras import MissingExtraError
 from good_agent.core.errors import GoodAgentError
+
+DESCRIPTION = (
+    "Run a demo agent, serve an agent's tools over MCP, or run the OpenAI-compatible bridge."
+)
+"""The one sentence ``good-agent --help`` opens with."""
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="good-agent", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
-    demo = commands.add_parser("demo", help="run a small agent end to end")
+    parser = argparse.ArgumentParser(prog="good-agent", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"good-agent {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    about = "Run a small agent with one tool end to end (scripted, or against a real model)."
+    demo = commands.add_parser("demo", help=about, description=about)
     demo.add_argument("--model", help="a real model, e.g. gpt-4o-mini (default: scripted)")
     demo.add_argument("--base-url", help="an OpenAI-compatible endpoint for --model")
-    serve = commands.add_parser("mcp-serve", help="serve an agent's tools over MCP (stdio)")
+    about = "Serve an agent's tools (adapters applied) as an MCP server over stdio; needs [mcp]."
+    serve = commands.add_parser("mcp-serve", help=about, description=about)
     serve.add_argument("target", help="module:attr naming an Agent or a list of tools")
     serve.add_argument("--name", help="the server name reported to clients")
-    bridge = commands.add_parser("serve", help="run the OpenAI-compatible bridge")
+    about = (
+        "Run the OpenAI-compatible bridge (Chat Completions and Anthropic Messages) "
+        "over the models in a TOML file; needs [server]."
+    )
+    bridge = commands.add_parser("serve", help=about, description=about)
     bridge.add_argument("--config", required=True, help="the bridge's TOML configuration")
     bridge.add_argument("--host", help="address to bind (default: the config's, 127.0.0.1)")
     bridge.add_argument("--port", type=int, help="port (default: the config's, 7285)")
+    bridge.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes sharing the port (default: 1)",
+    )
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``good-agent`` console script."""
-    args = _parser().parse_args(argv)
+def _run(args: argparse.Namespace) -> int:
     if args.command == "demo":
         from good_agent.demo import run_demo
 
@@ -46,8 +64,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "serve":
         from good_agent.server.serve import run_command
 
-        return run_command(args.config, host=args.host, port=args.port)
+        return run_command(args.config, host=args.host, port=args.port, workers=args.workers)
     return 2  # pragma: no cover - argparse rejects unknown commands
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``good-agent`` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except MissingExtraError as exc:
+        print(f"good-agent {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

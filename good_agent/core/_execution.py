@@ -10,6 +10,7 @@ import anyio
 
 from good_agent.adapters._context import CallContext
 from good_agent.adapters._plan import ToolPlan
+from good_agent.core.debug_log import log_tool_call, tool_clock
 from good_agent.core.errors import GoodAgentError, ToolArgumentsError, ToolError, UnknownToolError
 from good_agent.core.events import AgentEvents
 from good_agent.core.messages import ToolCall, ToolResponse
@@ -65,10 +66,26 @@ async def execute_call(
     attempt: int = 1,
     on_execute: OnExecute | None = None,
 ) -> ToolResponse:
+    """Run one call (see :func:`_execute_call`), logged at DEBUG with its duration."""
+    started = tool_clock()
+    response = await _execute_call(agent, call, plans, attempt=attempt, on_execute=on_execute)
+    log_tool_call(call, response, started)
+    return response
+
+
+async def _execute_call(
+    agent: Agent,
+    call: ToolCall,
+    plans: dict[str, ToolPlan],
+    *,
+    attempt: int = 1,
+    on_execute: OnExecute | None = None,
+) -> ToolResponse:
     """Run one call with the plans the model saw; failures become error responses.
 
-    ``on_execute`` sees the parameters the tool will receive (after the adapter
-    chain and the tool's validation); an exception it raises propagates.
+    ``on_execute`` sees the parameters the tool will receive (after ``adapt_parameters``
+    and the tool's validation, before ``around_call``); an exception it raises
+    propagates.
 
     The order: argument problems and the adapted schema; ``adapt_parameters``
     (lowest priority first); the tool's own validation; ``around_call`` (highest

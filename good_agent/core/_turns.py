@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from good_agent.core.debug_log import log_model_request
 from good_agent.core.errors import ModelError
 from good_agent.core.events import AgentEvents
 from good_agent.core.run_events import (
@@ -35,6 +36,7 @@ CLOSE_TIMEOUT = 10.0
 async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
     """Send ``request`` through the LLM request/response events to the agent's model."""
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
+    log_model_request(agent.model, request, streamed=False)
     response = await agent.model.request(request)
     result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
@@ -62,6 +64,7 @@ async def stream_model(
     cancellation closes the upstream request).
     """
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
+    log_model_request(agent.model, request, streamed=True)
     stream = agent.model.stream(request)
     response: ModelResponse | None = None
     ids: dict[int, str] = {}

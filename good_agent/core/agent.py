@@ -14,6 +14,7 @@ from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
 from good_agent.core.approvals import Approval
+from good_agent.core.arguments import check_agent_arguments
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
@@ -97,6 +98,7 @@ class Agent:
         output_retries: int = 1,
         usage_limits: UsageLimits | None = None,
     ) -> None:
+        check_agent_arguments(model, tool_choice)
         self.events = EventBus(self)
         self.tools = ToolRegistry(tools)
         self.adapter_chain = AdapterChain(self)

@@ -18,6 +18,7 @@ from good_agent.extensions._rate_limit import (
     RateLimitStats,
     RedisBuckets,
 )
+from good_agent.extensions._telemetry import Telemetry
 from good_agent.extensions._tool_logging import ToolLogger, ToolMetrics
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.citation_index import Citation, CitationIndex
@@ -52,6 +53,7 @@ __all__ = [
     "RedisBuckets",
     "RedisStore",
     "SQLiteStore",
+    "Telemetry",
     "ToolCache",
     "ToolLogger",
     "ToolMetrics",

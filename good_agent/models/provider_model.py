@@ -110,8 +110,9 @@ class ProviderModel:
         """
         settings = {**self.settings, **request.settings}
         parallel = settings.pop("parallel_tool_calls", None)
-        asked_format = settings.pop("response_format", None)
-        response_format = request.response_format or asked_format
+        response_format = settings.pop("response_format", None)
+        if request.response_format is not None:
+            response_format = request.response_format
         return ChatRequest(
             messages=to_openai_messages(request.messages),
             tools=list(request.tools),

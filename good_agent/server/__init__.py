@@ -3,12 +3,16 @@
 Any OpenAI (or Anthropic) client gets real, streamed ``tool_calls`` from any
 configured upstream: native OpenAI, Anthropic, Gemini or Ollama models, or a
 local model that only writes tool calls as text. Needs the ``server`` extra
-(``pip install 'good-agent[server]'``). Start it with ``good-agent serve --config FILE``
+(``pip install '.[server]'`` from a checkout). Start it with ``good-agent serve --config FILE``
 or build the ASGI app with :func:`create_app`.
 """
 
-from good_agent.server.app import Bridge, create_app
-from good_agent.server.config import (
+from good_agent._extras import require_extra
+
+require_extra("server", "The bridge server (good-agent serve)")
+
+from good_agent.server.app import Bridge, create_app  # noqa: E402
+from good_agent.server.config import (  # noqa: E402
     DEFAULT_HOST,
     DEFAULT_PORT,
     BridgeConfig,
@@ -18,9 +22,9 @@ from good_agent.server.config import (
     load_config,
     parse_config,
 )
-from good_agent.server.errors import BridgeError
-from good_agent.server.serve import check_exposure, serve
-from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel
+from good_agent.server.errors import BridgeError  # noqa: E402
+from good_agent.server.serve import check_exposure, serve  # noqa: E402
+from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel  # noqa: E402
 
 __all__ = [
     "DEFAULT_HOST",

@@ -111,6 +111,17 @@ class ModelConfig(_Strict):
     fallback: list[str] = Field(default_factory=list)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_literal_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "api_key" in data:
+            raise ValueError(
+                "api_key is not read from the configuration (keys do not belong in files): "
+                "put the key in an environment variable and name it, "
+                'e.g. api_key_env = "OPENAI_API_KEY"'
+            )
+        return data
+
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:

@@ -1,7 +1,8 @@
 """Errors the bridge returns, in OpenAI or Anthropic shape, and upstream error mapping.
 
 Upstream failures arrive as good-agent's typed :class:`~good_agent.core.errors.ModelError`
-family and become: 401/403 -> 502 naming the upstream that refused; 429 -> 429
+family and become: 401/403 -> 403 naming the upstream that refused (a status
+clients do not retry: the same key would be refused again); 429 -> 429
 with ``retry-after``; 5xx and connection errors -> 502; timeouts -> 504; an
 upstream 400/404/422 -> 400. Messages pass through :func:`redact` so configured
 secrets never reach a client or a log line.
@@ -93,7 +94,7 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
     where = f"upstream '{upstream}' ({exc.provider or 'provider'})"
     if isinstance(exc, ModelAuthenticationError):
         return BridgeError(
-            502,
+            403,
             f"{where} refused the bridge's credentials (HTTP {exc.status_code}); "
             "check the key named by its api_key_env",
             "upstream_error",

@@ -17,6 +17,17 @@ from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
 
 
+def _fields_without_secrets(model: type[BaseModel] | None) -> frozenset[str]:
+    """Fields of ``model`` whose annotation never mentions ``SecretStr``."""
+    if model is None:
+        return frozenset()
+    return frozenset(
+        name
+        for name, field in model.model_fields.items()
+        if "SecretStr" not in repr(field.annotation)
+    )
+
+
 def _revealed(value: Any) -> Any:
     if isinstance(value, SecretStr):
         return value.get_secret_value()
@@ -73,6 +84,7 @@ class Tool:
         self.requires_approval = requires_approval
         self.is_async = function is not None and inspect.iscoroutinefunction(function)
         self._schema_validator = None if arguments_model else compile_schema(parameters)
+        self._plain_text_fields = _fields_without_secrets(arguments_model)
         self._signature = {
             "type": "function",
             "function": {"name": name, "description": description, "parameters": parameters},
@@ -152,6 +164,13 @@ class Tool:
         what was given.
         """
         if self.arguments_model is not None:
+            if self._plain_text_fields:
+                # A credential injected as SecretStr into a parameter typed ``str``
+                # (not ``SecretStr``) is revealed here, at the last moment.
+                arguments = {
+                    k: _revealed(v) if k in self._plain_text_fields else v
+                    for k, v in arguments.items()
+                }
             try:
                 model = self.arguments_model.model_validate(arguments)
             except ValidationError as exc:

@@ -142,13 +142,13 @@ async def test_upstream_error_mapping(
     fake = fakes["openai"][0]
     with pytest.raises(openai.APIStatusError) as refused:
         await client.chat.completions.create(model="wrong-key", messages=USER, stream=stream)
-    assert refused.value.status_code == 502
+    assert refused.value.status_code == 403
     assert "wrong-key" in refused.value.message and "sk-wrong" not in refused.value.message
     for status in (403,):
         fake.fail_status = status
         with pytest.raises(openai.APIStatusError) as forbidden:
             await client.chat.completions.create(model="gpt", messages=USER, stream=stream)
-        assert forbidden.value.status_code == 502 and "refused" in forbidden.value.message
+        assert forbidden.value.status_code == 403 and "refused" in forbidden.value.message
     fake.fail_status, fake.fail_headers = 429, {"retry-after": "7"}
     with pytest.raises(openai.RateLimitError) as limited:
         await client.chat.completions.create(model="gpt", messages=USER, stream=stream)
@@ -235,7 +235,7 @@ async def test_access_log_and_no_secrets(
     ok = next(r for r in records if getattr(r, "model", None) == "gpt")
     assert ok.__dict__["status"] == 200 and ok.__dict__["upstream"] == "openai:fake-gpt"
     assert ok.__dict__["input_tokens"] == 11 and ok.__dict__["latency_ms"] >= 0
-    assert any(r.__dict__.get("status") == 502 for r in records)
+    assert any(r.__dict__.get("status") == 403 for r in records)
     text = caplog.text + " ".join(str(r.__dict__) for r in caplog.records)
     for secret in (UPSTREAM_KEY, "sk-wrong-key-987654", CLIENT_KEY):
         assert secret not in text

@@ -1,6 +1,6 @@
 """MCP tools: use an MCP server's tools in an agent, and serve an agent's tools over MCP.
 
-Needs the optional ``mcp`` extra (``pip install 'good-agent[mcp]'``).
+Needs the optional ``mcp`` extra (``pip install '.[mcp]'`` from a checkout).
 
 * :class:`MCPTools`, a component that connects to a server over stdio or
   streamable HTTP and offers its tools to the agent.
@@ -8,10 +8,14 @@ Needs the optional ``mcp`` extra (``pip install 'good-agent[mcp]'``).
   an agent's tools (adapters applied) as an MCP server.
 """
 
-from good_agent.extensions.mcp.component import MCPTools
-from good_agent.extensions.mcp.connection import MCPConnection
-from good_agent.extensions.mcp.errors import MCPServerError, MCPStartError
-from good_agent.extensions.mcp.results import (
+from good_agent._extras import require_extra
+
+require_extra("mcp", "MCP support (MCPTools, mcp_servers=, good-agent mcp-serve)")
+
+from good_agent.extensions.mcp.component import MCPTools  # noqa: E402
+from good_agent.extensions.mcp.connection import MCPConnection  # noqa: E402
+from good_agent.extensions.mcp.errors import MCPServerError, MCPStartError  # noqa: E402
+from good_agent.extensions.mcp.results import (  # noqa: E402
     AudioPart,
     ImagePart,
     MCPToolResult,
@@ -20,7 +24,7 @@ from good_agent.extensions.mcp.results import (
     TextPart,
     convert_result,
 )
-from good_agent.extensions.mcp.serve import (
+from good_agent.extensions.mcp.serve import (  # noqa: E402
     as_agent,
     build_server,
     load_target,

@@ -1,0 +1,176 @@
+"""A fast fake OpenAI-compatible upstream for benchmarks/bridge.py, in its own process.
+
+``POST /v1/chat/completions`` answers a canned reply: one tool call, whole (JSON) or
+streamed (SSE, ``"stream": true`` in the body), with usage. Two servers give the
+same bytes: ``uvicorn`` (a Starlette app on uvicorn, what a fast Python model server
+looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: the
+floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+ARGUMENTS = '{"city": "Paris"}'
+TEXT = "Let me look that up for you."
+
+
+def _whole() -> bytes:
+    body = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "fake-gpt",
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": TEXT,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": ARGUMENTS},
+                        }
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30},
+    }
+    return json.dumps(body).encode()
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, usage: Any = None) -> bytes:
+    payload: dict[str, Any] = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "fake-gpt",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]
+        if delta or finish
+        else [],
+    }
+    if usage is not None:
+        payload["usage"] = usage
+    return b"data: " + json.dumps(payload).encode() + b"\n\n"
+
+
+def _streamed() -> bytes:
+    head = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": ""},
+    }
+    parts = [_chunk({"role": "assistant", "content": ""})]
+    parts += [_chunk({"content": TEXT[i : i + 8]}) for i in range(0, len(TEXT), 8)]
+    parts.append(_chunk({"tool_calls": [head]}))
+    parts += [
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
+        for piece in ('{"city"', ': "Pa', 'ris"}')
+    ]
+    parts.append(_chunk({}, "tool_calls"))
+    parts.append(
+        _chunk({}, None, {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30})
+    )
+    parts.append(b"data: [DONE]\n\n")
+    return b"".join(parts)
+
+
+WHOLE_BODY = _whole()
+STREAMED_BODY = _streamed()
+
+
+def _response(body: bytes, content_type: bytes) -> bytes:
+    return (
+        b"HTTP/1.1 200 OK\r\ncontent-type: "
+        + content_type
+        + b"\r\ncontent-length: "
+        + str(len(body)).encode()
+        + b"\r\nconnection: keep-alive\r\n\r\n"
+        + body
+    )
+
+
+WHOLE = _response(WHOLE_BODY, b"application/json")
+STREAMED = _response(STREAMED_BODY, b"text/event-stream")
+MODELS = _response(
+    b'{"object": "list", "data": [{"id": "fake-gpt", "object": "model"}]}', b"application/json"
+)
+
+
+class Upstream(asyncio.Protocol):
+    """One connection: parse requests by ``content-length`` and answer canned replies."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport: asyncio.Transport = transport  # type: ignore[assignment]
+        self.buffer = b""
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = self.buffer[:end].lower()
+            length = 0
+            at = head.find(b"content-length:")
+            if at >= 0:
+                line_end = head.find(b"\r\n", at)
+                length = int(head[at + 15 : line_end if line_end > 0 else None].strip())
+            if len(self.buffer) < end + 4 + length:
+                return
+            body = self.buffer[end + 4 : end + 4 + length]
+            self.buffer = self.buffer[end + 4 + length :]
+            if head.startswith(b"get"):
+                self.transport.write(MODELS)
+            elif b'"stream": true' in body or b'"stream":true' in body:
+                self.transport.write(STREAMED)
+            else:
+                self.transport.write(WHOLE)
+
+
+async def main(port: int) -> None:
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(Upstream, "127.0.0.1", port, backlog=1024)
+    print(f"upstream ready on {port}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+def run_uvicorn(port: int) -> None:
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    async def chat(request: Request) -> Response:
+        body = await request.body()
+        if b'"stream": true' in body or b'"stream":true' in body:
+            return Response(STREAMED_BODY, media_type="text/event-stream")
+        return Response(WHOLE_BODY, media_type="application/json")
+
+    async def models(request: Request) -> Response:
+        return Response(b'{"object": "list", "data": []}', media_type="application/json")
+
+    app = Starlette(
+        routes=[
+            Route("/v1/chat/completions", chat, methods=["POST"]),
+            Route("/v1/models", models),
+        ]
+    )
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[2] == "uvicorn":
+        run_uvicorn(int(sys.argv[1]))
+    else:
+        asyncio.run(main(int(sys.argv[1])))

@@ -1,0 +1,49 @@
+"""Checks of ``Agent(...)`` arguments at construction, with errors that say the fix.
+
+A wrong ``model`` type or an unknown ``tool_choice`` would otherwise surface only at
+the first request, far from the line that caused it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from good_agent.core.errors import ModelConfigError
+from good_agent.models.base import LanguageModel
+from good_agent.providers.tool_choice import parse_tool_choice
+
+TOOL_CHOICES = '"auto", "required", "none" or {"type": "function", "function": {"name": ...}}'
+"""The accepted ``tool_choice`` values, as the errors list them."""
+
+
+def check_model(model: Any) -> None:
+    """Refuse a ``model`` that is neither a name nor a :class:`LanguageModel`."""
+    if model is None or isinstance(model, str):
+        if isinstance(model, str) and not model.strip():
+            raise ModelConfigError('model is an empty string: pass a name such as "gpt-4o-mini"')
+        return
+    if isinstance(model, type):
+        raise ModelConfigError(
+            f"model={model.__name__} is a class: pass an instance, e.g. model={model.__name__}(...)"
+        )
+    if not isinstance(model, LanguageModel):
+        raise ModelConfigError(
+            f"model must be a model name (str) or a LanguageModel (an object with model_name, "
+            f'request() and stream()), not {type(model).__name__}: e.g. model="gpt-4o-mini"'
+        )
+
+
+def check_tool_choice(tool_choice: Any) -> None:
+    """Refuse a ``tool_choice`` the providers cannot express."""
+    if tool_choice is None:
+        return
+    try:
+        parse_tool_choice(tool_choice)
+    except (ValueError, TypeError, AttributeError):
+        raise ModelConfigError(f"unknown tool_choice {tool_choice!r}: use {TOOL_CHOICES}") from None
+
+
+def check_agent_arguments(model: Any, tool_choice: Any) -> None:
+    """Run every construction-time check of :class:`~good_agent.Agent`."""
+    check_model(model)
+    check_tool_choice(tool_choice)
