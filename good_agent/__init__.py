@@ -56,6 +56,7 @@ from good_agent.core.payloads import (
     ToolCallBefore,
     ToolCallErrorPayload,
 )
+from good_agent.core.redaction import RedactedError, SecretRegistry, agent_secrets
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_events import (
     ReasoningDeltaEvent,
@@ -165,6 +166,7 @@ __all__ = [
     "ProviderModel",
     "RateLimiter",
     "ReasoningDeltaEvent",
+    "RedactedError",
     "RedisStore",
     "RunEndEvent",
     "RunEndPayload",
@@ -174,6 +176,7 @@ __all__ = [
     "RunUsage",
     "SQLiteStore",
     "ScriptExhaustedError",
+    "SecretRegistry",
     "SignaturePayload",
     "StreamedRun",
     "SystemMessage",
@@ -208,6 +211,7 @@ __all__ = [
     "UsageLimits",
     "UserMessage",
     "__version__",
+    "agent_secrets",
     "get_adapter",
     "load_profiles",
     "on",

@@ -20,6 +20,7 @@ from good_agent.core.payloads import (
     ToolCallBefore,
     ToolCallErrorPayload,
 )
+from good_agent.core.redaction import agent_secrets
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
@@ -175,7 +176,7 @@ class _Innermost:
             if before.parameters is not params:
                 arguments = tool.validate(before.parameters)
         try:
-            value = await tool.run(arguments, {"agent": agent, "call": call})
+            value = await call_tool(agent, tool, arguments, call)
         except ToolError as exc:
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
             return _failure(call, str(exc))
@@ -195,6 +196,19 @@ def _addressed(call: ToolCall, response: ToolResponse) -> ToolResponse:
             f"call '{response.tool_call_id}'; build it with payload.answer(...)"
         )
     return response
+
+
+async def call_tool(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
+    """Run the tool function. What it returns or raises leaves with the agent's secrets
+    redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log."""
+    secrets = agent_secrets(agent)
+    try:
+        value = await tool.run(arguments, {"agent": agent, "call": call})
+    except Exception as exc:
+        error: BaseException = secrets.redact_error(exc) if secrets else exc
+    else:
+        return secrets.redact(value) if secrets else value
+    raise error  # outside the handler: nothing unredacted is chained to it
 
 
 async def execute_calls(

@@ -23,7 +23,11 @@ from good_agent.extensions._tool_logging import ToolLogger, ToolMetrics
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.citation_index import Citation, CitationIndex
 from good_agent.extensions.citations import CitationManager
-from good_agent.extensions.credentials import CredentialRule, credential_scope
+from good_agent.extensions.credentials import (
+    CredentialRule,
+    UnkeyedScopeWarning,
+    credential_scope,
+)
 
 
 def _mcp_server(spec: str) -> AgentComponent:
@@ -57,5 +61,6 @@ __all__ = [
     "ToolCache",
     "ToolLogger",
     "ToolMetrics",
+    "UnkeyedScopeWarning",
     "credential_scope",
 ]

@@ -35,8 +35,7 @@ from good_agent.core.components import AgentComponent
 from good_agent.core.messages import ToolResponse
 from good_agent.extensions._cache_stores import CacheStore, MemoryStore
 from good_agent.extensions._common import REDACTED, canonical_json, digest, is_secret
-from good_agent.extensions.auth import AuthInjector
-from good_agent.extensions.credentials import credential_scope
+from good_agent.extensions.auth import AuthInjector, cache_scope
 from good_agent.tools import Tool
 
 logger = logging.getLogger("good_agent.extensions.cache")
@@ -231,10 +230,7 @@ class ToolCache(AgentComponent):
         return None
 
     def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
-        auth = self._auth()
-        if auth is not None:
-            return auth.scope_of(tool_name, parameters)
-        return credential_scope(parameters)
+        return cache_scope(self.agent, tool_name, parameters, self.store)
 
     def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
         """The store key of a call with these unwrapped ``parameters``."""

@@ -9,7 +9,6 @@ scope identifier live in :mod:`good_agent.extensions.credentials`.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -18,17 +17,17 @@ from typing import Any
 from pydantic import SecretStr
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
-from good_agent.core.components import AgentComponent, on
+from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ToolError
-from good_agent.core.events import AgentEvents, EventContext
 from good_agent.core.messages import ToolResponse
-from good_agent.extensions._common import REDACTED
+from good_agent.core.redaction import SecretRegistry, agent_secrets
 from good_agent.extensions.credentials import (
-    DEFAULT_SCOPE_KEY,
     CredentialRule,
     CredentialSource,
+    configured_scope_key,
     credential_scope,
     resolve_credential,
+    warn_if_unkeyed,
 )
 from good_agent.tools import Tool
 
@@ -111,7 +110,7 @@ class AuthAdapter(ToolAdapter):
                     f"credentials for tool '{tool_name}' could not be obtained "
                     f"({type(exc).__name__})"
                 ) from exc
-            self.injector.remember(secret)
+            self.injector.remember(secret, agent)
             value = SecretStr(rule.prefix + secret.get_secret_value()) if rule.prefix else secret
             if rule.header is None:
                 result[rule.parameter] = value
@@ -121,10 +120,6 @@ class AuthAdapter(ToolAdapter):
                 result[rule.parameter] = headers
         return result
 
-    def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
-        """Redact any injected secret a tool echoed back in its response or error."""
-        return self.injector.redact_response(response)
-
 
 class AuthInjector(AgentComponent):
     """Injects credentials into selected tools' parameters; the model never sees them.
@@ -132,16 +127,19 @@ class AuthInjector(AgentComponent):
     Credentials are held as :class:`~pydantic.SecretStr` and reach the tool as
     ``SecretStr`` (a header credential as a ``dict[str, SecretStr]`` entry): the tool
     calls ``get_secret_value()`` at the last moment. So event payloads, logs and cache
-    keys only ever show ``'**********'``. Any injected value a tool echoes in its
-    response or error text is replaced by ``[REDACTED]``.
+    keys only ever show ``'**********'``. Every injected value is registered with the
+    agent's :class:`~good_agent.SecretRegistry`: wherever a tool echoes it in what it
+    returns or raises (a nested container, a model, bytes, an exception's arguments,
+    attributes or chain), it becomes ``[REDACTED]`` before anything else sees it.
 
     Args:
         credentials: ``{parameter: value or provider}`` applied to every tool that has
             that parameter (narrow it with ``tools`` / ``when``).
         tools: Tool names the ``credentials`` apply to.
         when: A predicate selecting the tools the ``credentials`` apply to.
-        scope_key: HMAC key for :meth:`scope_of` (share it between processes that
-            share a cache).
+        scope_key: The deployment secret keying :meth:`scope_of` (default:
+            ``$GOOD_AGENT_SCOPE_KEY``, else a random key per process). Give every
+            process that shares a cache store the same long random value.
         redact_loggers: Loggers whose records get injected secrets redacted (the
             core's tool and event loggers by default), for tools that put a revealed
             secret in an exception message.
@@ -161,7 +159,7 @@ class AuthInjector(AgentComponent):
         *,
         tools: Iterable[str] | None = None,
         when: Callable[[Tool], bool] | None = None,
-        scope_key: bytes = DEFAULT_SCOPE_KEY,
+        scope_key: bytes | str | None = None,
         redact_loggers: Iterable[str] = REDACTED_LOGGERS,
         priority: int = 1000,
         conflict_strategy: ConflictStrategy = ConflictStrategy.EXCLUSIVE,
@@ -169,8 +167,9 @@ class AuthInjector(AgentComponent):
         super().__init__()
         self.rules: list[CredentialRule] = []
         self.version = 0
+        configured_scope_key(scope_key)  # a blank key is refused here, not at first use
         self.scope_key = scope_key
-        self._remembered: dict[str, SecretStr] = {}
+        self.secrets = SecretRegistry(limit=_MAX_REMEMBERED)
         self.redact_loggers = tuple(redact_loggers)
         self._filter = _RedactingFilter(self)
         for parameter, source in (credentials or {}).items():
@@ -189,12 +188,6 @@ class AuthInjector(AgentComponent):
         for name in self.redact_loggers:
             logging.getLogger(name).removeFilter(self._filter)
         await super().uninstall(agent)
-
-    @on(AgentEvents.TOOL_CALL_ERROR, priority=20_000)
-    def _redact_error(self, ctx: EventContext) -> None:
-        error = getattr(ctx.payload, "error", None)
-        if isinstance(error, BaseException) and self._remembered:
-            error.args = tuple(self.redact(a) if isinstance(a, str) else a for a in error.args)
 
     def _add(self, rule: CredentialRule) -> AuthInjector:
         if isinstance(rule.source, str):
@@ -267,43 +260,63 @@ class AuthInjector(AgentComponent):
         return {rule.parameter for rule in self.rules}
 
     def scope_of(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
-        """The auth scope of a call's unwrapped ``parameters``: a keyed hash of its
-        credentials (never the secret), or ``None`` when it carries none."""
+        """The auth scope of a call's unwrapped ``parameters``: an HMAC of its
+        credentials keyed by :attr:`scope_key` (never the secret), or ``None`` when it
+        carries none."""
         return credential_scope(parameters, key=self.scope_key)
 
-    def remember(self, secret: SecretStr) -> None:
-        """Keep ``secret`` so it can be redacted from tool output (bounded)."""
-        raw = secret.get_secret_value()
-        if len(raw) < 4:
-            return
-        key = hashlib.sha256(raw.encode("utf-8")).hexdigest()
-        self._remembered.pop(key, None)
-        self._remembered[key] = secret
-        while len(self._remembered) > _MAX_REMEMBERED:
-            self._remembered.pop(next(iter(self._remembered)))
+    def remember(self, secret: SecretStr, agent: Any = None) -> None:
+        """Register ``secret`` with ``agent``'s :class:`~good_agent.SecretRegistry` (so
+        nothing a tool returns or raises shows it) and with this injector's loggers'
+        filter. Values under four characters are not registered."""
+        self.secrets.add(secret)
+        if agent is not None:
+            agent_secrets(agent).add(secret)
 
     def redact(self, text: str) -> str:
-        """``text`` with every remembered secret replaced by ``[REDACTED]``."""
-        for secret in list(self._remembered.values()):
-            raw = secret.get_secret_value()
-            if raw in text:
-                text = text.replace(raw, REDACTED)
-        return text
+        """``text`` with every injected secret replaced by ``[REDACTED]``."""
+        return self.secrets.redact_text(text)
 
     def redact_response(self, response: ToolResponse) -> ToolResponse:
-        """``response`` with remembered secrets redacted from its value and error."""
-        if not self._remembered:
+        """``response`` with this injector's secrets redacted from its value and error
+        (a tool's own output is already redacted by the agent; this is for responses
+        from elsewhere, such as a cache entry written before a secret was known)."""
+        if not self.secrets:
             return response
         update: dict[str, Any] = {}
-        if response.error and self.redact(response.error) != response.error:
-            update["error"] = self.redact(response.error)
-        value = _redact_value(response.response, self.redact)
+        if response.error and self.secrets.contains_secret(response.error):
+            update["error"] = self.secrets.redact_text(response.error)
+        value = self.secrets.redact(response.response)
         if value is not response.response:
             update["response"] = value
         return response.model_copy(update=update) if update else response
 
     def __repr__(self) -> str:
         return f"AuthInjector(rules={self.rules!r})"
+
+
+_WARNED_STORES: set[int] = set()
+
+
+def cache_scope(
+    agent: Any, tool_name: str, parameters: Mapping[str, Any], store: object
+) -> str | None:
+    """The auth scope a cache puts in the key of a call to ``store``: the installed
+    :class:`AuthInjector`'s :meth:`~AuthInjector.scope_of`, else :func:`credential_scope`.
+
+    Warns once per store when credential-scoped entries go to a shared store (SQLite,
+    Redis) without a configured deployment scope key.
+    """
+    key: bytes | str | None = None
+    for component in getattr(agent, "components", ()):
+        if isinstance(component, AuthInjector):
+            scope, key = component.scope_of(tool_name, parameters), component.scope_key
+            break
+    else:
+        scope = credential_scope(parameters)
+    if scope is not None and id(store) not in _WARNED_STORES and warn_if_unkeyed(store, key):
+        _WARNED_STORES.add(id(store))
+    return scope
 
 
 class _RedactingFilter(logging.Filter):
@@ -314,7 +327,7 @@ class _RedactingFilter(logging.Filter):
         self.injector = injector
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not self.injector._remembered:
+        if not self.injector.secrets:
             return True
         message = record.getMessage()
         record.msg, record.args = self.injector.redact(message), None
@@ -323,19 +336,3 @@ class _RedactingFilter(logging.Filter):
             record.exc_text = self.injector.redact(text)
             record.exc_info = None
         return True
-
-
-def _redact_value(value: Any, redact: Callable[[str], str]) -> Any:
-    """``value`` with strings redacted; the same object when nothing changed."""
-    if isinstance(value, str):
-        new = redact(value)
-        return value if new == value else new
-    if isinstance(value, dict):
-        items = {k: _redact_value(v, redact) for k, v in value.items()}
-        changed = any(items[k] is not value[k] for k in value)
-        return items if changed else value
-    if isinstance(value, list):
-        listed = [_redact_value(v, redact) for v in value]
-        changed = any(a is not b for a, b in zip(listed, value, strict=True))
-        return listed if changed else value
-    return value

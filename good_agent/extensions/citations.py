@@ -8,104 +8,27 @@ original text.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent, on
-from good_agent.core.errors import ToolError
 from good_agent.core.events import AgentEvents, EventContext
 from good_agent.core.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
+from good_agent.extensions.citation_arguments import translate_arguments
 from good_agent.extensions.citation_index import (
     CitationIndex,
     find_markdown_links,
     find_urls,
 )
+from good_agent.extensions.citation_schema import Slots, compile_url_slots, rewrite_schema
 from good_agent.models import ModelRequest
 from good_agent.tools import Tool
 
-_URI_FORMATS = frozenset({"uri", "url", "iri", "uri-reference"})
 _MAX_JSON_SCAN = 1_000_000
-
-
-@dataclass(frozen=True, slots=True)
-class _UrlParam:
-    original: str
-    replacement: str
-    many: bool
-    nullable: bool
-    schema: dict[str, Any]
-
-
-def _core(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """The non-null branch of ``schema`` and whether null is allowed."""
-    branches = schema.get("anyOf")
-    if isinstance(branches, list) and len(branches) == 2:
-        other = [b for b in branches if b != {"type": "null"}]
-        if len(other) == 1 and isinstance(other[0], dict):
-            return other[0], True
-    return schema, False
-
-
-def _detect(name: str, schema: Any) -> tuple[bool, bool] | None:
-    """``(many, nullable)`` when ``name: schema`` is a URL parameter, else ``None``."""
-    if not isinstance(schema, dict):
-        return None
-    core, nullable = _core(schema)
-    named = name == "url" or name.endswith("_url")
-    if core.get("type") == "string" and (named or core.get("format") in _URI_FORMATS):
-        return False, nullable
-    if core.get("type") == "array" and isinstance(core.get("items"), dict):
-        items = core["items"]
-        if items.get("type") == "string" and (
-            name == "urls" or name.endswith("_urls") or items.get("format") in _URI_FORMATS
-        ):
-            return True, nullable
-    return None
-
-
-def _replacement(name: str, many: bool) -> str:
-    suffix = "citation_idxs" if many else "citation_idx"
-    for ending in ("urls", "url"):
-        if name == ending:
-            return suffix
-        if name.endswith("_" + ending):
-            return name[: -len(ending)] + suffix
-    return f"{name}_{suffix}"
-
-
-def index_schema(param: _UrlParam, count: int) -> dict[str, Any]:
-    """The integer schema that replaces a URL parameter when ``count`` sources exist."""
-    bound: dict[str, Any] = {"type": "integer", "minimum": 1}
-    if count:
-        bound["maximum"] = count
-        valid = f"valid: 1 to {count}"
-    else:
-        valid = "no sources are registered yet"
-    what = "numbers n of sources [n]" if param.many else "the number n of a source [n]"
-    text = f"Instead of a URL ({param.original}): {what} from the sources list ({valid})."
-    original = param.schema.get("description")
-    if original:
-        text += f" {original}"
-    core, _ = _core(param.schema)
-    if param.many:
-        schema: dict[str, Any] = {"type": "array", "items": bound}
-        for key in ("minItems", "maxItems"):
-            if key in core:
-                schema[key] = core[key]
-    else:
-        schema = dict(bound)
-    if param.nullable:
-        schema = {"anyOf": [schema, {"type": "null"}]}
-    if "default" in param.schema:
-        schema["default"] = param.schema["default"]
-    schema["description"] = text
-    return schema
 
 
 class CitationAdapter(ToolAdapter):
@@ -124,27 +47,19 @@ class CitationAdapter(ToolAdapter):
     ) -> None:
         super().__init__(manager, priority, conflict_strategy)
         self.manager = manager
-        self._params: dict[str, tuple[_UrlParam, ...]] = {}
+        self._slots: dict[str, Slots] = {}
         self._detected: weakref.WeakKeyDictionary[Tool, bool] = weakref.WeakKeyDictionary()
 
-    def url_params(self, signature: dict[str, Any]) -> tuple[_UrlParam, ...]:
-        """The URL parameters of ``signature``."""
-        props = (signature.get("function", {}).get("parameters") or {}).get("properties") or {}
-        found = []
-        for name, schema in props.items():
-            kind = _detect(name, schema)
-            if kind is None:
-                continue
-            new = _replacement(name, kind[0])
-            if new not in props:
-                found.append(_UrlParam(name, new, kind[0], kind[1], dict(schema)))
-        return tuple(found)
+    def url_slots(self, signature: dict[str, Any]) -> Slots:
+        """Where the URLs of ``signature``'s parameters sit, at any depth."""
+        parameters = signature.get("function", {}).get("parameters") or {}
+        return compile_url_slots(parameters if isinstance(parameters, dict) else {})
 
     def should_adapt(self, tool: Tool, agent: Any) -> bool:
-        """Adapt tools that have at least one URL parameter."""
+        """Adapt tools that have at least one URL field, at any depth."""
         known = self._detected.get(tool)
         if known is None:
-            known = self._detected[tool] = bool(self.url_params(tool.signature))
+            known = self._detected[tool] = self.url_slots(tool.signature).root is not None
         return known
 
     def signature_key(self, tool: Tool, agent: Any) -> int:
@@ -152,76 +67,37 @@ class CitationAdapter(ToolAdapter):
         return len(self.manager.index)
 
     def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
-        """Replace each URL parameter with an index parameter, in place of the original."""
-        found = self.url_params(signature)
-        self._params[tool.name] = found
-        if not found:
+        """Replace each URL field with source numbers, in place of the original."""
+        slots = self.url_slots(signature)
+        self._slots[tool.name] = slots
+        if slots.root is None:
             return signature
-        result = copy.deepcopy(signature)
-        parameters = result["function"].setdefault("parameters", {"type": "object"})
-        by_name = {p.original: p for p in found}
-        count = len(self.manager.index)
-        parameters["properties"] = {
-            (by_name[k].replacement if k in by_name else k): (
-                index_schema(by_name[k], count) if k in by_name else v
-            )
-            for k, v in (parameters.get("properties") or {}).items()
-        }
-        if "required" in parameters:
-            parameters["required"] = [
-                by_name[r].replacement if r in by_name else r for r in parameters["required"]
-            ]
-        return result
+        function = dict(signature["function"])
+        parameters = function.get("parameters") or {"type": "object"}
+        function["parameters"] = rewrite_schema(parameters, slots, len(self.manager.index))
+        return {**signature, "function": function}
 
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
-        """Translate source numbers back to the registered URLs; reject anything else."""
-        found = self._params.get(tool_name, ())
-        if not found:
+        """Translate source numbers back to the registered URLs, at any depth; refuse
+        a URL given directly and a number that is not a source."""
+        slots = self._slots.get(tool_name)
+        if slots is None or slots.root is None:
             return parameters
-        result = dict(parameters)
-        for param in found:
-            if param.original in result:
-                raise ToolError(
-                    f"'{param.original}' cannot be given directly; pass '{param.replacement}' "
-                    f"(valid citation indices: {self.manager.valid_indices_text()})"
-                )
-            if param.replacement not in result:
-                continue
-            value = result.pop(param.replacement)
-            if value is None:
-                result[param.original] = None
-            elif param.many:
-                if not isinstance(value, list):
-                    raise self._invalid(param, value)
-                result[param.original] = [self._url(param, item) for item in value]
-            else:
-                result[param.original] = self._url(param, value)
-        return result
+        valid = self.manager.valid_indices_text()
+        return translate_arguments(slots, parameters, self._lookup, valid)
 
-    def _url(self, param: _UrlParam, value: Any) -> str:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise self._invalid(param, value)
-        try:
-            return self.manager.index.get(value).url
-        except KeyError:
-            raise self._invalid(param, value) from None
-
-    def _invalid(self, param: _UrlParam, value: Any) -> ToolError:
-        shown = json.dumps(value)[:40]
-        return ToolError(
-            f"{param.replacement}={shown} does not refer to a source. "
-            f"Valid citation indices: {self.manager.valid_indices_text()}"
-        )
+    def _lookup(self, number: int) -> str:
+        return self.manager.index.get(number).url
 
     def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
         """Add the valid indices to schema errors about an index parameter."""
-        found = self._params.get(tool_name, ())
+        slots = self._slots.get(tool_name)
         error = response.error or ""
         if (
             response.success
-            or not found
+            or slots is None
             or "Valid citation indices" in error
-            or not any(p.replacement in error for p in found)
+            or not any(name in error for name in slots.replacements)
         ):
             return response
         hint = f" Valid citation indices: {self.manager.valid_indices_text()}"

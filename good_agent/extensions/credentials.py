@@ -1,6 +1,10 @@
 """Credentials: where they go (:class:`CredentialRule`), how they are resolved, and
 the scope identifier (:func:`credential_scope`) that names a principal without
 revealing its secrets.
+
+The scope is an HMAC keyed by a deployment secret: ``scope_key=`` where given, else
+the ``GOOD_AGENT_SCOPE_KEY`` environment variable, else a random key made once per
+process. Without the key, a listing of cache keys cannot confirm a guessed secret.
 """
 
 from __future__ import annotations
@@ -8,6 +12,9 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
+import os
+import secrets
+import warnings
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,8 +30,40 @@ SecretValue = str | SecretStr
 CredentialSource = SecretValue | Callable[[], SecretValue] | Callable[[], Awaitable[SecretValue]]
 """A credential: a value, or a sync or async callable resolved at every call."""
 
-DEFAULT_SCOPE_KEY = b"good-agent/auth-scope/v1"
-"""The HMAC key :func:`credential_scope` uses unless given another."""
+SCOPE_KEY_ENV = "GOOD_AGENT_SCOPE_KEY"
+"""The environment variable holding the deployment's scope key (any non-empty text)."""
+
+_PROCESS_KEY = secrets.token_bytes(32)
+"""The scope key when none is configured: random, so scopes differ between processes."""
+
+
+class UnkeyedScopeWarning(UserWarning):
+    """A store shared between processes holds credential-scoped entries, and no
+    deployment scope key is configured: other processes cannot read them."""
+
+
+def configured_scope_key(key: bytes | str | None = None) -> bytes | None:
+    """The deployment scope key: ``key``, else ``$GOOD_AGENT_SCOPE_KEY``, else ``None``.
+
+    A key that is blank after trimming is a configuration error, never a silent default.
+    """
+    if key is None:
+        key = os.environ.get(SCOPE_KEY_ENV)
+        if key is None:
+            return None
+        origin = SCOPE_KEY_ENV
+    else:
+        origin = "scope_key"
+    raw = key.encode("utf-8") if isinstance(key, str) else bytes(key)
+    if not raw.strip():
+        raise ValueError(f"{origin} is blank: set a long random value, or leave it unset")
+    return raw
+
+
+def scope_key(key: bytes | str | None = None) -> bytes:
+    """The HMAC key scopes are computed with: the configured one, else the process's
+    own random key."""
+    return configured_scope_key(key) or _PROCESS_KEY
 
 
 def _secrets(value: Any, path: str, out: list[tuple[str, str]]) -> None:
@@ -41,21 +80,42 @@ def _secrets(value: Any, path: str, out: list[tuple[str, str]]) -> None:
 
 
 def credential_scope(
-    parameters: Mapping[str, Any], *, key: bytes = DEFAULT_SCOPE_KEY
+    parameters: Mapping[str, Any], *, key: bytes | str | None = None
 ) -> str | None:
     """An identifier of the principal behind the secrets in ``parameters``.
 
-    It is an HMAC-SHA256 (keyed by ``key``) of every :class:`~pydantic.SecretStr`
-    found, with its path: the same credentials always give the same identifier,
-    different ones a different identifier, and the identifier never reveals them.
-    ``None`` when ``parameters`` hold no secret.
+    It is an HMAC-SHA256, keyed by :func:`scope_key` (``key``, else the deployment
+    key, else the process's random key), of every :class:`~pydantic.SecretStr` found,
+    with its path: the same credentials always give the same identifier, different
+    ones a different identifier, and without the key the identifier neither reveals
+    nor confirms them. ``None`` when ``parameters`` hold no secret.
     """
     found: list[tuple[str, str]] = []
     _secrets(parameters, "", found)
     if not found:
         return None
     message = "\x00".join(f"{path}\x01{value}" for path, value in sorted(found))
-    return "auth-" + hmac.new(key, message.encode("utf-8"), hashlib.sha256).hexdigest()[:32]
+    digest = hmac.new(scope_key(key), message.encode("utf-8", "surrogatepass"), hashlib.sha256)
+    return "auth-" + digest.hexdigest()[:32]
+
+
+def warn_if_unkeyed(store: object, key: bytes | str | None = None) -> bool:
+    """Warn (:class:`UnkeyedScopeWarning`) that credential-scoped entries go to
+    ``store``, a store other processes share (not the in-process ``MemoryStore``),
+    with no deployment scope key configured. Returns whether it warned."""
+    from good_agent.extensions import MemoryStore  # the public face (no import cycle)
+
+    if isinstance(store, MemoryStore) or configured_scope_key(key) is not None:
+        return False
+    warnings.warn(
+        f"{type(store).__name__} is shared, but no scope key is configured: entries for "
+        f"calls with credentials are keyed with this process's random key, so no other "
+        f"process (or restart) will find them. Set {SCOPE_KEY_ENV} (or AuthInjector("
+        f"scope_key=...)) to the same long random value in every process.",
+        UnkeyedScopeWarning,
+        stacklevel=3,
+    )
+    return True
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, Literal
 
+import anyio
 import pytest
+from canary_shapes import RAISED, RETURNED, Inner, Record, deep_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pydantic import SecretStr
 
-from good_agent import Agent, AgentComponent, AgentEvents, EventContext, tool
+from good_agent import (
+    Agent,
+    AgentComponent,
+    AgentEvents,
+    EventContext,
+    SecretRegistry,
+    ToolError,
+    tool,
+)
+from good_agent.core.messages import render_value
 from good_agent.extensions import (
     AuthInjector,
     CitationManager,
@@ -217,3 +230,188 @@ async def test_failing_provider_is_a_tool_error_without_details() -> None:
         response = await agent.invoke("guarded")
     assert not response.success
     assert response.error == "credentials for tool 'guarded' could not be obtained (RuntimeError)"
+
+
+# --- Every shape a tool can put a secret in ----------------------------------------
+
+OBSERVER_PRIORITIES = (10**9, 0, -(10**9))
+
+
+class DeepRecorder(AgentComponent):
+    """Snapshots, at the moment of each event and at several priorities, everything
+    an observer can read from the payload."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    async def install(self, agent: Agent) -> None:
+        await super().install(agent)
+        for event in AgentEvents:
+            for priority in OBSERVER_PRIORITIES:
+                agent.events.on(event, self._recorder(priority), priority=priority)
+
+    def _recorder(self, priority: int) -> Any:
+        def record(ctx: EventContext) -> None:
+            self.texts.append(f"{ctx.event}@{priority}: {deep_text(ctx.payload)}")
+
+        return record
+
+
+async def _leak_run(
+    build: Any, *, raises: bool, tool_errors: Literal["report", "raise"], caplog: Any
+) -> tuple[dict[str, str], Agent, BaseException | None]:
+    """One conversation whose tool returns or raises ``build(secret)``; everything
+    observable, as text."""
+    caplog.set_level(logging.DEBUG)
+    revealed: list[str] = []
+
+    @tool
+    def leaky(query: str, api_key: SecretStr) -> Any:
+        """Look something up."""
+        secret = api_key.get_secret_value()
+        revealed.append(secret)
+        if raises:
+            raise build(secret)
+        return build(secret)
+
+    store = MemoryStore()
+    recorder = DeepRecorder()
+    model = ScriptedModel([ScriptedModel.tool_call("leaky", {"query": "q"}), "Done."])
+    agent = Agent(
+        model=model,
+        tools=[leaky],
+        tool_errors=tool_errors,
+        extensions=[
+            recorder,
+            ToolLogger(),
+            ToolCache(store, tools=["leaky"]),
+            AuthInjector().api_key(API_KEY, tools=["leaky"]),
+        ],
+    )
+    raised: BaseException | None = None
+    async with agent:
+        try:
+            await agent.call("Look it up")
+        except Exception as exc:
+            raised = exc
+    assert revealed == [API_KEY]  # the tool did get the secret
+    observed = {
+        "requests": json.dumps(
+            [[m.model_dump(mode="json") for m in r.messages] for r in model.requests]
+        ),
+        "history": json.dumps([m.model_dump(mode="json") for m in agent.messages]),
+        "logs": "\n".join(
+            logging.Formatter("%(message)s").format(r) + repr(vars(r)) for r in caplog.records
+        ),
+        "events": "\n".join(recorder.texts),
+        "cache": json.dumps(await store.items()),
+        "raised": deep_text(raised) if raised is not None else "",
+    }
+    return observed, agent, raised
+
+
+def _assert_clean(observed: dict[str, str]) -> None:
+    for name, text in observed.items():
+        assert API_KEY not in text, f"secret found in {name}"
+        assert API_KEY.encode().hex() not in text, f"secret (hex) found in {name}"
+
+
+@pytest.mark.parametrize("shape", sorted(RETURNED))
+async def test_returned_secret_never_leaks(shape: str, caplog: pytest.LogCaptureFixture) -> None:
+    observed, agent, raised = await _leak_run(
+        RETURNED[shape], raises=False, tool_errors="report", caplog=caplog
+    )
+    assert raised is None
+    _assert_clean(observed)
+    tool_message = next(m for m in agent.messages if m.role == "tool")
+    assert not tool_message.is_error
+    assert "REDACTED" in tool_message.content  # the value arrived, redacted
+
+
+@pytest.mark.parametrize("tool_errors", ["report", "raise"])
+@pytest.mark.parametrize("shape", sorted(RAISED))
+async def test_raised_secret_never_leaks(
+    shape: str, tool_errors: Literal["report", "raise"], caplog: pytest.LogCaptureFixture
+) -> None:
+    original_type = type(RAISED[shape](API_KEY))
+    observed, agent, raised = await _leak_run(
+        RAISED[shape], raises=True, tool_errors=tool_errors, caplog=caplog
+    )
+    _assert_clean(observed)
+    reported = tool_errors == "report" or issubclass(original_type, ToolError)
+    if reported:
+        assert raised is None
+        tool_message = next(m for m in agent.messages if m.role == "tool")
+        assert tool_message.is_error
+    else:
+        # The caller gets the tool's own exception type, redacted.
+        assert isinstance(raised, original_type)
+    assert "TOOL_CALL_ERROR" in observed["events"] or "tool:call:error" in observed["events"]
+
+
+def _with_secret(leaf: Any) -> Any:
+    return API_KEY if leaf == "SECRET" else leaf
+
+
+_leaves = st.one_of(
+    st.sampled_from(["SECRET", "plain", f"x{API_KEY}y", 7, None, True, 2.5]),
+    st.sampled_from([API_KEY.encode(), b"harmless", f"{API_KEY}!".encode()]),
+).map(_with_secret)
+_keys = st.one_of(
+    st.sampled_from(["a", "SECRET", f"k-{API_KEY}"]).map(_with_secret),
+    st.tuples(st.just("t"), st.sampled_from(["SECRET", "z"]).map(_with_secret)),
+)
+_nested = st.recursive(
+    _leaves,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.lists(children, max_size=4).map(tuple),
+        st.frozensets(st.one_of(_leaves.filter(lambda v: not isinstance(v, float))), max_size=3),
+        st.dictionaries(_keys, children, max_size=3),
+        st.builds(lambda c: Inner(note=str(c)[:40] + API_KEY, raw=API_KEY.encode()), children),
+        st.builds(lambda c: Record(token=repr(c)), children),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(value=_nested)
+def test_nested_containers_never_leak(value: Any, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.clear()
+    observed, _, raised = anyio.run(
+        lambda: _leak_run(lambda _: value, raises=False, tool_errors="report", caplog=caplog)
+    )
+    assert raised is None
+    _assert_clean(observed)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_nested)
+def test_registry_redacts_any_nesting_and_keeps_clean_values(value: Any) -> None:
+    registry = SecretRegistry()
+    registry.add(API_KEY)
+    redacted = registry.redact(value)
+    assert API_KEY not in deep_text(redacted)
+    assert API_KEY not in render_value(redacted)
+    if API_KEY not in deep_text(value):
+        assert redacted is value
+    registry_without = SecretRegistry()
+    assert registry_without.redact(value) is value
+
+
+async def test_redact_response_covers_value_and_error() -> None:
+    from good_agent import ToolResponse
+
+    auth = AuthInjector()
+    auth.remember(SecretStr(API_KEY))
+    response = ToolResponse(
+        tool_name="t", tool_call_id="c", response={(API_KEY,): {API_KEY}}, error=f"e {API_KEY}"
+    )
+    redacted = auth.redact_response(response)
+    assert API_KEY not in repr(redacted) and redacted.error == "e [REDACTED]"
+    clean = ToolResponse(tool_name="t", tool_call_id="c", response=["fine"])
+    assert auth.redact_response(clean) is clean

@@ -1,0 +1,151 @@
+"""The model's source numbers back to URLs, at every URL position of the arguments.
+
+A URL the model wrote itself, a number that is not a source, or a value of the wrong
+kind at a URL position is refused with a :class:`~good_agent.ToolError` the model
+reads: a made-up URL never reaches the tool, wherever it sits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from good_agent.core.errors import ToolError
+from good_agent.extensions.citation_schema import (
+    ArraySlot,
+    FieldSlot,
+    MapSlot,
+    Node,
+    ObjectSlot,
+    RefSlot,
+    Slots,
+    UnionSlot,
+    UrlSlot,
+)
+
+Lookup = Callable[[int], str]
+"""A source number to its URL; raises ``KeyError`` for an unknown number."""
+
+
+def translate_arguments(
+    slots: Slots, arguments: dict[str, Any], lookup: Lookup, valid: str
+) -> dict[str, Any]:
+    """``arguments`` with every source number replaced by its URL (``valid`` describes
+    the valid numbers in error messages)."""
+    if slots.root is None:
+        return arguments
+    result = _Translator(slots, lookup, valid).node(slots.root, arguments, "")
+    if not isinstance(result, dict):
+        raise ToolError("the arguments must be an object")
+    return result
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    return "string" if isinstance(value, str) else "other"
+
+
+class _Translator:
+    def __init__(self, slots: Slots, lookup: Lookup, valid: str) -> None:
+        self.slots, self.lookup, self.valid = slots, lookup, valid
+
+    def refuse(self, path: str, value: Any) -> ToolError:
+        shown = json.dumps(value, default=str)[:40]
+        return ToolError(
+            f"{path}={shown} does not refer to a source. Valid citation indices: {self.valid}"
+        )
+
+    def url(self, slot: UrlSlot, value: Any, path: str) -> Any:
+        if value is None and slot.nullable:
+            return None
+        if isinstance(value, list) and slot.form in ("many", "either"):
+            return [self.one(item, f"{path}[{i}]") for i, item in enumerate(value)]
+        if slot.form in ("one", "either"):
+            return self.one(value, path)
+        raise self.refuse(path, value)
+
+    def one(self, value: Any, path: str) -> str:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.refuse(path, value)
+        try:
+            return self.lookup(value)
+        except KeyError:
+            raise self.refuse(path, value) from None
+
+    def node(self, node: Node | None, value: Any, path: str) -> Any:
+        if node is None:
+            return value
+        if isinstance(node, RefSlot):
+            return self.node(self.slots.defs.get(node.name), value, path)
+        if isinstance(node, UrlSlot):
+            return self.url(node, value, path)
+        if isinstance(node, ArraySlot):
+            if not isinstance(value, list):
+                return value
+            return [self.node(node.items, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if isinstance(node, MapSlot):
+            if not isinstance(value, dict):
+                return value
+            return {k: self.node(node.values, v, f"{path}.{k}") for k, v in value.items()}
+        if isinstance(node, ObjectSlot):
+            return self.object(node.fields, value, path)
+        return self.union(node, value, path)
+
+    def object(self, fields: tuple[FieldSlot, ...], value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            return value
+        result = dict(value)
+        prefix = f"{path}." if path else ""
+        for slot in fields:
+            renamed = slot.replacement != slot.original
+            if renamed and slot.original in value:
+                raise ToolError(
+                    f"'{prefix}{slot.original}' cannot be given directly; pass "
+                    f"'{prefix}{slot.replacement}' (valid citation indices: {self.valid})"
+                )
+            if slot.replacement not in value:
+                continue
+            given = result.pop(slot.replacement)
+            result[slot.original] = self.node(slot.node, given, prefix + slot.replacement)
+        return result
+
+    def union(self, node: UnionSlot, value: Any, path: str) -> Any:
+        kind = _kind(value)
+        if kind == "null":
+            return None
+        branches = [self._resolve(b) for b in node.branches]
+        urls = [b for b in branches if isinstance(b, UrlSlot)]
+        if urls and kind in ("integer", "array", "string", "boolean", "other"):
+            fits = [u for u in urls if kind != "array" or u.form in ("many", "either")]
+            return self.url(fits[0] if fits else urls[0], value, path)
+        objects = [b for b in branches if isinstance(b, ObjectSlot)]
+        if kind == "object" and objects:
+            merged: dict[str, FieldSlot] = {}
+            for obj in objects:
+                for slot in obj.fields:
+                    merged.setdefault(slot.replacement, slot)
+                    merged.setdefault(slot.original, slot)
+            unique = {id(slot): slot for slot in merged.values()}
+            return self.object(tuple(unique.values()), value, path)
+        for branch in branches:
+            if isinstance(branch, MapSlot) and kind == "object":
+                return self.node(branch, value, path)
+            if isinstance(branch, ArraySlot) and kind == "array":
+                return self.node(branch, value, path)
+        return value
+
+    def _resolve(self, node: Node | None) -> Node | None:
+        seen = 0
+        while isinstance(node, RefSlot) and seen < 64:
+            node, seen = self.slots.defs.get(node.name), seen + 1
+        return node

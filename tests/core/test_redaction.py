@@ -1,0 +1,126 @@
+"""SecretRegistry: secrets removed from values and exceptions, everything else kept."""
+
+from __future__ import annotations
+
+import traceback
+from collections import OrderedDict, defaultdict
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, SecretStr
+
+from good_agent import Agent, RedactedError, SecretRegistry, agent_secrets
+from good_agent.core import redaction
+
+SECRET = "registry-secret-8841"
+
+
+def registry() -> SecretRegistry:
+    found = SecretRegistry()
+    found.add(SecretStr(SECRET))
+    return found
+
+
+def test_values_without_secrets_are_the_same_objects() -> None:
+    value = {"a": [1, (2, "x")], "b": {3, 4}, "c": b"bytes"}
+    assert registry().redact(value) is value
+    assert SecretRegistry().redact({"k": SECRET})["k"] == SECRET  # nothing registered
+
+
+def test_container_types_are_kept() -> None:
+    ordered = OrderedDict([("x", SECRET)])
+    counts: defaultdict[str, list[str]] = defaultdict(list, {"x": [SECRET]})
+    assert type(registry().redact(ordered)) is OrderedDict
+    redacted_counts = registry().redact(counts)
+    assert isinstance(redacted_counts, defaultdict) and redacted_counts["x"] == ["[REDACTED]"]
+    assert registry().redact(bytearray(SECRET.encode())) == bytearray(b"[REDACTED]")
+
+
+def test_keys_that_differ_only_by_a_secret_are_all_kept() -> None:
+    redacted = registry().redact({f"a{SECRET}": 1, "a[REDACTED]": 2})
+    assert sorted(redacted.values()) == [1, 2] and len(redacted) == 2
+
+
+def test_frozen_models_and_extra_fields() -> None:
+    class Frozen(BaseModel):
+        model_config = ConfigDict(frozen=True, extra="allow")
+        token: str
+
+    model = Frozen(token=SECRET, other=f"x{SECRET}")  # type: ignore[call-arg]
+    redacted = registry().redact(model)
+    assert isinstance(redacted, Frozen) and SECRET not in redacted.model_dump_json()
+    assert model.token == SECRET  # the original is not changed
+
+
+def test_cycles_end() -> None:
+    cyclic: list[Any] = ["x"]
+    cyclic.append(cyclic)
+    assert registry().redact(cyclic) is cyclic
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        UnicodeDecodeError("utf-8", SECRET.encode(), 0, 1, f"bad {SECRET}"),
+        SyntaxError(f"bad {SECRET}", ("f.py", 1, 1, f"x = '{SECRET}'", 1, 2)),
+        StopIteration(SECRET),
+        SystemExit(SECRET),
+        AttributeError(f"no {SECRET}", name=SECRET, obj=SECRET),
+        ImportError(f"no {SECRET}", name=SECRET, path=f"/{SECRET}"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_built_in_exception_attributes(error: BaseException) -> None:
+    cleaned = registry().redact_error(error)
+    text = "".join(traceback.format_exception(cleaned)) + repr(cleaned.args)
+    attributes = [getattr(cleaned, n, None) for n in redaction._ERROR_ATTRIBUTES]
+    assert SECRET not in text + repr(attributes)
+
+
+def test_custom_str_keeps_the_type_and_its_name() -> None:
+    class Vault:
+        def __str__(self) -> str:
+            return SECRET
+
+    class VaultError(Exception):
+        vault = Vault()
+
+        def __str__(self) -> str:
+            return f"vault {self.vault} refused"
+
+    cleaned = registry().redact_error(VaultError())
+    assert isinstance(cleaned, VaultError) and type(cleaned).__name__ == "VaultError"
+    assert str(cleaned) == "vault [REDACTED] refused" and SECRET not in repr(cleaned)
+
+
+def test_an_exception_that_cannot_be_cleaned_in_place_is_replaced(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Stubborn(Exception):
+        def __str__(self) -> str:
+            return f"stubborn {SECRET}"
+
+    class Incompatible(Exception):
+        __slots__ = ("extra",)
+
+    monkeypatch.setattr(redaction, "_redacting_subclass", lambda cls: Incompatible)
+    cause = ValueError(SECRET)
+    error = Stubborn()
+    error.__cause__ = cause
+    cleaned = registry().redact_error(error)
+    assert isinstance(cleaned, RedactedError)
+    assert str(cleaned) == "Stubborn: stubborn [REDACTED]"
+    assert SECRET not in "".join(traceback.format_exception(cleaned))
+
+
+def test_registry_is_bounded_and_per_agent() -> None:
+    small = SecretRegistry(limit=2)
+    for n in range(3):
+        small.add(f"rotating-token-{n}")
+    assert len(small) == 2
+    assert small.redact_text("rotating-token-0 rotating-token-2") == "rotating-token-0 [REDACTED]"
+    small.add("abc")  # too short to register
+    assert len(small) == 2
+    first, second = Agent(), Agent()
+    agent_secrets(first).add(SECRET)
+    assert agent_secrets(first) is agent_secrets(first) and not agent_secrets(second)
