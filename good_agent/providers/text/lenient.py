@@ -32,6 +32,18 @@ def strict_json(text: str) -> tuple[bool, Any]:
         return True, pydantic_core.from_json(text, cache_strings=False)
     except (ValueError, RecursionError):
         return False, None
+    except TypeError:
+        # Text that cannot be encoded as UTF-8 (lone surrogates): the standard
+        # library decodes it. Surrogate-free text never gets here.
+        return stdlib_json(text)
+
+
+def stdlib_json(text: str) -> tuple[bool, Any]:
+    """Decode strict JSON with the standard library; never raises."""
+    try:
+        return True, json.loads(text)
+    except (ValueError, RecursionError):
+        return False, None
 
 
 def lenient_json(text: str) -> tuple[bool, Any]:

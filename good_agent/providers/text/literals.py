@@ -20,6 +20,7 @@ _NAMES: dict[str, Any] = {
     "None": None,
 }
 _PARSE_ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError)
+# UnicodeEncodeError (lone surrogates in the source) is a ValueError.
 
 
 class NotLiteralError(ValueError):

@@ -74,7 +74,9 @@ class Marker:
     element, and the region is the bracketed value starting there, plus further
     values while ``separator`` follows, plus ``closing`` if that literal follows
     (after at most 16 whitespace characters). ``reasoning`` regions stream as
-    reasoning.
+    reasoning. ``requires`` (``until`` regions only) lists words one of which
+    the body must contain to be worth decoding; a body with none of them stays
+    content without a call to ``decode`` (a cheap rejection of look-alikes).
     """
 
     name: str
@@ -85,9 +87,10 @@ class Marker:
     closing: str | None = None
     reasoning: bool = False
     json_values: bool = True
+    requires: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Match:
     """A complete opening found by a :class:`MarkerTable`."""
 
@@ -111,6 +114,7 @@ class MarkerTable:
     """Every character an opening can start with."""
     _partial: re.Pattern[str] = field(init=False)
     _heads: re.Pattern[str] = field(init=False)
+    _by_group: dict[str, tuple[Marker, list[str], list[str]]] = field(init=False)
 
     def __post_init__(self) -> None:
         parts: list[str] = []
@@ -130,6 +134,10 @@ class MarkerTable:
         self.window = max(max_length(marker.opening) for marker in self.markers)
         self._starters = re.compile("[" + "".join(re.escape(c) for c in sorted(starters)) + "]")
         self.starter_chars = frozenset(starters)
+        # The outermost group closes last, so ``lastgroup`` names the marker.
+        self._by_group = {
+            group: (marker, values, names) for marker, group, values, names in self._groups
+        }
 
     def search(self, text: str, start: int) -> Match | None:
         """Find the first complete opening in ``text[start:]``."""
@@ -143,21 +151,18 @@ class MarkerTable:
             if found is not None:
                 break
             start = head.start() + 1
-        for marker, group, value_groups, name_groups in self._groups:
-            if found.start(group) < 0:
-                continue
-            value_start = found.end()
-            for value_group in value_groups:
-                if found.start(value_group) >= 0:
-                    value_start = found.start(value_group)
-                    break
-            name = None
-            for name_group in name_groups:
-                if found.start(name_group) >= 0:
-                    name = found.group(name_group)
-                    break
-            return Match(marker, found.start(), found.end(), value_start, name)
-        return None  # pragma: no cover - one group always matched
+        marker, value_groups, name_groups = self._by_group[found.lastgroup or ""]
+        value_start = found.end()
+        for value_group in value_groups:
+            if found.start(value_group) >= 0:
+                value_start = found.start(value_group)
+                break
+        name = None
+        for name_group in name_groups:
+            if found.start(name_group) >= 0:
+                name = found.group(name_group)
+                break
+        return Match(marker, found.start(), found.end(), value_start, name)
 
     def may_open(self, text: str) -> bool:
         """Whether ``text`` contains a character that can start an opening."""
@@ -165,6 +170,8 @@ class MarkerTable:
 
     def could_grow(self, text: str, start: int) -> bool:
         """Whether all of ``text[start:]`` is (a prefix of) some opening."""
+        if len(text) - start > self.window:
+            return False
         return self._partial.fullmatch(text, start) is not None
 
     def hold_from(self, text: str, start: int) -> int:

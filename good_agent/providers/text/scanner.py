@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import pydantic_core
+
 _DOUBLE_BODY = r'[^"\\]*+(?:\\[\s\S][^"\\]*+)*+'
 _SINGLE_BODY = r"[^'\\]*+(?:\\[\s\S][^'\\]*+)*+"
 _SKIP = re.compile(r"""(?:[^\[\](){}"']++|""" + f'"{_DOUBLE_BODY}"|' + f"'{_SINGLE_BODY}')*+")
@@ -18,7 +20,14 @@ _OPEN_RUN = re.compile(r"[\[({]+")
 _CLOSE_RUN = re.compile(r"[\])}]+")
 
 MAX_DEPTH = 64
-"""Nesting deeper than this is never handed to a recursive decoder."""
+"""Nesting deeper than this is never handed to a recursive lenient decoder."""
+
+JSON_DEPTH = 200
+"""Strict JSON values nested deeper than about this are not decoded, one-shot or streamed.
+
+One limit for every path keeps streaming and one-shot results identical at any
+depth: such a value is treated like any text that is not JSON.
+"""
 
 
 class BracketScanner:
@@ -81,6 +90,29 @@ class BracketScanner:
                     return result
                 self.depth -= stop - j
                 i = stop
+
+
+def json_depth_ok(chunk: str) -> bool:
+    """Whether a JSON value's text is within the strict-JSON nesting limit.
+
+    Deterministic in the text alone (never in the caller's stack depth), so the
+    one-shot and streaming paths decide alike. Text with at most
+    :data:`JSON_DEPTH` opening brackets always passes (counting runs at C
+    speed); longer text is checked by pydantic-core's JSON parser, whose fixed
+    nesting limit is about :data:`JSON_DEPTH` levels, and by an exact scan when
+    that parser stops early for another reason.
+    """
+    if chunk.count("{") + chunk.count("[") <= JSON_DEPTH:
+        return True
+    try:
+        pydantic_core.from_json(chunk, cache_strings=False)
+    except ValueError as exc:
+        if "recursion limit" in str(exc):
+            return False
+        return nesting_depth(chunk) <= JSON_DEPTH
+    except TypeError:  # lone surrogates: not UTF-8 encodable
+        return nesting_depth(chunk) <= JSON_DEPTH
+    return True
 
 
 def nesting_depth(text: str) -> int:

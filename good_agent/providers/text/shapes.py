@@ -17,6 +17,7 @@ and unknown keys are ignored.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ _ENVELOPE_KEYS = frozenset({"tool_calls", "content", "role"})
 _SEED_KEYS = frozenset({"tool", "arguments", "scratchpad"})
 _ANSWER_KEYS = frozenset({"answer", "scratchpad"})
 _NAME_LIMIT = 256
+_NOT_IN_NAMES = re.compile(r"[\"'{}\[\]\n]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +65,8 @@ def make_call(name: str, arguments: Any) -> CallSpec:
     if not isinstance(arguments, dict):
         reason = f"the arguments must be a JSON object, got {type(arguments).__name__}"
         return error_call(name, dumps(arguments) or "", reason)
+    if not arguments:
+        return CallSpec(name, arguments, "{}")
     text = dumps(arguments)
     if text is None:
         return error_call(name, "", "the arguments could not be serialized as JSON")
@@ -158,7 +162,7 @@ def _name(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     name = value.strip()
-    if not name or len(name) > _NAME_LIMIT or any(c in name for c in "\"'{}[]\n"):
+    if not name or len(name) > _NAME_LIMIT or _NOT_IN_NAMES.search(name):
         return None
     return name
 

@@ -15,6 +15,7 @@ from good_agent.providers.text import (
     ParseResult,
     ReasoningDelta,
     StreamEvent,
+    TextParseError,
     ToolCallDelta,
     get_parser,
 )
@@ -93,3 +94,45 @@ def test_partial_marker_is_released_when_it_is_not_one() -> None:
     parser = get_parser().streaming()
     assert parser.feed("a <tool") == [ContentDelta("a")]
     assert parser.feed("s> b") == [ContentDelta(" <tools> b")]
+
+
+CLOSER_HEAVY = [
+    '<tool_call>{"name": "f", "arguments": {"s": "}}]])) {[(", "n": [[1], [2, [3]]]}}'
+    "</tool_call> ok",
+    '[TOOL_CALLS][{"name": "f", "arguments": {"a": "\\\\\\"}]", "b": {"c": {"d": []}}}}] tail',
+    "<think>a </thin k</think> x <tool_call>not json }]</tool_call> y",
+]
+
+
+@pytest.mark.parametrize("text", CLOSER_HEAVY)
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7])
+def test_held_values_end_where_one_shot_ends(text: str, size: int) -> None:
+    """Deltas held inside a value (and literal-bounded regions) give one-shot results."""
+    parser = get_parser()
+    expected = parser.parse(text)
+    stream = parser.streaming()
+    events = []
+    for i in range(0, len(text), size):
+        events.extend(stream.feed(text[i : i + size]))
+    events.extend(stream.finish())
+    assert stream.result() == expected
+    assert "".join(e.text for e in events if isinstance(e, ContentDelta)) == expected.content
+
+
+def test_a_finished_stream_refuses_more_text_in_any_state() -> None:
+    for prefix in ["plain", '<tool_call>{"a": [', "<think>why"]:
+        stream = get_parser().streaming()
+        stream.feed(prefix)
+        stream.finish()
+        with pytest.raises(TextParseError):
+            stream.feed("x")
+        with pytest.raises(TextParseError):
+            stream.feed("}")
+
+
+def test_non_text_deltas_raise_in_any_state() -> None:
+    for prefix in ["plain", '<tool_call>{"a": [', "<think>why"]:
+        stream = get_parser().streaming()
+        stream.feed(prefix)
+        with pytest.raises(TextParseError):
+            stream.feed(b"x")  # type: ignore[arg-type]

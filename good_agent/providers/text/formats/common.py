@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.providers.text.lenient import lenient_json
+from good_agent.providers.text.lenient import lenient_json, stdlib_json
 from good_agent.providers.text.markers import Region, ValueSpan
 from good_agent.providers.text.openings import Alt, Element, Lit
-from good_agent.providers.text.scanner import MAX_DEPTH
+from good_agent.providers.text.scanner import MAX_DEPTH, json_depth_ok
 from good_agent.providers.text.shapes import Decoded, calls_from_value, error_call, recover_name
 
 QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
@@ -15,9 +15,18 @@ QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
 
 
 def span_value(span: ValueSpan) -> tuple[bool, Any]:
-    """Decode a value span: the value decoded while scanning, or a lenient decode."""
+    """Decode a value span: the value decoded while scanning, or a lenient decode.
+
+    A complete value is first decoded as strict JSON (within the limit of
+    :func:`~.scanner.json_depth_ok`), as the one-shot fast path does, so
+    chunking never changes the result.
+    """
     if span.decoded is not None:
         return True, span.decoded[0]
+    if span.complete and json_depth_ok(span.text):
+        ok, value = stdlib_json(span.text)
+        if ok:
+            return True, value
     if span.depth > MAX_DEPTH:
         return False, None
     return lenient_json(span.text)
@@ -50,6 +59,8 @@ def decode_explicit_value(region: Region) -> Decoded | None:
 
 def merge(parts: list[Decoded]) -> Decoded:
     """Concatenate the calls, content and reasoning of several decoded parts."""
+    if len(parts) == 1:
+        return parts[0]
     calls = tuple(call for part in parts for call in part.calls)
     content = "".join(part.content for part in parts)
     reasoning = "\n".join(part.reasoning for part in parts if part.reasoning)

@@ -53,8 +53,18 @@ HERMES_JSON = Marker(
 HERMES = Marker("hermes", (Lit("<tool_call>"),), decode_hermes, until="</tool_call>")
 """Hermes / Qwen ``<tool_call>`` tags with any other body (after :data:`HERMES_JSON`)."""
 
-FENCED = Marker("fenced", (Lit("```json"),), decode_fenced, until="```")
-"""Markdown ```` ```json ```` fences."""
+FENCED = Marker(
+    "fenced",
+    (Lit("```json"),),
+    decode_fenced,
+    until="```",
+    requires=("name", "tool", "answer"),
+)
+"""Markdown ```` ```json ```` fences.
+
+Every call or answer shape has a ``name``, ``tool`` or ``answer`` key, so a
+fence without one of those words stays content without trying any decoder.
+"""
 
 THINK = Marker("think", (Lit("<think>"),), until="</think>", reasoning=True)
 """``<think>`` reasoning blocks."""
