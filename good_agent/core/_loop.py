@@ -51,7 +51,8 @@ class _Run(RunState):
         if self.options.prompt is not None:
             await agent.append(UserMessage(content=self.options.prompt))
         for index in range(agent.max_iterations):
-            self.stop(self.limits.before_request(self.usage))
+            if self.limits is not None:
+                self.stop(self.limits.before_request(self.usage))
             plans = await current_plans(agent)
             request = self.request(plans, first=index == 0)
             if self.sink is None:
@@ -61,8 +62,10 @@ class _Run(RunState):
             self.usage.add_response(response.usage)
             message = await agent.append(response.to_message())
             assert isinstance(message, AssistantMessage)
-            await self.send(TurnEndEvent(message, message.usage or Usage()))
-            self.stop(self.limits.after_response(self.usage))
+            if self.sink is not None:
+                await self.sink(TurnEndEvent(message, message.usage or Usage()))
+            if self.limits is not None:
+                self.stop(self.limits.after_response(self.usage))
             result = await self.answer(message, plans)
             if result is not None:
                 return result

@@ -70,7 +70,7 @@ class RunState:
         self.agent = agent
         self.options = options
         self.sink = sink
-        self.limits = options.limits or UsageLimits()
+        self.limits = options.limits
         self.usage = RunUsage()
         self.failures: Counter[str] = Counter()
         self.output_failures = 0
@@ -99,20 +99,24 @@ class RunState:
             deferred=deferred or [],
         )
 
-    # the loop
-
     # tool calls
 
     async def run_calls(
         self, message: AssistantMessage, calls: list[ToolCall], plans: dict[str, ToolPlan]
     ) -> RunResult[Any] | None:
         waiting = [c for c in calls if c.name in plans and plans[c.name].tool.requires_approval]
+        if not waiting:
+            await self.execute(calls, plans)
+            return None
         deferred: list[DeferredCall] = []
         for call in waiting:
             try:
-                attempt = self.failures[call.name] + 1
                 response = await execute_call(
-                    self.agent, call, plans, attempt=attempt, on_execute=_defer
+                    self.agent,
+                    call,
+                    plans,
+                    attempt=self.failures[call.name] + 1,
+                    on_execute=_defer,
                 )
             except _Deferred as stop:
                 arguments = hide_secrets(call.arguments)
@@ -128,7 +132,8 @@ class RunState:
         return None
 
     async def execute(self, calls: list[ToolCall], plans: dict[str, ToolPlan]) -> None:
-        self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
+        if self.limits is not None:
+            self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
         hook = self.executing if self.sink is not None else None
         try:
             responses = await execute_calls(
@@ -149,11 +154,13 @@ class RunState:
     async def record(
         self, calls: list[ToolCall], responses: list[ToolResponse], plans: dict[str, ToolPlan]
     ) -> None:
+        failed: list[tuple[ToolCall, ToolResponse]] = []
         for call, response in zip(calls, responses, strict=True):
             await self.append_result(call, ToolMessage.from_response(response))
             if not response.success:
                 self.failures[call.name] += 1
-        for call, response in zip(calls, responses, strict=True):
+                failed.append((call, response))
+        for call, response in failed:
             plan = plans.get(call.name)
             custom = plan.tool.retries if plan is not None else None
             limit = self.agent.max_tool_retries if custom is None else custom
@@ -166,8 +173,9 @@ class RunState:
 
     async def append_result(self, call: ToolCall, message: ToolMessage) -> None:
         appended = await self.agent.append(message)
-        assert isinstance(appended, ToolMessage)
-        await self.send(ToolResultEvent(call, appended))
+        if self.sink is not None:
+            assert isinstance(appended, ToolMessage)
+            await self.sink(ToolResultEvent(call, appended))
 
     async def resume(self, pending: list[ToolCall], approvals: Mapping[str, Approval]) -> None:
         """Apply the decisions on the calls that waited for approval."""

@@ -256,3 +256,22 @@ async def test_invoke_answers_its_call_even_when_the_tool_raises() -> None:
     last = agent.messages[-1]
     assert isinstance(last, ToolMessage) and last.is_error
     assert unanswered_calls(agent.messages) == []
+
+
+async def test_pending_calls_hide_credentials_injected_by_the_auth_extension() -> None:
+    from good_agent import AuthInjector
+
+    @tool(requires_approval=True)
+    def charge(amount: int, api_key: str) -> str:
+        """Charge a card."""
+        return f"charged {amount} ({len(api_key)}-char key)"
+
+    model = ScriptedModel([ScriptedModel.tool_call("charge", {"amount": 5}, id="c1"), "ok"])
+    agent = Agent(
+        model=model, tools=[charge], extensions=[AuthInjector({"api_key": "sk-live-SECRET"})]
+    )
+    result = await agent.run("pay")
+    assert result.deferred[0].parameters == {"amount": 5, "api_key": HIDDEN}
+    assert "SECRET" not in repr(result)
+    await agent.run(approvals={"c1": True})
+    assert "charged 5 (14-char key)" in [m.content for m in agent.messages if m.role == "tool"]
