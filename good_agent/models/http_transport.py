@@ -23,7 +23,11 @@ from typing import Any, ClassVar
 import anyio
 import httpx2
 
-from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.core.errors import (
+    ModelError,
+    ModelResponseError,
+    ModelTimeoutError,
+)
 from good_agent.models.errors import error_for_status, map_http_error
 from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
@@ -113,13 +117,19 @@ class HttpTransport:
                 )
                 if response.status_code >= 400:
                     raise self.status_error(response)
-                result: JSONDict = response.json()
+                result = response.json()
         except TimeoutError:
             raise ModelTimeoutError(
                 f"{self.provider} request timed out", provider=self.provider
             ) from None
         except (httpx2.HTTPError, ValueError) as exc:
             raise self.transport_error(exc) from exc
+        if not isinstance(result, dict):
+            raise ModelResponseError(
+                f"{self.provider} sent a JSON {type(result).__name__} where an object was due",
+                provider=self.provider,
+                status_code=response.status_code,
+            )
         return result
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
@@ -177,8 +187,13 @@ class HttpTransport:
 
     def transport_error(self, exc: Exception) -> Exception:
         """Map a transport or decoding failure to a :class:`ModelError`."""
+        if isinstance(exc, httpx2.SSEError):
+            return ModelResponseError(
+                f"{self.provider} did not answer with an event stream ({exc})",
+                provider=self.provider,
+            )
         if isinstance(exc, ValueError) and not isinstance(exc, httpx2.HTTPError):
-            return ModelOverloadedError(
+            return ModelResponseError(
                 f"{self.provider} sent a reply that is not valid JSON", provider=self.provider
             )
         return map_http_error(exc, provider=self.provider)

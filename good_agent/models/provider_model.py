@@ -210,6 +210,14 @@ class ProviderModel:
                 provider=self.provider,
                 body=raw,
             ) from exc
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # A field of the wrong type the shape check does not cover (as in _feed),
+            # or of the right type with a wrong value (a usage count of "12k").
+            raise ModelResponseError(
+                f"{self.provider} sent a malformed reply: {type(exc).__name__}: {exc}",
+                provider=self.provider,
+                body=raw,
+            ) from exc
         if plan.content_calls:
             decoded = fallback.calls_from_content(
                 self.fallback_key, decoded, list(plan.context.tools)
@@ -295,8 +303,9 @@ class ProviderModel:
             return replies.feed(event)
         except StreamFailedError as exc:
             raise ModelOverloadedError(str(exc), provider=self.provider) from None
-        except (AttributeError, TypeError, KeyError) as exc:
-            # A stream event of the wrong shape (a list where an object belongs...).
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            # A stream event of the wrong shape (a list where an object belongs...),
+            # or with a wrong value (a usage count of "12k").
             raise ModelResponseError(
                 f"{self.provider} sent a malformed stream event: {type(exc).__name__}: {exc}",
                 provider=self.provider,

@@ -309,7 +309,13 @@ def _bound(
     limit: Any, applies: Callable[[Any], bool], holds: Callable[[Any, Any], bool], wording: str
 ) -> Check:
     def check_bound(value: Any, path: str, errors: list[str]) -> None:
-        if applies(value) and not holds(value, limit):
+        if not applies(value):
+            return
+        try:
+            held = holds(value, limit)
+        except OverflowError:  # an integer too large for a float (multipleOf 0.1, 10**400)
+            held = False
+        if not held:
             errors.append(f"{_at(path)}: must be {wording}, got {describe(value)}")
 
     return check_bound
@@ -343,7 +349,11 @@ def compile_schema(schema: dict[str, Any] | bool) -> Validator:
 
     def validate(value: Any) -> list[str]:
         errors: list[str] = []
-        check(value, "", errors)
+        try:
+            check(value, "", errors)
+        except RecursionError:
+            # A recursive schema ($ref) and a value nested deeper than the stack allows.
+            return ["arguments: nested too deeply to be checked"]
         return errors
 
     return validate

@@ -23,6 +23,7 @@ from good_agent.server.config import (  # noqa: E402
     parse_config,
 )
 from good_agent.server.errors import BridgeError  # noqa: E402
+from good_agent.server.request_schemas import ChatCompletionsBody, MessagesBody  # noqa: E402
 from good_agent.server.serve import check_exposure, serve  # noqa: E402
 from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel  # noqa: E402
 
@@ -34,7 +35,9 @@ __all__ = [
     "BridgeError",
     "BridgeReply",
     "BridgeRequest",
+    "ChatCompletionsBody",
     "ConfigError",
+    "MessagesBody",
     "ModelConfig",
     "ServedModel",
     "ServerConfig",

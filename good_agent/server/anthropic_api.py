@@ -21,8 +21,9 @@ from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice, Usage
 from good_agent.server.errors import bad_request
-from good_agent.server.openai_api import check_schema
+from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeReply, BridgeRequest
+from good_agent.server.tool_schemas import check_tool_schema
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STOP_REASONS = {
@@ -59,7 +60,7 @@ def _tools(tools: Any) -> list[JSONDict]:
         schema = tool.get("input_schema")
         if not isinstance(schema, dict):
             raise bad_request(f"{where}.input_schema is required", f"{where}.input_schema")
-        check_schema(schema, f"{where}.input_schema")
+        check_tool_schema(schema, f"{where}.input_schema")
         function: JSONDict = {"name": name, "parameters": schema}
         if tool.get("description"):
             function["description"] = str(tool["description"])
@@ -79,8 +80,9 @@ def _tool_choice(choice: Any, tools: list[JSONDict]) -> tuple[ToolChoice | None,
         return str(kind), parallel
     if kind == "any" and tools:
         return "required", parallel
-    if kind == "tool" and isinstance(choice, dict) and choice.get("name") in names:
-        return {"type": "function", "function": {"name": choice["name"]}}, parallel
+    name = choice.get("name") if isinstance(choice, dict) else None
+    if kind == "tool" and isinstance(name, str) and name in names:
+        return {"type": "function", "function": {"name": name}}, parallel
     raise bad_request(
         "tool_choice must be {type: auto|any|none} or {type: tool, name: <a tool in tools>}",
         "tool_choice",
@@ -156,9 +158,8 @@ def _messages(system: Any, messages: Any) -> list[JSONDict]:
 
 
 def parse_messages_request(body: Any) -> MessagesCall:
-    """Validate a Messages request body."""
-    if not isinstance(body, dict):
-        raise bad_request("the request body must be a JSON object")
+    """Validate a Messages request body (field types first, then meaning)."""
+    check_body(MessagesBody, body)
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required", "model")

@@ -2,15 +2,19 @@
 
 ``POST /v1/chat/completions`` and ``POST /v1/messages`` (streamed or not),
 ``GET /v1/models`` and ``GET /health``. Every error is JSON: OpenAI-shaped, or
-Anthropic-shaped on ``/v1/messages``. Each request is logged once on the
-``good_agent.server.access`` logger with ``extra`` fields ``model``, ``upstream``,
-``status``, ``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``.
+Anthropic-shaped on ``/v1/messages``. Each request gets an id, sent back in the
+``x-request-id`` header, and is logged once on the ``good_agent.server.access``
+logger with ``extra`` fields ``request_id``, ``model``, ``upstream``, ``status``,
+``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``. An unexpected
+failure is a 500 that carries the request id, logged once (with its traceback and
+the same id) on ``good_agent.server``.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -29,16 +33,30 @@ from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
-from good_agent.server.errors import BridgeError, bad_request, from_model_error
-from good_agent.server.openai_api import completion_body, parse_chat_request
+from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
+from good_agent.server.request_body import parse_body
 from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
 
 access_log = logging.getLogger("good_agent.server.access")
 """The structured access log."""
 
+logger = logging.getLogger("good_agent.server")
+
+REQUEST_ID_HEADER = "x-request-id"
+"""The response header carrying the request's id (also in the access log and error logs)."""
+
 T = TypeVar("T")
 _SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+class ReplyJSON(JSONResponse):
+    """A JSON response that survives text with lone surrogates (see :func:`utf8`)."""
+
+    def render(self, content: Any) -> bytes:
+        """Compact JSON, UTF-8."""
+        return utf8(json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
 
 
 class ClientGone(Exception):
@@ -102,10 +120,7 @@ class Bridge:
             if size > limit:
                 raise too_large
             parts.append(chunk)
-        try:
-            return json.loads(b"".join(parts))
-        except ValueError as exc:
-            raise bad_request(f"the request body is not valid JSON: {exc}") from None
+        return parse_body(b"".join(parts))
 
     def log(
         self,
@@ -116,16 +131,19 @@ class Bridge:
         usage: Usage | None = None,
         *,
         stream: bool = False,
+        request_id: str | None = None,
     ) -> None:
         """Write one access-log record."""
         usage = usage or Usage()
         upstream = f"{route.entry.provider}:{route.entry.model}" if route else None
         access_log.info(
-            "%s %s %s",
+            "%s %s %s %s",
+            request_id or "-",
             path,
             route.name if route else "-",
             status,
             extra={
+                "request_id": request_id,
                 "path": path,
                 "model": route.name if route else None,
                 "upstream": upstream,
@@ -164,9 +182,17 @@ async def until_disconnect(request: Request, work: Callable[[], Awaitable[T]]) -
     return outcome[0]
 
 
-def _error_response(error: BridgeError, anthropic: bool) -> JSONResponse:
+def _error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSONResponse:
     body = error.anthropic_body() if anthropic else error.openai_body()
-    return JSONResponse(body, status_code=error.status, headers=error.headers)
+    if anthropic:
+        body["request_id"] = request_id
+    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
+    return JSONResponse(body, status_code=error.status, headers=headers)
+
+
+def new_request_id() -> str:
+    """A fresh request id (``req_`` and 24 hex digits)."""
+    return f"req_{uuid.uuid4().hex[:24]}"
 
 
 async def _with_fallback(
@@ -183,6 +209,8 @@ async def _with_fallback(
 
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
     elapsed = timer()
+    request_id = new_request_id()
+    path = request.url.path
     route: ServedModel | None = None
     stream = False
     try:
@@ -199,34 +227,50 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
             )
 
             def done(status: int, usage: Usage) -> None:
-                bridge.log(request.url.path, chosen, status, elapsed(), usage, stream=True)
+                bridge.log(
+                    path, chosen, status, elapsed(), usage, stream=True, request_id=request_id
+                )
 
             if anthropic:
-                chunks = anthropic_stream(chosen, events, first, model=call.model, done=done)
+                chunks = anthropic_stream(
+                    chosen, events, first, model=call.model, done=done, request_id=request_id
+                )
             else:
                 include = getattr(call, "include_usage", False)
                 chunks = openai_stream(
-                    chosen, events, first, model=call.model, include_usage=include, done=done
+                    chosen,
+                    events,
+                    first,
+                    model=call.model,
+                    include_usage=include,
+                    done=done,
+                    request_id=request_id,
                 )
-            return StreamingResponse(chunks, media_type="text/event-stream", headers=_SSE_HEADERS)
+            headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+            return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
         chosen, reply = await _with_fallback(
             bridge.candidates(route),
             lambda r: until_disconnect(request, lambda: r.complete(neutral)),
         )
-        bridge.log(request.url.path, chosen, 200, elapsed(), reply.usage)
         payload = (
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
         )
-        return JSONResponse(payload)
+        bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
+        return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
     except ClientGone:
-        bridge.log(request.url.path, route, 499, elapsed(), stream=stream)
+        bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
         return Response(status_code=499)
     except ModelError as exc:
         error = from_model_error(exc, route.name if route else "?")
     except BridgeError as exc:
         error = exc
-    bridge.log(request.url.path, route, error.status, elapsed(), stream=stream)
-    return _error_response(error, anthropic)
+    except Exception as exc:
+        logger.error(
+            "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
+        )
+        error = internal_error(request_id)
+    bridge.log(path, route, error.status, elapsed(), stream=stream, request_id=request_id)
+    return _error_response(error, anthropic, request_id)
 
 
 def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
@@ -243,7 +287,7 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
         try:
             bridge.authorize(request)
         except BridgeError as exc:
-            return _error_response(exc, anthropic=False)
+            return _error_response(exc, anthropic=False, request_id=new_request_id())
         data = [
             {"id": name, "object": "model", "created": 0, "owned_by": route.entry.provider}
             for name, route in bridge.routes.items()
@@ -261,7 +305,12 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
             f"{request.method} {request.url.path}: {message}",
             code="not_found" if status == 404 else None,
         )
-        return _error_response(error, anthropic=request.url.path.startswith("/v1/messages"))
+        anthropic = request.url.path.startswith("/v1/messages")
+        request_id = new_request_id()
+        if status >= 500:
+            logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
+            error = internal_error(request_id)
+        return _error_response(error, anthropic, request_id)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

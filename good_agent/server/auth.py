@@ -1,7 +1,8 @@
 """Client authentication and the loopback rule.
 
 Client keys come from the environment variable named by ``[server].api_keys_env``
-(comma-separated). A request presents one as ``Authorization: Bearer <key>`` or,
+(comma-separated); a blank key there refuses to start rather than serve without
+authentication. A request presents one as ``Authorization: Bearer <key>`` or,
 as Anthropic clients do, ``x-api-key: <key>``. Keys are compared in constant time
 and never logged.
 """
@@ -13,6 +14,7 @@ import ipaddress
 import os
 from collections.abc import Mapping
 
+from good_agent.server.config import ConfigError
 from good_agent.server.errors import register_secret
 
 
@@ -26,11 +28,26 @@ class ClientKeys:
 
     @classmethod
     def from_env(cls, name: str | None) -> ClientKeys:
-        """The keys in the variable ``name`` (none when unset or empty)."""
+        """The keys in the variable ``name`` (none when it is unset).
+
+        A variable that is set but holds a blank key (empty, only spaces, or an
+        empty entry between commas) raises :class:`ConfigError`: serving without
+        authentication because of a typo in a secret is never what was meant.
+        """
         if not name:
             return cls()
-        raw = os.environ.get(name, "")
-        return cls([part.strip() for part in raw.split(",") if part.strip()])
+        raw = os.environ.get(name)
+        if raw is None:
+            return cls()
+        keys = [part.strip() for part in raw.split(",")]
+        blank = [number for number, key in enumerate(keys, 1) if not key]
+        if blank:
+            where = "is blank" if len(keys) == 1 else f"has a blank key (entry {blank[0]})"
+            raise ConfigError(
+                f"the client key variable {name} {where}; set it to comma-separated "
+                "keys, or unset it (and api_keys_env) to serve without keys on loopback"
+            )
+        return cls(keys)
 
     @property
     def required(self) -> bool:

@@ -3,15 +3,20 @@
 Upstream failures arrive as good-agent's typed :class:`~good_agent.core.errors.ModelError`
 family and become: 401/403 -> 403 naming the upstream that refused (a status
 clients do not retry: the same key would be refused again); 429 -> 429
-with ``retry-after``; 5xx and connection errors -> 502; timeouts -> 504; an
-upstream 400/404/422 -> 400. Messages pass through :func:`redact` so configured
-secrets never reach a client or a log line.
+with ``retry-after``; 5xx and connection errors -> 502; a reply that is not of the
+provider's shape (HTML, an empty body, wrong types) -> 502 "sent an invalid reply";
+timeouts -> 504; an upstream 400/404/422 -> 400. An upstream's error is
+summarized (its HTTP status and a short reason), never passed through: an
+error page or a traceback stays out of the client's reply. Messages pass through
+:func:`redact` so configured secrets never reach a client or a log line.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from good_agent.core.errors import (
@@ -20,8 +25,12 @@ from good_agent.core.errors import (
     ModelConnectionError,
     ModelError,
     ModelRateLimitError,
+    ModelResponseError,
     ModelTimeoutError,
 )
+
+REASON_LIMIT = 160
+"""The most characters of an upstream's own error message a client is shown."""
 
 _SECRETS: set[str] = set()
 
@@ -88,9 +97,62 @@ def bad_request(message: str, param: str | None = None, code: str | None = None)
     return BridgeError(400, message, "invalid_request_error", param, code)
 
 
+def internal_error(request_id: str) -> BridgeError:
+    """The 500 for an unexpected failure, naming the request id the log carries."""
+    return BridgeError(
+        500,
+        f"the bridge failed on this request; the log has the details under {request_id}",
+        "server_error",
+        code="internal_error",
+    )
+
+
+_UNSAFE = re.compile(r"<[a-zA-Z!/]|Traceback \(most recent call last\)|^\s*File \"")
+
+
+def _short(text: str) -> str:
+    """The first line of ``text``, whitespace collapsed, at most :data:`REASON_LIMIT`
+    characters; empty when it looks like markup or a traceback."""
+    line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else ""
+    if not line or _UNSAFE.search(line):
+        return ""
+    return line if len(line) <= REASON_LIMIT else line[: REASON_LIMIT - 3] + "..."
+
+
+def _reason_in(body: Any) -> str:
+    """The provider's own message in an error body, when it has one as a string."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, str):
+            return inner
+        if isinstance(inner, dict):
+            for key in ("message", "detail", "error"):
+                if isinstance(inner.get(key), str):
+                    return str(inner[key])
+        for key in ("message", "detail"):
+            if isinstance(body.get(key), str):
+                return str(body[key])
+    return ""
+
+
+def summarize(exc: ModelError) -> str:
+    """A short account of an upstream failure: ``HTTP 503 Service Unavailable: reason``
+    (status and a one-line reason from the provider's error body), or the first line
+    of the error's own message when there was no error status."""
+    status = exc.status_code
+    if status is None or status < 400:
+        return _short(str(exc)) or type(exc).__name__
+    try:
+        head = f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        head = f"HTTP {status}"
+    reason = _short(_reason_in(exc.body))
+    return head + (f": {reason}" if reason else "")
+
+
 def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
     """Map a typed upstream failure; ``upstream`` names the configured model entry."""
-    detail = redact(str(exc))
+    detail = redact(summarize(exc))
     where = f"upstream '{upstream}' ({exc.provider or 'provider'})"
     if isinstance(exc, ModelAuthenticationError):
         return BridgeError(
@@ -113,6 +175,13 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
         )
     if isinstance(exc, ModelTimeoutError):
         return BridgeError(504, f"{where} timed out", "upstream_error", code="upstream_timeout")
+    if isinstance(exc, ModelResponseError):
+        return BridgeError(
+            502,
+            f"{where} sent an invalid reply: {detail}",
+            "upstream_error",
+            code="upstream_invalid_reply",
+        )
     if isinstance(exc, ModelConnectionError):
         return BridgeError(
             502, f"{where} cannot be reached", "upstream_error", code="upstream_unreachable"

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from good_agent.providers.openai_chat import SETTING_KEYS
-from good_agent.providers.schema_validation import compile_schema
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, Usage
 from good_agent.server.errors import bad_request
+from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeReply, BridgeRequest
+from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -62,22 +63,8 @@ def validate_tools(tools: Any, param: str = "tools") -> list[JSONDict]:
         if name in seen:
             raise bad_request(f"tool name '{name}' is used twice", f"{where}.function.name")
         seen.add(name)
-        check_schema(function.get("parameters"), f"{where}.function.parameters")
+        check_tool_schema(function.get("parameters"), f"{where}.function.parameters")
     return list(tools)
-
-
-def check_schema(schema: Any, param: str) -> None:
-    """Check a tool's parameter schema: an object schema that compiles."""
-    if schema is None:
-        return
-    if not isinstance(schema, dict):
-        raise bad_request(f"{param} must be a JSON Schema object", param)
-    if schema.get("type", "object") != "object":
-        raise bad_request(f"{param} must have type 'object', got {schema.get('type')!r}", param)
-    try:
-        compile_schema(schema)
-    except (ValueError, TypeError, KeyError) as exc:
-        raise bad_request(f"{param} is not a valid JSON Schema: {exc}", param) from None
 
 
 def validate_tool_choice(choice: Any, tools: list[JSONDict], param: str = "tool_choice") -> Any:
@@ -132,9 +119,8 @@ def _check_messages(messages: Any) -> list[JSONDict]:
 
 
 def parse_chat_request(body: Any) -> ChatCall:
-    """Validate a Chat Completions request body."""
-    if not isinstance(body, dict):
-        raise bad_request("the request body must be a JSON object")
+    """Validate a Chat Completions request body (field types first, then meaning)."""
+    check_body(ChatCompletionsBody, body)
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required", "model")
@@ -159,6 +145,14 @@ def parse_chat_request(body: Any) -> ChatCall:
             )
         if fmt["type"] == "text":
             fmt = None
+        elif fmt["type"] == "json_schema":
+            spec = fmt.get("json_schema")
+            if not isinstance(spec, dict):
+                raise bad_request(
+                    "response_format.json_schema must be an object", "response_format.json_schema"
+                )
+            if "schema" in spec:
+                check_output_schema(spec["schema"], "response_format.json_schema.schema")
     stream = body.get("stream") or False
     if not isinstance(stream, bool):
         raise bad_request("stream must be a boolean", "stream")
@@ -213,7 +207,16 @@ def completion_body(reply: BridgeReply, model: str) -> JSONDict:
 def sse(payload: JSONDict | str) -> bytes:
     """One server-sent event line pair."""
     data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
-    return f"data: {data}\n\n".encode()
+    return utf8(f"data: {data}\n\n")
+
+
+def utf8(text: str) -> bytes:
+    """``text`` as UTF-8, a lone surrogate (which an upstream may send as a JSON
+    escape) replaced by U+FFFD rather than failing the reply."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
 class ChunkWriter:

@@ -53,8 +53,17 @@ class BridgeReply:
     def of(cls, response: ProviderResponse) -> BridgeReply:
         """The reply a client receives for the model core's ``response``."""
         calls = list(response.tool_calls)
-        reason = "tool_calls" if calls else (response.finish_reason or "stop")
-        return cls(response.content, calls, reason, response.usage, response.reasoning)
+        return cls(response.content, calls, finish_of(response), response.usage, response.reasoning)
+
+
+def finish_of(response: ProviderResponse) -> str:
+    """The OpenAI finish reason a client is sent: ``tool_calls`` when calls were made,
+    else the upstream's reason when it is a string (a reply of the wrong shape may
+    carry anything there), else ``stop``."""
+    if response.tool_calls:
+        return "tool_calls"
+    reason: object = response.finish_reason
+    return reason if isinstance(reason, str) and reason else "stop"
 
 
 StreamItem = ModelDelta | ProviderResponse

@@ -26,9 +26,9 @@ from good_agent.providers.streaming import (
 )
 from good_agent.providers.types import ProviderResponse, Usage
 from good_agent.server.anthropic_api import MessageStreamWriter, event
-from good_agent.server.errors import BridgeError, from_model_error
+from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import ChunkWriter, sse
-from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
+from good_agent.server.served import BridgeRequest, ServedModel, StreamItem, finish_of
 
 logger = logging.getLogger("good_agent.server")
 
@@ -67,13 +67,19 @@ def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
     )
 
 
-def _error(exc: Exception, served: ServedModel) -> BridgeError:
+def _error(exc: Exception, served: ServedModel, request_id: str) -> BridgeError:
     if isinstance(exc, BridgeError):
         return exc
     if isinstance(exc, ModelError):
         return from_model_error(exc, served.name)
-    logger.error("stream from '%s' failed: %s", served.name, type(exc).__name__)
-    return BridgeError(500, "the bridge failed while streaming", "server_error")
+    logger.error(
+        "request %s: the stream from '%s' failed: %s",
+        request_id,
+        served.name,
+        type(exc).__name__,
+        exc_info=exc,
+    )
+    return internal_error(request_id)
 
 
 async def openai_stream(
@@ -84,6 +90,7 @@ async def openai_stream(
     model: str,
     include_usage: bool,
     done: AccessLog,
+    request_id: str = "-",
 ) -> AsyncIterator[bytes]:
     """Chat Completions chunks for one reply, ``data: [DONE]`` last."""
     writer = ChunkWriter(model, include_usage=include_usage)
@@ -102,15 +109,13 @@ async def openai_stream(
                 usage = merge_usage(usage, item)
             elif isinstance(item, ProviderResponse):
                 usage = item.usage
-                yield writer.finish(
-                    "tool_calls" if item.tool_calls else item.finish_reason or "stop"
-                )
+                yield writer.finish(finish_of(item))
         if include_usage:
             yield writer.usage(usage)
         yield sse("[DONE]")
         status = 200
     except Exception as exc:
-        error = _error(exc, served)
+        error = _error(exc, served, request_id)
         status = error.status
         yield sse(error.openai_body())
     finally:
@@ -126,6 +131,7 @@ async def anthropic_stream(
     *,
     model: str,
     done: AccessLog,
+    request_id: str = "-",
 ) -> AsyncIterator[bytes]:
     """Messages stream events for one reply, ``message_stop`` last.
 
@@ -151,15 +157,14 @@ async def anthropic_stream(
             elif isinstance(item, ToolCallStart | ToolCallArgs):
                 yield writer.call(item)
             elif isinstance(item, ProviderResponse):
-                reason = "tool_calls" if item.tool_calls else item.finish_reason or "stop"
-                yield writer.finish(reason, usage)
+                yield writer.finish(finish_of(item), usage)
         status = 200
     except Exception as exc:
-        error = _error(exc, served)
+        error = _error(exc, served, request_id)
         status = error.status
         if not started:
             yield writer.start(usage)
-        yield event("error", {"error": error.anthropic_body()["error"]})
+        yield event("error", {"error": error.anthropic_body()["error"], "request_id": request_id})
     finally:
         with anyio.CancelScope(shield=True):
             await items.aclose()

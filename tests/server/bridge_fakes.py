@@ -617,3 +617,25 @@ class OllamaFake(Fake):
                 )
             }
         )
+
+
+class RawFake:
+    """An upstream that answers every POST with exactly the bytes a test sets: a
+    wrong-shaped JSON reply, an HTML page, an empty body, an error page."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.status = 200
+        self.body = b""
+        self.content_type = "application/json"
+        self.requests = 0
+
+    async def handle(self, request: Request) -> Response:
+        await request.body()
+        self.requests += 1
+        return Response(self.body, status_code=self.status, media_type=self.content_type)
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/{path:path}", self.handle, methods=["POST"])])

@@ -6,9 +6,10 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from bridge_fakes import AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake
+from bridge_fakes import AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake, RawFake
 from bridge_harness import CLIENT_KEY, start_bridge
 
+from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
 
@@ -49,3 +50,33 @@ async def client(bridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[
         base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
     ) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def raw() -> Iterator[tuple[RawFake, BackgroundServer]]:
+    """A bridge whose ``gpt`` and ``claude`` models are served by a :class:`RawFake`."""
+    fake = RawFake()
+    upstream = BackgroundServer(fake.app()).start()
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
+            "models": [
+                {
+                    "name": name,
+                    "provider": provider,
+                    "model": model,
+                    "mode": "native",
+                    "base_url": upstream.url + suffix,
+                    "api_key_env": "GA_TEST_UPSTREAM_KEY",
+                }
+                for name, provider, model, suffix in (
+                    ("gpt", "openai", "fake-gpt", "/v1"),
+                    ("claude", "anthropic", "claude-sonnet-4-5", ""),
+                )
+            ],
+        }
+    )
+    bridge = BackgroundServer(create_app(config)).start()
+    yield fake, bridge
+    bridge.stop()
+    upstream.stop()

@@ -1,0 +1,104 @@
+"""Reading a client's JSON body: valid JSON, bounded nesting, values an upstream can take.
+
+The body is parsed with pydantic-core's JSON parser (jiter), which refuses in
+linear time what would break later stages: nesting deeper than
+:data:`MAX_BODY_DEPTH` levels (a 10,000-deep body is a 400, not a ``RecursionError``),
+``NaN`` / ``Infinity``, and strings holding a lone UTF-16 surrogate (``"\\ud800"``),
+which no upstream can be sent. Each refusal is a 400 that says what was wrong and,
+where it can be found, which field holds it. Numbers too large for a float
+(``1e999``) are refused as well.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from pydantic_core import from_json
+
+from good_agent.server.errors import bad_request
+
+MAX_BODY_DEPTH = 200
+"""The deepest nesting of arrays and objects a request body may have (jiter's limit)."""
+
+_RULE = "text must be valid Unicode and numbers finite"
+
+
+def parse_body(data: bytes) -> Any:
+    """The JSON value in ``data``; a 400 naming the problem (and its field) otherwise."""
+    try:
+        value = from_json(data, allow_inf_nan=False)
+    except ValueError as exc:
+        raise _refusal(data, str(exc)) from None
+    where = find_unsendable(value, strings=False) if _has_non_finite(value) else None
+    if where is not None:
+        raise bad_request(f"{where[0]} holds {where[1]}; {_RULE}", where[0])
+    return value
+
+
+def _refusal(data: bytes, reason: str) -> Exception:
+    if "recursion limit" in reason:
+        return bad_request(
+            f"the request body is nested more than {MAX_BODY_DEPTH} levels deep ({reason})"
+        )
+    try:
+        lenient = json.loads(data)
+    except (ValueError, RecursionError):
+        return bad_request(f"the request body is not valid JSON: {reason}")
+    where = find_unsendable(lenient, strings=True)
+    if where is None:
+        return bad_request(f"the request body is not valid JSON: {reason}")
+    path, what = where
+    return bad_request(f"{path} holds {what}; {_RULE}", path)
+
+
+def find_unsendable(value: Any, *, strings: bool) -> tuple[str, str] | None:
+    """The path and a description of the first non-finite number in ``value`` (and,
+    with ``strings``, the first string holding a lone surrogate), or ``None``.
+
+    Iterative, so any depth is safe.
+    """
+    stack: list[tuple[str, Any]] = [("body", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return path, f"a non-finite number ({item!r})"
+        elif isinstance(item, str):
+            if strings and not item.isascii() and _has_surrogate(item):
+                return path, "a lone UTF-16 surrogate"
+        elif isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                if strings and _has_surrogate(str(key)):
+                    return f"{path}.{key!a}", "a lone UTF-16 surrogate in a key"
+                stack.append((f"{path}.{key}" if path != "body" else str(key), child))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", child) for i, child in reversed(list(enumerate(item))))
+    return None
+
+
+def _has_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds an infinite float anywhere (a quick pass, no paths)."""
+    if type(value) is not dict and type(value) is not list:
+        return type(value) is float and not math.isfinite(value)
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        children = item.values() if type(item) is dict else item
+        for child in children:
+            kind = type(child)
+            if kind is float:
+                if not math.isfinite(child):
+                    return True
+            elif kind is dict or kind is list:
+                stack.append(child)
+    return False
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
