@@ -21,14 +21,12 @@ from good_agent.providers.streaming.decoder import StreamDecoder
 from good_agent.providers.streaming.deltas import (
     FinishDelta,
     ModelDelta,
-    ReasoningDelta,
     TextDelta,
     ToolCallArgs,
     ToolCallEnd,
     ToolCallStart,
 )
-from good_agent.providers.text import ContentDelta, StreamEvent, StreamingParser, ToolCallDelta
-from good_agent.providers.text import ReasoningDelta as TextReasoning
+from good_agent.providers.text import StreamEvent, StreamingParser
 from good_agent.providers.types import ParsedToolCall, ProviderResponse
 
 Finisher = Callable[[ProviderResponse], ProviderResponse]
@@ -100,7 +98,6 @@ class TextCallStream(ReplyStream):
         self._finalize = finalize
         self._new_id = new_id
         self.ids: list[str] = []
-        self._open: int | None = None
         self._native_calls = 0
         self._fed = False
 
@@ -123,9 +120,6 @@ class TextCallStream(ReplyStream):
     def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
         """Flush the parser, close the last call, then the finish reason."""
         tail = self._convert(self.parser.finish())
-        if self._open is not None:
-            tail.append(ToolCallEnd(self._open))
-            self._open = None
         plain = self.decoder.finish()
         response = self._finalize(plain, self.parser, self.ids) if self._fed else plain
         response = self.limited(response)
@@ -133,22 +127,18 @@ class TextCallStream(ReplyStream):
         return self.limit(tail), response
 
     def _convert(self, events: Sequence[StreamEvent]) -> list[ModelDelta]:
+        """The parser's deltas, its calls renamed with this reply's call ids."""
         out: list[ModelDelta] = []
         for event in events:
-            if isinstance(event, ContentDelta) and event.text:
-                out.append(TextDelta(event.text))
-            elif isinstance(event, TextReasoning) and event.text:
-                out.append(ReasoningDelta(event.text))
-            elif isinstance(event, ToolCallDelta):
-                if event.id is not None or event.name is not None:
-                    if self._open is not None:
-                        out.append(ToolCallEnd(self._open))
-                    self._open = event.index
-                    call_id = self._new_id()
-                    self.ids.append(call_id)
-                    out.append(ToolCallStart(event.index, call_id, event.name or ""))
+            if isinstance(event, ToolCallStart):
+                call_id = self._new_id()
+                self.ids.append(call_id)
+                out.append(ToolCallStart(event.index, call_id, event.name))
+            elif isinstance(event, ToolCallArgs):
                 if event.arguments:
-                    out.append(ToolCallArgs(event.index, event.arguments))
+                    out.append(event)
+            elif isinstance(event, ToolCallEnd) or event.text:
+                out.append(event)
         return out
 
 

@@ -20,28 +20,19 @@ from good_agent.providers.text.registry import (
     parse_tool_calls,
     register_format,
 )
-from good_agent.providers.text.results import (
-    ContentDelta,
-    ParseResult,
-    ReasoningDelta,
-    StreamEvent,
-    ToolCallDelta,
-)
+from good_agent.providers.text.results import ParseResult, StreamEvent
 from good_agent.providers.text.shapes import CallSpec, Decoded
 
 __all__ = [
     "CallSpec",
-    "ContentDelta",
     "Decoded",
     "FormatParser",
     "Marker",
     "ParseResult",
-    "ReasoningDelta",
     "Region",
     "StreamEvent",
     "StreamingParser",
     "TextParseError",
-    "ToolCallDelta",
     "ToolCallParser",
     "ValueSpan",
     "available_formats",

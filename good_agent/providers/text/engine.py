@@ -16,15 +16,16 @@ from typing import Any, Final
 
 import pydantic_core
 
+from good_agent.providers.streaming.deltas import (
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from good_agent.providers.text.errors import TextParseError
 from good_agent.providers.text.markers import Marker, MarkerTable, Region, ValueSpan
-from good_agent.providers.text.results import (
-    ContentDelta,
-    ParseResult,
-    ReasoningDelta,
-    StreamEvent,
-    ToolCallDelta,
-)
+from good_agent.providers.text.results import ParseResult, StreamEvent
 from good_agent.providers.text.scanner import BracketScanner, json_depth_ok
 from good_agent.providers.text.shapes import Decoded
 from good_agent.providers.text.trim import Trimmer
@@ -43,9 +44,10 @@ _CLOSERS: Final = frozenset("}])")
 class StreamingParser:
     """Incremental tool-call parser: :meth:`feed` text deltas, then :meth:`finish`.
 
-    Emits :class:`ContentDelta`, :class:`ReasoningDelta` and :class:`ToolCallDelta`
-    events. A call is emitted in one delta (index, ``call_<index>`` id, name and
-    all of its arguments) when its region ends. After :meth:`finish`,
+    Emits the package's stream deltas (:data:`~good_agent.providers.text.StreamEvent`):
+    text and reasoning pieces, and each call when its region ends, as
+    ``ToolCallStart`` (index, ``call_<index>`` id, name), one ``ToolCallArgs`` with
+    all of its arguments and ``ToolCallEnd``. After :meth:`finish`,
     :meth:`result` gives the same :class:`ParseResult` as a one-shot parse.
 
     Model output never makes it raise; misuse (and, defensively, any internal
@@ -132,7 +134,7 @@ class StreamingParser:
             if not out:
                 return []
             self._content_parts.append(out)
-            return [ContentDelta(out)]
+            return [TextDelta(out)]
         return self._feed(delta)
 
     def _feed(self, delta: str) -> list[StreamEvent]:
@@ -426,7 +428,11 @@ class StreamingParser:
             self._calls.append(
                 ParsedToolCall(call_id, spec.name, spec.arguments, spec.raw_arguments, spec.error)
             )
-            self._events.append(ToolCallDelta(index, call_id, spec.name, spec.raw_arguments))
+            self._events += (
+                ToolCallStart(index, call_id, spec.name),
+                ToolCallArgs(index, spec.raw_arguments),
+                ToolCallEnd(index),
+            )
 
     def _out_content(self, text: str) -> None:
         # Raw pieces are trimmed together when flushed (trimming is
@@ -448,7 +454,7 @@ class StreamingParser:
             self._pending = []
             if out:
                 self._content_parts.append(out)
-                self._events.append(ContentDelta(out))
+                self._events.append(TextDelta(out))
 
     def _drain(self) -> list[StreamEvent]:
         self._flush_content()

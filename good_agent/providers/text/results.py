@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from good_agent.providers.streaming.deltas import (
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from good_agent.providers.types import ParsedToolCall
 
 
@@ -22,34 +29,11 @@ class ParseResult:
     reasoning: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ContentDelta:
-    """A piece of answer text; all pieces concatenate to ``ParseResult.content``."""
+StreamEvent = TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgs | ToolCallEnd
+"""One event emitted by a streaming parser: the package's stream deltas.
 
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ReasoningDelta:
-    """A piece of reasoning; all pieces concatenate to ``ParseResult.reasoning``."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta:
-    """A fragment of one tool call, with OpenAI chunk semantics.
-
-    ``index`` counts calls from 0. ``id`` and ``name`` are set on a call's first
-    delta only; the ``arguments`` fragments of one index concatenate to the
-    call's ``raw_arguments`` (a JSON object, unless the call has an ``error``).
-    """
-
-    index: int
-    id: str | None
-    name: str | None
-    arguments: str
-
-
-StreamEvent = ContentDelta | ReasoningDelta | ToolCallDelta
-"""One event emitted by a streaming parser."""
+Text pieces concatenate to ``ParseResult.content`` and reasoning pieces to
+``ParseResult.reasoning``. A call is reported when it is complete, as
+:class:`ToolCallStart` (``index`` from 0, ``id`` ``call_<index>``, the name),
+one :class:`ToolCallArgs` carrying its ``raw_arguments`` and :class:`ToolCallEnd`.
+"""

@@ -10,13 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from text_corpus_cases import CASES, Case
 
-from good_agent.providers.text import (
-    ContentDelta,
-    ParseResult,
+from good_agent.providers.streaming import (
     ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from good_agent.providers.text import (
+    ParseResult,
     StreamEvent,
     TextParseError,
-    ToolCallDelta,
     get_parser,
 )
 
@@ -31,22 +35,27 @@ def stream(case: Case, chunks: list[str]) -> tuple[list[StreamEvent], ParseResul
 
 
 def check_events(events: list[StreamEvent], result: ParseResult) -> None:
-    content = "".join(e.text for e in events if isinstance(e, ContentDelta))
+    content = "".join(e.text for e in events if isinstance(e, TextDelta))
     reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
     assert content == result.content
     assert reasoning == (result.reasoning or "")
     fragments: dict[int, list[str]] = {}
+    open_call: int | None = None
     for event in events:
-        if not isinstance(event, ToolCallDelta):
-            continue
-        if event.index not in fragments:
+        if isinstance(event, ToolCallStart):
+            assert open_call is None, "a call starts only after the previous one ended"
             assert event.index == len(fragments), "indexes are contiguous from 0"
             assert event.id == f"call_{event.index}"
             assert event.name
             fragments[event.index] = []
-        else:
-            assert event.id is None and event.name is None
-        fragments[event.index].append(event.arguments)
+            open_call = event.index
+        elif isinstance(event, ToolCallArgs):
+            assert event.index == open_call
+            fragments[event.index].append(event.arguments)
+        elif isinstance(event, ToolCallEnd):
+            assert event.index == open_call
+            open_call = None
+    assert open_call is None, "every call is closed"
     assert len(fragments) == len(result.calls)
     for index, call in enumerate(result.calls):
         joined = "".join(fragments[index])
@@ -83,17 +92,21 @@ def test_random_chunkings(case: Case, data: st.DataObject) -> None:
 def test_content_streams_before_the_call_ends() -> None:
     parser = get_parser().streaming()
     first = parser.feed("Let me look that up. <tool_ca")
-    assert first == [ContentDelta("Let me look that up.")]
+    assert first == [TextDelta("Let me look that up.")]
     assert parser.feed('ll>{"name": "f", "arguments": {"a"') == []
     done = parser.feed(": 1}}</tool_call>")
-    assert done == [ToolCallDelta(0, "call_0", "f", '{"a":1}')]
+    assert done == [
+        ToolCallStart(0, "call_0", "f"),
+        ToolCallArgs(0, '{"a":1}'),
+        ToolCallEnd(0),
+    ]
     assert parser.finish() == []
 
 
 def test_partial_marker_is_released_when_it_is_not_one() -> None:
     parser = get_parser().streaming()
-    assert parser.feed("a <tool") == [ContentDelta("a")]
-    assert parser.feed("s> b") == [ContentDelta(" <tools> b")]
+    assert parser.feed("a <tool") == [TextDelta("a")]
+    assert parser.feed("s> b") == [TextDelta(" <tools> b")]
 
 
 CLOSER_HEAVY = [
@@ -116,7 +129,7 @@ def test_held_values_end_where_one_shot_ends(text: str, size: int) -> None:
         events.extend(stream.feed(text[i : i + size]))
     events.extend(stream.finish())
     assert stream.result() == expected
-    assert "".join(e.text for e in events if isinstance(e, ContentDelta)) == expected.content
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == expected.content
 
 
 def test_a_finished_stream_refuses_more_text_in_any_state() -> None:
