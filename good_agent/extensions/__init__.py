@@ -8,7 +8,8 @@ unwrapping parameters, and outermost around the call): :class:`ToolLogger` 10000
 
 from good_agent.core.components import AgentComponent
 from good_agent.core.specs import register_spec_resolver
-from good_agent.extensions._cache import CacheEvent, CacheStats, ToolCache
+from good_agent.extensions._cache import ToolCache
+from good_agent.extensions._cache_stats import CacheEvent, CacheStats
 from good_agent.extensions._cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
 from good_agent.extensions._rate_limit import (
     BucketBackend,
