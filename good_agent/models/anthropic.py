@@ -1,6 +1,7 @@
 """A :class:`~good_agent.models.base.LanguageModel` for Anthropic's Messages API.
 
-Uses the official ``anthropic`` SDK (``pip install 'good-agent[anthropic]'``).
+Uses the official ``anthropic`` SDK
+(the ``anthropic`` extra: ``pip install '.[anthropic]'`` from a checkout).
 ``api_key`` defaults to ``ANTHROPIC_API_KEY`` and ``base_url`` to
 ``ANTHROPIC_BASE_URL`` (the SDK reads both).
 """

@@ -1,6 +1,7 @@
 """A :class:`~good_agent.models.base.LanguageModel` for the Gemini API.
 
-Uses the official ``google-genai`` SDK (``pip install 'good-agent[google]'``).
+Uses the official ``google-genai`` SDK
+(the ``google`` extra: ``pip install '.[google]'`` from a checkout).
 ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``; ``base_url`` to
 ``GOOGLE_GEMINI_BASE_URL``. The codec's snake_case body maps one to one onto
 ``generate_content(model=, contents=, config=)``. Thought signatures Gemini returns

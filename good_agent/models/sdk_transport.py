@@ -75,7 +75,9 @@ class SDKTransport:
     def missing_sdk(self, package: str, extra: str) -> ModelConfigError:
         """The error for an SDK that is not installed."""
         return ModelConfigError(
-            f"model '{self._model}' needs the {package} SDK: pip install 'good-agent[{extra}]'"
+            f"model '{self._model}' needs the {package} SDK (the '{extra}' extra): from "
+            f"your good-agent checkout, pip install '.[{extra}]' (the 'good-agent' name on "
+            "the public index is another project)"
         )
 
 

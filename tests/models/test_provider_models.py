@@ -217,10 +217,10 @@ async def test_missing_keys_and_extras(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ModelConfigError, match="GEMINI_API_KEY"):
         await GeminiModel("gemini-x").request(request)
     monkeypatch.setitem(sys.modules, "anthropic", None)
-    with pytest.raises(ModelConfigError, match=r"pip install 'good-agent\[anthropic\]'"):
+    with pytest.raises(ModelConfigError, match=r"pip install '\.\[anthropic\]'"):
         await AnthropicModel("claude-x", api_key="k").request(request)
     monkeypatch.setitem(sys.modules, "google.genai", None)
-    with pytest.raises(ModelConfigError, match=r"pip install 'good-agent\[google\]'"):
+    with pytest.raises(ModelConfigError, match=r"pip install '\.\[google\]'"):
         await GeminiModel("gemini-x", api_key="k").request(request)
 
 
