@@ -7,6 +7,7 @@ signed numbers and the names ``true``/``false``/``null`` are accepted.
 from __future__ import annotations
 
 import ast
+import warnings
 from typing import Any
 
 from good_agent.providers.text.scanner import MAX_DEPTH, nesting_depth
@@ -61,7 +62,11 @@ def parse_expression(text: str) -> ast.expr | None:
     if nesting_depth(text) > MAX_DEPTH:
         return None
     try:
-        return ast.parse(text.strip(), mode="eval").body
+        with warnings.catch_warnings():
+            # Model text like '\\d' inside a string literal is an invalid escape:
+            # the parse keeps it as written; no warning is printed for model output.
+            warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+            return ast.parse(text.strip(), mode="eval").body
     except _PARSE_ERRORS:
         return None
 

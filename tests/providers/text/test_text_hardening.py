@@ -50,3 +50,13 @@ def test_streamed_and_one_shot_agree_at_any_depth(depth: int, wrap: str) -> None
     elif depth > 2 * JSON_DEPTH and wrap.startswith("<tool_call>"):
         # Past the documented limit the call is reported, not decoded.
         assert result.calls and result.calls[0].error is not None
+
+
+def test_invalid_escapes_in_python_literals_parse_without_warnings() -> None:
+    import warnings
+
+    from good_agent.providers.text.literals import python_literal
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a printed warning would fail here
+        assert python_literal("{'pattern': '\\d+'}") == (True, {"pattern": "\\d+"})
