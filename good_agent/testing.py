@@ -84,6 +84,28 @@ class StreamedReply:
         )
 
 
+def _copied(value: Any) -> Any:
+    """A deep copy of a request option (``None`` and strings are shared: immutable)."""
+    return value if value is None or isinstance(value, str) else copy.deepcopy(value)
+
+
+class _Sent:
+    """A message as it was when sent: its dump, made at pydantic-core speed, and the
+    message rebuilt from it the first time a test reads it."""
+
+    __slots__ = ("built", "dump", "kind")
+
+    def __init__(self, message: BaseModel) -> None:
+        self.kind = type(message)
+        self.dump = self.kind.__pydantic_serializer__.to_python(message)
+        self.built: BaseModel | None = None
+
+    def message(self) -> BaseModel:
+        if self.built is None:
+            self.built = self.kind.model_validate(self.dump)
+        return self.built
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
     """A request as the scripted model received it (deep-copied).
@@ -96,6 +118,8 @@ class RecordedRequest:
     """
 
     log: list[Any] = field(repr=False)
+    """The conversation's copies; a message is kept as its dump (a :class:`_Sent`)
+    and rebuilt the first time it is read."""
     length: int
     tools: list[dict[str, Any]]
     tool_choice: Any = None
@@ -105,7 +129,7 @@ class RecordedRequest:
     @property
     def messages(self) -> list[Any]:
         """The messages of this request (copies, as they were when it was sent)."""
-        return self.log[: self.length]
+        return [e.message() if type(e) is _Sent else e for e in self.log[: self.length]]
 
     @property
     def tool_names(self) -> list[str]:
@@ -233,9 +257,9 @@ class ScriptedModel:
                 log=self._record(request.messages),
                 length=len(request.messages),
                 tools=[self._copy(t) for t in request.tools],
-                tool_choice=copy.deepcopy(request.tool_choice),
+                tool_choice=_copied(request.tool_choice),
                 settings=dict(request.settings),
-                response_format=copy.deepcopy(request.response_format),
+                response_format=_copied(request.response_format),
             )
         )
         if self._position >= len(self._script):
@@ -303,10 +327,6 @@ class ScriptedModel:
         known = self._copies.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        if isinstance(value, BaseModel):
-            # A dump and a validation copy a message deeply, at pydantic-core speed.
-            copied = type(value).model_validate(value.model_dump())
-        else:
-            copied = copy.deepcopy(value)
+        copied = _Sent(value) if isinstance(value, BaseModel) else copy.deepcopy(value)
         self._copies[id(value)] = (value, copied)
         return copied

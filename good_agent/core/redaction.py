@@ -73,18 +73,20 @@ class SecretRegistry:
         self.limit = limit
         self._secrets: OrderedDict[str, SecretStr] = OrderedDict()
         self._patterns: tuple[tuple[str, bytes], ...] = ()
+        self._newest: str | None = None
         self.numeric = False
         """Whether a secret could show in a number's text (then numbers are checked)."""
 
     def add(self, secret: str | SecretStr) -> None:
         """Register ``secret`` (ignored below :data:`MIN_SECRET_LENGTH` characters)."""
         raw = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
-        if len(raw) < MIN_SECRET_LENGTH:
-            return
+        if len(raw) < MIN_SECRET_LENGTH or raw == self._newest:
+            return  # too short, or already the most recent: nothing changes
         key = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()
         known = key in self._secrets
         self._secrets.pop(key, None)
         self._secrets[key] = SecretStr(raw)
+        self._newest = raw
         while len(self._secrets) > self.limit:
             self._secrets.popitem(last=False)
             known = False
@@ -385,4 +387,3 @@ def agent_secrets(agent: Any) -> SecretRegistry:
     if registry is None:
         registry = _REGISTRIES[agent] = SecretRegistry()
     return registry
-

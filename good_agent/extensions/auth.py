@@ -49,6 +49,7 @@ class AuthAdapter(ToolAdapter):
         super().__init__(injector, priority, conflict_strategy)
         self.injector = injector
         self._rules: dict[str, tuple[CredentialRule, ...]] = {}
+        self._literals: dict[str, SecretStr] = {}
         self._chosen: weakref.WeakKeyDictionary[Tool, tuple[int, tuple[CredentialRule, ...]]] = (
             weakref.WeakKeyDictionary()
         )
@@ -103,8 +104,15 @@ class AuthAdapter(ToolAdapter):
         for rule in self._rules.get(tool_name, ()):
             result.pop(rule.parameter, None)
         for rule in self._rules.get(tool_name, ()):
+            source = rule.source
             try:
-                secret = await resolve_credential(rule.source)
+                secret = (
+                    source
+                    if isinstance(source, SecretStr)
+                    else self._literal(source)
+                    if isinstance(source, str)
+                    else await resolve_credential(source)
+                )
             except Exception as exc:
                 raise ToolError(
                     f"credentials for tool '{tool_name}' could not be obtained "
@@ -119,6 +127,13 @@ class AuthAdapter(ToolAdapter):
                 headers[rule.header] = value
                 result[rule.parameter] = headers
         return result
+
+    def _literal(self, value: str) -> SecretStr:
+        """The :class:`SecretStr` of a credential given as plain text (made once)."""
+        known = self._literals.get(value)
+        if known is None:
+            known = self._literals[value] = SecretStr(value)
+        return known
 
 
 class AuthInjector(AgentComponent):

@@ -29,10 +29,10 @@ Lookup = Callable[[int], str]
 
 
 def translate_arguments(
-    slots: Slots, arguments: dict[str, Any], lookup: Lookup, valid: str
+    slots: Slots, arguments: dict[str, Any], lookup: Lookup, valid: Callable[[], str]
 ) -> dict[str, Any]:
-    """``arguments`` with every source number replaced by its URL (``valid`` describes
-    the valid numbers in error messages)."""
+    """``arguments`` with every source number replaced by its URL (``valid()``
+    describes the valid numbers in error messages; it is only called for one)."""
     if slots.root is None:
         return arguments
     result = _Translator(slots, lookup, valid).node(slots.root, arguments, "")
@@ -56,8 +56,12 @@ def _kind(value: Any) -> str:
 
 
 class _Translator:
-    def __init__(self, slots: Slots, lookup: Lookup, valid: str) -> None:
-        self.slots, self.lookup, self.valid = slots, lookup, valid
+    def __init__(self, slots: Slots, lookup: Lookup, valid: Callable[[], str]) -> None:
+        self.slots, self.lookup, self._valid = slots, lookup, valid
+
+    @property
+    def valid(self) -> str:
+        return self._valid()
 
     def refuse(self, path: str, value: Any) -> ToolError:
         shown = json.dumps(value, default=str)[:40]

@@ -83,8 +83,7 @@ class CitationAdapter(ToolAdapter):
         slots = self._slots.get(tool_name)
         if slots is None or slots.root is None:
             return parameters
-        valid = self.manager.valid_indices_text()
-        return translate_arguments(slots, parameters, self._lookup, valid)
+        return translate_arguments(slots, parameters, self._lookup, self.manager.valid_indices_text)
 
     def _lookup(self, number: int) -> str:
         return self.manager.index.get(number).url
@@ -135,6 +134,7 @@ class CitationManager(AgentComponent):
         self.index = index if index is not None else CitationIndex()
         self.rewrite_requests = rewrite_requests
         self._last_rewrite: tuple[list[Any], list[Any], int] = ([], [], 0)
+        self._sources: tuple[object, int, bool, str] = (None, -1, False, "")
         self.show_urls = show_urls
         self.adapter = CitationAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
@@ -194,17 +194,29 @@ class CitationManager(AgentComponent):
             messages = done + [self._rewrite_message(m) for m in history[count:]]
         else:
             messages = [self._rewrite_message(m) for m in history]
-        self._last_rewrite = (list(history), list(messages), len(self.index))
-        sources = (
-            "Sources (cite them as [n]; tools that take a source accept its number n):\n"
-            + self.index.sources_text(show_urls=self.show_urls)
-        )
+        # The request's message list is its own (the loop builds one per request):
+        # kept as is, not copied; ``messages`` is copied before the sources go in.
+        self._last_rewrite = (history, messages, len(self.index))
+        messages = list(messages)
+        sources = self.sources_message()
         if messages and isinstance(messages[0], SystemMessage):
             first = messages[0]
             messages[0] = first.model_copy(update={"content": f"{first.content}\n\n{sources}"})
         else:
             messages.insert(0, SystemMessage(content=sources))
         return dataclasses.replace(request, messages=messages)
+
+    def sources_message(self) -> str:
+        """The sources list added to the system message (rebuilt when a source changes)."""
+        index = self.index
+        built_for, version, shown, text = self._sources
+        if built_for is not index or version != index.version or shown != self.show_urls:
+            text = (
+                "Sources (cite them as [n]; tools that take a source accept its number n):\n"
+                + index.sources_text(show_urls=self.show_urls)
+            )
+            self._sources = (index, index.version, self.show_urls, text)
+        return text
 
     def _rewrite_message(self, message: Any) -> Any:
         content = getattr(message, "content", None)

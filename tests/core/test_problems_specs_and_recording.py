@@ -139,3 +139,16 @@ async def test_a_scripted_reply_can_be_replayed_unchanged() -> None:
     await agent.call("two")
     results: list[Any] = [m.content for m in agent.messages if isinstance(m, ToolMessage)]
     assert results == ["2", "2"] and len(reply.tool_calls) == 1
+
+
+async def test_a_record_is_taken_when_sent_even_if_first_read_after_a_change_in_place() -> None:
+    model = ScriptedModel(["one", "two"])
+    agent = Agent(model=model)
+    await agent.call("first")
+    sent = agent.messages[0]
+    assert isinstance(sent, UserMessage)
+    sent.content = "changed in place"  # before any test read the record
+    await agent.call("second")
+    first, second = model.requests
+    assert first.messages[0].content == "first"  # type: ignore[union-attr]
+    assert [m.role for m in second.messages] == ["user", "assistant", "user"]
