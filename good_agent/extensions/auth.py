@@ -310,7 +310,16 @@ class AuthInjector(AgentComponent):
         return f"AuthInjector(rules={self.rules!r})"
 
 
-_WARNED_STORES: set[int] = set()
+_WARNED_STORES: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Stores already warned about (weak: a new store at a freed address warns again)."""
+_UNREFERABLE_WARNED: set[int] = set()
+
+
+def _warned(store: object) -> bool:
+    try:
+        return store in _WARNED_STORES
+    except TypeError:
+        return id(store) in _UNREFERABLE_WARNED
 
 
 def cache_scope(
@@ -329,8 +338,11 @@ def cache_scope(
             break
     else:
         scope = credential_scope(parameters)
-    if scope is not None and id(store) not in _WARNED_STORES and warn_if_unkeyed(store, key):
-        _WARNED_STORES.add(id(store))
+    if scope is not None and not _warned(store) and warn_if_unkeyed(store, key):
+        try:
+            _WARNED_STORES.add(store)
+        except TypeError:  # a store class that cannot be weakly referenced
+            _UNREFERABLE_WARNED.add(id(store))
     return scope
 
 

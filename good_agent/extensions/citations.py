@@ -135,6 +135,12 @@ class CitationManager(AgentComponent):
         self.rewrite_requests = rewrite_requests
         self._last_rewrite: tuple[list[Any], list[Any], int] = ([], [], 0)
         self._sources: tuple[object, int, bool, str] = (None, -1, False, "")
+        self._system: tuple[SystemMessage | None, str | None, str, SystemMessage | None] = (
+            None,
+            None,
+            "",
+            None,
+        )
         self.show_urls = show_urls
         self.adapter = CitationAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
@@ -198,13 +204,32 @@ class CitationManager(AgentComponent):
         # kept as is, not copied; ``messages`` is copied before the sources go in.
         self._last_rewrite = (history, messages, len(self.index))
         messages = list(messages)
-        sources = self.sources_message()
-        if messages and isinstance(messages[0], SystemMessage):
-            first = messages[0]
-            messages[0] = first.model_copy(update={"content": f"{first.content}\n\n{sources}"})
+        first = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
+        system = self._system_message(first)
+        if first is not None:
+            messages[0] = system
         else:
-            messages.insert(0, SystemMessage(content=sources))
+            messages.insert(0, system)
         return dataclasses.replace(request, messages=messages)
+
+    def _system_message(self, first: SystemMessage | None) -> SystemMessage:
+        """``first`` with the sources list added (or the list alone): the same object
+        while neither changes, so the model's client sees an unchanged prefix."""
+        sources = self.sources_message()
+        made_from, content, text, made = self._system
+        if (
+            made is not None
+            and made_from is first
+            and text is sources
+            and (first is None or first.content is content)
+        ):
+            return made
+        if first is None:
+            made = SystemMessage(content=sources)
+        else:
+            made = first.model_copy(update={"content": f"{first.content}\n\n{sources}"})
+        self._system = (first, first.content if first else None, sources, made)
+        return made
 
     def sources_message(self) -> str:
         """The sources list added to the system message (rebuilt when a source changes)."""
