@@ -146,10 +146,11 @@ class EventBus:
         ctx = EventContext(event, payload, self.owner)
         for handler in self.handlers(event):
             result = handler(ctx)
-            if inspect.isawaitable(result):
-                result = await result
             if result is not None:
-                ctx.payload = result
+                if inspect.isawaitable(result):
+                    result = await result
+                if result is not None:
+                    ctx.payload = result
             if ctx.stopped:
                 break
         return ctx.payload

@@ -129,6 +129,9 @@ class SecretRegistry:
         it holds none. Containers, models and dataclasses are copied, not changed."""
         if not self._patterns:
             return value
+        if type(value) is str:  # the usual tool result: no pass to set up
+            new = self.redact_text(value)
+            return value if new == value else new
         return _Redactor(self).value(value)
 
     def redact_error(self, error: BaseException) -> BaseException:

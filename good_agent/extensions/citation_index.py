@@ -41,7 +41,9 @@ def _trim(url: str) -> str:
 
 def find_urls(text: str) -> list[str]:
     """The http(s) URLs in ``text``, in order of appearance (duplicates kept)."""
-    found = []
+    found: list[str] = []
+    if "://" not in text:
+        return found
     for match in _URL.finditer(text):
         url = _trim(match.group(0))
         if len(url) > len("https://"):
@@ -51,6 +53,8 @@ def find_urls(text: str) -> list[str]:
 
 def find_markdown_links(text: str) -> list[tuple[str, str]]:
     """``(title, url)`` for each markdown link ``[title](url)`` in ``text``."""
+    if "://" not in text:
+        return []
     return [(m.group(1).strip(), _trim(m.group(2))) for m in _MARKDOWN_LINK.finditer(text)]
 
 
@@ -183,6 +187,8 @@ class CitationIndex:
 
         Markdown links to registered URLs, ``[title](url)``, become ``title [n]``.
         """
+        if "://" not in text:
+            return text  # every URL the patterns match has one
 
         def link(match: re.Match[str]) -> str:
             index = self.index_of(_trim(match.group(2)))

@@ -8,7 +8,6 @@ original text.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import weakref
 from collections.abc import Iterable
@@ -163,6 +162,8 @@ class CitationManager(AgentComponent):
 
     def register_result(self, tool_name: str, content: str) -> list[int]:
         """Register the URLs in a tool result, with titles from JSON ``url``/``title`` pairs."""
+        if "://" not in content and ":\\/\\/" not in content:
+            return []  # no URL, not even one JSON-escaped as ``https:\/\/``
         metadata = {"origin": "tool", "tool": tool_name}
         indices: list[int] = []
         stripped = content.lstrip()
@@ -210,7 +211,7 @@ class CitationManager(AgentComponent):
             messages[0] = system
         else:
             messages.insert(0, system)
-        return dataclasses.replace(request, messages=messages)
+        return request.with_messages(messages)
 
     def _system_message(self, first: SystemMessage | None) -> SystemMessage:
         """``first`` with the sources list added (or the list alone): the same object

@@ -35,6 +35,12 @@ class ModelRequest:
     settings: dict[str, Any] = field(default_factory=dict)
     response_format: dict[str, Any] | None = None
 
+    def with_messages(self, messages: list[Message]) -> ModelRequest:
+        """This request with other ``messages`` (the rest is shared, not copied)."""
+        return ModelRequest(
+            messages, self.tools, self.tool_choice, self.settings, self.response_format
+        )
+
 
 @dataclass(slots=True)
 class ModelResponse:

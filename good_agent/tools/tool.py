@@ -28,6 +28,10 @@ def _fields_without_secrets(model: type[BaseModel] | None) -> frozenset[str]:
     )
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+"""Types that cannot hold a secret: arguments of these types are passed as they are."""
+
+
 def _revealed(value: Any) -> Any:
     if isinstance(value, SecretStr):
         return value.get_secret_value()
@@ -164,13 +168,11 @@ class Tool:
         what was given.
         """
         if self.arguments_model is not None:
-            if self._plain_text_fields:
+            plain = self._plain_text_fields
+            if plain and any(type(v) not in _ATOMS for k, v in arguments.items() if k in plain):
                 # A credential injected as SecretStr into a parameter typed ``str``
                 # (not ``SecretStr``) is revealed here, at the last moment.
-                arguments = {
-                    k: _revealed(v) if k in self._plain_text_fields else v
-                    for k, v in arguments.items()
-                }
+                arguments = {k: _revealed(v) if k in plain else v for k, v in arguments.items()}
             try:
                 model = self.arguments_model.model_validate(arguments)
             except ValidationError as exc:

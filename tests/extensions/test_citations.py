@@ -161,3 +161,29 @@ def test_url_scanning_handles_hostile_input() -> None:
     text = "https://a" + ")" * 200_000 + " [" * 50_000
     assert find_urls(text) == ["https://a"]
     assert CitationIndex().replace_urls(text).startswith("https://a)")
+
+
+def test_results_register_urls_only_when_there_are_some_even_json_escaped() -> None:
+    manager = CitationManager()
+    assert manager.register_result("search", "page 2 of the results, no links") == []
+    escaped = json.dumps({"results": [{"url": URL_B, "title": "Guide"}]}).replace("/", "\\/")
+    assert "://" not in escaped
+    assert manager.register_result("search", escaped) == [1]
+    assert manager.index.get(1).title == "Guide"
+    assert manager.index.replace_urls("no address here") == "no address here"
+    assert manager.index.replace_urls(f"see {URL_B}") == "see [1]"
+
+
+async def test_the_sources_message_follows_the_system_prompt_and_new_sources() -> None:
+    model = ScriptedModel(["one", "two", "three"])
+    manager = CitationManager()
+    agent = Agent("Be brief.", model=model, extensions=[manager])
+    async with agent:
+        await agent.call(f"Read {URL_A}")
+        await agent.call("again")
+        first, second = model.requests[0].messages[0], model.requests[1].messages[0]
+        assert first.content == second.content and "Be brief." in first.content
+        agent.messages[0].content = "Be thorough."  # changed in place
+        await agent.call(f"and {URL_B}")
+        third = model.requests[2].messages[0].content
+        assert third.startswith("Be thorough.") and "[2]" in third and "[1]" in third
