@@ -14,6 +14,8 @@ Stacks:
 * ``builtin``: ``CitationManager``, ``AuthInjector``, ``ToolCache(MemoryStore())``
   (every call a miss: the ``page`` argument changes) and ``ToolLogger`` (its logger
   at the default level, so nothing listens at INFO);
+* ``citations``, ``auth``, ``cache``, ``logger``: each of those four alone (what
+  each adds over ``none``);
 * ``dummy-N``: N adapters that each add and remove one optional flag.
 
 The floor is what any framework must do per call: ``json.loads`` of the arguments
@@ -94,6 +96,19 @@ def builtin() -> tuple[list[AgentComponent], Callable[[int], dict[str, Any]]]:
     return extensions, lambda i: {"citation_idx": 1, "page": i}
 
 
+def alone(name: str) -> Callable[[], tuple[list[AgentComponent], Callable[[int], dict[str, Any]]]]:
+    """One of the four built-in extensions by itself (where the stack's time goes)."""
+
+    def build() -> tuple[list[AgentComponent], Callable[[int], dict[str, Any]]]:
+        extensions, arguments = builtin()
+        index = ["citations", "auth", "cache", "logger"].index(name)
+        if name == "citations":
+            return [extensions[index]], arguments
+        return [extensions[index]], lambda i: {"url": URL, "page": i}
+
+    return build
+
+
 def dummies(count: int) -> tuple[list[AgentComponent], Callable[[int], dict[str, Any]]]:
     """``count`` flag adapters, and the arguments the model sends for call ``i``."""
     owner = AgentComponent()
@@ -111,6 +126,10 @@ def plain() -> tuple[list[AgentComponent], Callable[[int], dict[str, Any]]]:
 STACKS: dict[str, Callable[[], tuple[list[AgentComponent], Callable[[int], dict[str, Any]]]]] = {
     "none": plain,
     "builtin": builtin,
+    "citations": alone("citations"),
+    "auth": alone("auth"),
+    "cache": alone("cache"),
+    "logger": alone("logger"),
     "dummy-1": lambda: dummies(1),
     "dummy-4": lambda: dummies(4),
     "dummy-16": lambda: dummies(16),
@@ -170,7 +189,10 @@ async def main() -> None:
     print(f"floor (json.loads + pydantic validation + call): {floor * 1e6:.2f} us")
     print(f"{'stack':>10}  {'us/call':>8}  {'x floor':>8}   ({CALLS} calls in one agent.call)")
     for name, seconds in per.items():
-        print(f"{name:>10}  {seconds * 1e6:>8.2f}  {seconds / floor:>8.1f}")
+        added = ""
+        if name in ("citations", "auth", "cache", "logger", "builtin"):
+            added = f"   (+{(seconds - per['none']) * 1e6:.1f} us over none)"
+        print(f"{name:>10}  {seconds * 1e6:>8.2f}  {seconds / floor:>8.1f}{added}")
     for name in ("none", "builtin"):
         ten = statistics.median(growth[(name, 10)])
         many = statistics.median(growth[(name, 200)])
