@@ -54,8 +54,11 @@ class StreamingParser:
     failure) raises :class:`TextParseError` and ends the stream.
     """
 
-    def __init__(self, table: MarkerTable, tools: Collection[str] | None = None) -> None:
+    def __init__(
+        self, table: MarkerTable, tools: Collection[str] | None = None, *, events: bool = True
+    ) -> None:
         self._table = table
+        self._with_events = events
         self._starter_chars = table.starter_chars
         self._tools = frozenset(tools) if tools is not None else None
         self._carry = ""
@@ -323,7 +326,7 @@ class StreamingParser:
     def _scan_after_value(self, text: str, i: int, final: bool) -> int:
         marker = self._marker
         assert marker is not None
-        j = _skip_ws(text, i)
+        j = _skip_ws(text, i) if i < len(text) and text[i] in " \t\r\n" else i
         if j >= len(text) and not final:
             self._carry = text[i:]
             return len(text)
@@ -428,11 +431,12 @@ class StreamingParser:
             self._calls.append(
                 ParsedToolCall(call_id, spec.name, spec.arguments, spec.raw_arguments, spec.error)
             )
-            self._events += (
-                ToolCallStart(index, call_id, spec.name),
-                ToolCallArgs(index, spec.raw_arguments),
-                ToolCallEnd(index),
-            )
+            if self._with_events:
+                self._events += (
+                    ToolCallStart(index, call_id, spec.name),
+                    ToolCallArgs(index, spec.raw_arguments),
+                    ToolCallEnd(index),
+                )
 
     def _out_content(self, text: str) -> None:
         # Raw pieces are trimmed together when flushed (trimming is
@@ -446,7 +450,8 @@ class StreamingParser:
             if out:
                 self._flush_content()
                 self._reasoning_parts.append(out)
-                self._events.append(ReasoningDelta(out))
+                if self._with_events:
+                    self._events.append(ReasoningDelta(out))
 
     def _flush_content(self) -> None:
         if self._pending:
@@ -454,7 +459,8 @@ class StreamingParser:
             self._pending = []
             if out:
                 self._content_parts.append(out)
-                self._events.append(TextDelta(out))
+                if self._with_events:
+                    self._events.append(TextDelta(out))
 
     def _drain(self) -> list[StreamEvent]:
         self._flush_content()

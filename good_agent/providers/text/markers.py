@@ -25,9 +25,10 @@ from good_agent.providers.text.openings import (
 from good_agent.providers.text.shapes import Decoded
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ValueSpan:
-    """One bracketed value inside a region.
+    """One bracketed value inside a region (read-only by convention: the parser's
+    per-call carriers are plain slotted classes, a third cheaper to build than frozen ones).
 
     ``decoded`` holds ``(value,)`` when the value was already decoded as strict
     JSON while finding its end; ``depth`` is its bracket nesting (-1: unknown);
@@ -40,7 +41,7 @@ class ValueSpan:
     complete: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Region:
     """The text of one candidate tool-call region, split into its parts.
 

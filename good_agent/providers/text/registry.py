@@ -54,7 +54,8 @@ class FormatParser:
         """Parse a complete model reply into calls, content and reasoning."""
         if not isinstance(text, str):
             raise TextParseError(f"expected str, got {type(text).__name__}")
-        parser = self.streaming(tools)
+        # The same engine as streaming, without building the stream's events.
+        parser = StreamingParser(self._table, tools, events=False)
         parser.feed(text)
         parser.finish()
         return parser.result()

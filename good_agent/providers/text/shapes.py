@@ -32,7 +32,7 @@ _NAME_LIMIT = 256
 _NOT_IN_NAMES = re.compile(r"[\"'{}\[\]\n]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CallSpec:
     """A decoded call before it gets its id: ``arguments`` is None when invalid."""
 
@@ -42,7 +42,7 @@ class CallSpec:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Decoded:
     """What one region of text decoded to: calls, plus any answer text or reasoning."""
 
