@@ -8,6 +8,7 @@ that is not of its API's shape is a :class:`ModelResponseError`.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -157,8 +158,14 @@ def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
 
 
 def map_http_error(exc: Exception, *, provider: str) -> Exception:
-    """Map ``httpx2`` transport and status errors to a :class:`ModelError`."""
+    """Map ``httpx2`` (and, when it is loaded, ``aiohttp``) transport and status errors
+    to a :class:`ModelError`. ``google-genai`` sends with ``aiohttp`` whenever it is
+    installed, so its raw errors can reach here too."""
     import httpx2
+
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(exc, aiohttp.ClientError):
+        return aiohttp_error(exc, provider=provider)
 
     if isinstance(exc, httpx2.TimeoutException):
         return ModelTimeoutError(f"{provider} request timed out", provider=provider)
@@ -182,6 +189,24 @@ def map_http_error(exc: Exception, *, provider: str) -> Exception:
             url=_request_url(exc),
         )
     return exc
+
+
+def aiohttp_error(exc: BaseException, *, provider: str, url: str = "") -> Exception:
+    """Map an ``aiohttp`` client error (or a timeout) to a :class:`ModelError`."""
+    import aiohttp
+
+    if isinstance(exc, TimeoutError):  # aiohttp's timeouts are TimeoutErrors too
+        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return error_for_status(exc.status, exc.message, provider=provider)
+    url = url or str(getattr(exc, "url", "") or "")
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        cause: BaseException = ConnectionError("the reply ended before it was complete")
+    elif isinstance(exc, aiohttp.ServerDisconnectedError):
+        cause = ConnectionError("the server closed the connection")
+    else:
+        cause = exc
+    return connection_error(provider, url, cause)
 
 
 def connection_error(provider: str, url: str, exc: BaseException) -> ModelConnectionError:

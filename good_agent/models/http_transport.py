@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
 import anyio
@@ -28,12 +28,23 @@ from good_agent.core.errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
-from good_agent.models.errors import error_for_status, map_http_error
+from good_agent.models.errors import error_for_status
+from good_agent.models.http_wire import HttpxWire, Wire, WireStream
 from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 """Where Ollama listens by default."""
+
+
+def _sse_payload(data: str) -> JSONDict | None:
+    """One event's data: :data:`DONE_EVENT` for ``[DONE]``, else its JSON object."""
+    if data == "[DONE]":
+        return DONE_EVENT
+    if not data:
+        return None
+    value = json.loads(data)
+    return value if isinstance(value, dict) else None
 
 
 def ollama_host(base_url: str | None = None) -> str:
@@ -55,6 +66,8 @@ class HttpTransport:
         base_url: Endpoint root (the provider's public API by default).
         api_key: Key sent in the provider's header (none when not given).
         client: A shared ``httpx2.AsyncClient`` (one is made on first use otherwise).
+        wire: The HTTP client to send with instead (an :class:`AiohttpWire`, say);
+            a given wire is the caller's to close.
         connect_timeout: Seconds to connect.
         read_timeout: Seconds between two reads of a reply.
         request_timeout: Seconds for a whole non-streamed call (``None``: no limit).
@@ -71,6 +84,7 @@ class HttpTransport:
         base_url: str | None = None,
         api_key: str | None = None,
         client: httpx2.AsyncClient | None = None,
+        wire: Wire | None = None,
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
         request_timeout: float | None = None,
@@ -79,7 +93,8 @@ class HttpTransport:
         self.base_url = (base_url or self.default_base_url).rstrip("/")
         self.api_key = api_key
         self._client = client
-        self._owns_client = client is None
+        self._owns_client = client is None and wire is None
+        self._wire = wire
         self.timeout = httpx2.Timeout(read_timeout, connect=connect_timeout, pool=read_timeout)
         self.request_timeout = request_timeout
 
@@ -105,80 +120,103 @@ class HttpTransport:
             return {**body, "stream": True, "stream_options": options}
         return body
 
+    @property
+    def wire(self) -> Wire:
+        """The HTTP client requests go through (an :class:`HttpxWire` on :attr:`client`
+        unless one was given)."""
+        if self._wire is None:
+            self._wire = HttpxWire(self.client, self.timeout)
+        return self._wire
+
+    def encode(self, body: JSONDict, *, stream: bool) -> bytes:
+        """The request body as sent (compact UTF-8 JSON)."""
+        wire_body = self.wire_body(body, stream=stream)
+        return json.dumps(wire_body, ensure_ascii=False, separators=(",", ":")).encode()
+
     async def send(self, body: JSONDict) -> JSONDict:
         """Send ``body`` and return the whole reply."""
         try:
             with anyio.fail_after(self.request_timeout):
-                response = await self.client.post(
+                reply = await self.wire.post(
                     self.url(body, stream=False),
-                    json=self.wire_body(body, stream=False),
-                    headers=self.headers(),
-                    timeout=self.timeout,
+                    self.encode(body, stream=False),
+                    self.headers(),
+                    provider=self.provider,
                 )
-                if response.status_code >= 400:
-                    raise self.status_error(response)
-                result = response.json()
+                if reply.status >= 400:
+                    raise self.status_error(reply.status, reply.headers, reply.body)
+                result = json.loads(reply.body)
         except TimeoutError:
             raise ModelTimeoutError(
                 f"{self.provider} request timed out", provider=self.provider
             ) from None
-        except (httpx2.HTTPError, ValueError) as exc:
+        except ValueError as exc:
             raise self.transport_error(exc) from exc
         if not isinstance(result, dict):
             raise ModelResponseError(
                 f"{self.provider} sent a JSON {type(result).__name__} where an object was due",
                 provider=self.provider,
-                status_code=response.status_code,
+                status_code=reply.status,
             )
         return result
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
         """Send ``body`` for a streamed reply; yield each event's JSON, to the end."""
         try:
-            async with self.client.stream(
-                "POST",
+            async with self.wire.stream(
                 self.url(body, stream=True),
-                json=self.wire_body(body, stream=True),
-                headers=self.headers(),
-                timeout=self.timeout,
-            ) as response:
-                if response.status_code >= 400:
-                    await response.aread()
-                    raise self.status_error(response)
-                async for event in self.events(response):
+                self.encode(body, stream=True),
+                self.headers(),
+                provider=self.provider,
+            ) as reply:
+                if reply.status >= 400:
+                    raise self.status_error(reply.status, reply.headers, await reply.read())
+                async for event in self.events(reply):
                     yield event
-        except (httpx2.HTTPError, ValueError) as exc:
+        except ValueError as exc:
             raise self.transport_error(exc) from exc
 
-    async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
+    async def events(self, reply: WireStream) -> AsyncIterator[JSONDict]:
         """The JSON payloads of a Server-Sent Event stream, read to its end.
 
-        ``data: [DONE]`` is passed on as :data:`DONE_EVENT`.
+        ``data: [DONE]`` is passed on as :data:`DONE_EVENT`; a reply that is not an
+        event stream (by its content type) is a :class:`ModelResponseError`.
         """
-        async for sse in httpx2.EventSource(response):
-            if sse.data == "[DONE]":
-                yield DONE_EVENT
-            elif sse.data:
-                value = json.loads(sse.data)
-                if isinstance(value, dict):
+        kind = reply.headers.get("content-type", "")
+        if "text/event-stream" not in kind.lower():
+            raise ModelResponseError(
+                f"{self.provider} did not answer with an event stream (content type "
+                f"{kind or 'missing'!r})",
+                provider=self.provider,
+            )
+        data: list[str] = []
+        async for line in reply.lines():
+            if line.startswith("data:"):
+                data.append(line[6:] if line.startswith("data: ") else line[5:])
+            elif not line and data:
+                value = _sse_payload("\n".join(data))
+                data = []
+                if value is not None:
                     yield value
+        # An event not ended by a blank line is discarded, as the SSE standard says.
 
-    def status_error(self, response: httpx2.Response) -> ModelError:
+    def status_error(self, status: int, headers: Mapping[str, str], content: bytes) -> ModelError:
         """The typed error for an HTTP error status."""
+        text = content.decode("utf-8", "replace")
         try:
-            body: Any = response.json()
+            body: Any = json.loads(text)
         except ValueError:
-            body = response.text[:500]
+            body = text[:500]
         message: Any = body.get("error", body) if isinstance(body, dict) else body
         if isinstance(message, dict):
             message = message.get("message", message)
-        retry = response.headers.get("retry-after")
+        retry = headers.get("retry-after")
         try:
             retry_after = float(retry) if retry is not None else None
         except ValueError:
             retry_after = None
         return error_for_status(
-            response.status_code,
+            status,
             str(message),
             provider=self.provider,
             body=body,
@@ -186,17 +224,12 @@ class HttpTransport:
         )
 
     def transport_error(self, exc: Exception) -> Exception:
-        """Map a transport or decoding failure to a :class:`ModelError`."""
-        if isinstance(exc, httpx2.SSEError):
-            return ModelResponseError(
-                f"{self.provider} did not answer with an event stream ({exc})",
-                provider=self.provider,
-            )
-        if isinstance(exc, ValueError) and not isinstance(exc, httpx2.HTTPError):
-            return ModelResponseError(
-                f"{self.provider} sent a reply that is not valid JSON", provider=self.provider
-            )
-        return map_http_error(exc, provider=self.provider)
+        """Map a decoding failure to a :class:`ModelError`."""
+        if isinstance(exc, ModelError):
+            return exc
+        return ModelResponseError(
+            f"{self.provider} sent a reply that is not valid JSON", provider=self.provider
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP client if this transport made it (a given client is the caller's)."""
@@ -277,9 +310,9 @@ class OllamaHttpTransport(HttpTransport):
         """``stream`` set explicitly (Ollama streams by default)."""
         return {**body, "stream": stream}
 
-    async def events(self, response: httpx2.Response) -> AsyncIterator[JSONDict]:
+    async def events(self, reply: WireStream) -> AsyncIterator[JSONDict]:
         """One JSON object per line."""
-        async for line in response.aiter_lines():
+        async for line in reply.lines():
             if line.strip():
                 value = json.loads(line)
                 if isinstance(value, dict):

@@ -27,7 +27,7 @@ from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
 from good_agent.models.errors import malformed_reply
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
-from good_agent.models.transport import AnyTransport, Transport, events_of
+from good_agent.models.transport import AnyTransport, Transport, events_of, streams
 from good_agent.providers.profiles import ModelProfile, get_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -290,7 +290,7 @@ class ProviderModel:
 
     def _reply_stream(self, plan: Plan) -> ReplyStream:
         replies = plan.reply_stream()
-        if not isinstance(self.transport, Transport):
+        if not streams(self.transport):
             replies.decoder = WholeReplyDecoder(
                 plan.adapter.codec.decode_response, replies.decoder.names
             )

@@ -59,10 +59,10 @@ async def events_of(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[J
     Closing this generator closes the transport's stream at once (not when it is
     garbage collected), which cancels the upstream request.
     """
-    if not isinstance(transport, Transport):
+    if not streams(transport):
         yield await transport.send(body)
         return
-    inner = transport.stream(body)
+    inner = transport.stream(body)  # type: ignore[union-attr]
     try:
         async for event in inner:
             yield event

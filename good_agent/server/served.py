@@ -23,6 +23,7 @@ import httpx2
 from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.errors import map_http_error
 from good_agent.models.http_transport import HTTP_TRANSPORTS
+from good_agent.models.http_wire import Wire
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import TRANSPORTS
 from good_agent.models.transport import AnyTransport
@@ -71,7 +72,7 @@ StreamItem = ModelDelta | ProviderResponse
 
 
 def build_transport(
-    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient
+    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None = None
 ) -> tuple[AnyTransport, str]:
     """The transport for ``entry`` and the provider whose profiles apply to it."""
     api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
@@ -84,6 +85,7 @@ def build_transport(
             base_url=entry.base_url,
             api_key=api_key,
             client=client,
+            wire=wire,
             connect_timeout=server.connect_timeout,
             read_timeout=server.read_timeout,
         )
@@ -100,13 +102,21 @@ class ServedModel:
         entry: The configuration entry.
         server: The server table (time limits).
         client: The bridge's shared HTTP client.
+        wire: The bridge's ``aiohttp`` wire, when it has one (then used instead of
+            ``client`` by the built-in providers).
     """
 
-    def __init__(self, entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient):
+    def __init__(
+        self,
+        entry: ModelConfig,
+        server: ServerConfig,
+        client: httpx2.AsyncClient,
+        wire: Wire | None = None,
+    ):
         self.entry = entry
         self.request_timeout = server.request_timeout
         self.stream_timeout = server.stream_timeout
-        transport, profile_provider = build_transport(entry, server, client)
+        transport, profile_provider = build_transport(entry, server, client, wire)
         self.registered = entry.provider not in HTTP_TRANSPORTS
         profile = get_profile(f"{profile_provider}:{entry.model}")
         overrides: dict[str, Any] = dict(entry.profile.values())
@@ -192,8 +202,11 @@ async def within(
     try:
         while True:
             try:
-                with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                # A bare scope with the deadline: cheaper per item than fail_after.
+                with anyio.CancelScope(deadline=deadline) as scope:
                     item = await anext(items)
+                if scope.cancelled_caught:
+                    raise TimeoutError
             except StopAsyncIteration:
                 return
             except TimeoutError:

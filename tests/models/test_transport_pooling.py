@@ -26,6 +26,7 @@ from good_agent.models.http_transport import (
     HttpTransport,
     OllamaHttpTransport,
 )
+from good_agent.models.http_wire import AiohttpWire
 from good_agent.models.provider_model import ProviderModel
 from good_agent.server.background import BackgroundServer
 
@@ -72,14 +73,18 @@ def sdk_model(kind: str, url: str) -> ProviderModel:
     return OllamaModel("qwen2.5", base_url=url, api_key=UPSTREAM_KEY, mode="native")
 
 
-def http_model(kind: str, url: str, client: httpx2.AsyncClient) -> ProviderModel:
+def http_model(
+    kind: str, url: str, client: httpx2.AsyncClient, wire: AiohttpWire | None = None
+) -> ProviderModel:
     transports: dict[str, tuple[type[HttpTransport], str, str]] = {
         "openai": (HttpTransport, f"{url}/v1", "openai:fake-gpt"),
         "anthropic": (AnthropicHttpTransport, url, "anthropic:claude-test"),
         "ollama": (OllamaHttpTransport, url, "ollama:qwen2.5"),
     }
     factory, base, name = transports[kind]
-    transport = factory(name.split(":")[1], base_url=base, api_key=UPSTREAM_KEY, client=client)
+    transport = factory(
+        name.split(":")[1], base_url=base, api_key=UPSTREAM_KEY, client=client, wire=wire
+    )
     return ProviderModel(name, transport, mode="native")
 
 
@@ -94,7 +99,7 @@ async def stream_text(model: ProviderModel) -> str | None:
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic", "ollama"])
-@pytest.mark.parametrize("via", ["sdk", "http"])
+@pytest.mark.parametrize("via", ["sdk", "http", "aiohttp"])
 async def test_streamed_requests_reuse_one_connection(
     kind: str, via: str, servers: dict[str, tuple[Fake, ConnectionCounter, str]]
 ) -> None:
@@ -103,7 +108,8 @@ async def test_streamed_requests_reuse_one_connection(
     fake.reply = Reply(text="A streamed answer in several chunks.")
     counter.clients.clear()
     client = httpx2.AsyncClient()
-    model = sdk_model(kind, url) if via == "sdk" else http_model(kind, url, client)
+    wire = AiohttpWire() if via == "aiohttp" else None
+    model = sdk_model(kind, url) if via == "sdk" else http_model(kind, url, client, wire)
     try:
         for _ in range(5):
             assert await stream_text(model) == "A streamed answer in several chunks."
@@ -113,5 +119,7 @@ async def test_streamed_requests_reuse_one_connection(
     finally:
         await model.aclose()
         await client.aclose()
+        if wire is not None:
+            await wire.aclose()
     assert fake.completed_streams == 5
     assert len(counter.clients) == 1, f"{len(counter.clients)} connections for 6 requests"

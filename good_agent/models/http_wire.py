@@ -1,0 +1,246 @@
+"""The HTTP clients under the HTTP transports: ``httpx2`` or ``aiohttp``, one interface.
+
+A :class:`Wire` posts a request body and hands back the status, headers and body,
+whole (:meth:`Wire.post`) or as lines while they arrive (:meth:`Wire.stream`). Its
+failures are already typed: :class:`~good_agent.ModelTimeoutError` for a timeout,
+:class:`~good_agent.ModelConnectionError` (naming the URL) when the server cannot be
+reached or drops the connection.
+
+:class:`HttpxWire` is the default (``httpx2`` is a core dependency).
+:class:`AiohttpWire` is what the bridge uses when ``aiohttp`` is installed (the
+``server`` extra): it spends well under half the CPU of ``httpx2`` per request
+(``benchmarks/bridge.py``), which is most of what the bridge adds to a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import urllib.request
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+import httpx2
+
+from good_agent.models.errors import aiohttp_error, map_http_error
+
+if TYPE_CHECKING:
+    import aiohttp
+
+
+@dataclass(slots=True)
+class WireReply:
+    """A whole HTTP reply."""
+
+    status: int
+    headers: Mapping[str, str]
+    body: bytes
+
+
+class WireStream(Protocol):
+    """A reply being received: status and headers now, the body as it arrives."""
+
+    status: int
+    headers: Mapping[str, str]
+
+    def lines(self) -> AsyncIterator[str]:
+        """The body's lines (without their line ends), read to the end."""
+        ...
+
+    async def read(self) -> bytes:
+        """The rest of the body (for an error reply)."""
+        ...
+
+
+class Wire(Protocol):
+    """Posts request bodies to HTTP endpoints (see the module docstring)."""
+
+    async def post(
+        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+    ) -> WireReply:
+        """Post ``body``; return the whole reply."""
+        ...
+
+    def stream(self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str) -> Any:
+        """An async context manager giving a :class:`WireStream`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        ...
+
+
+class _HttpxStream:
+    def __init__(self, response: httpx2.Response) -> None:
+        self.response = response
+        self.status = response.status_code
+        self.headers: Mapping[str, str] = response.headers
+
+    async def lines(self) -> AsyncIterator[str]:
+        async for line in self.response.aiter_lines():
+            yield line
+
+    async def read(self) -> bytes:
+        return await self.response.aread()
+
+
+class HttpxWire:
+    """A :class:`Wire` on an ``httpx2.AsyncClient`` (shared with the caller when given)."""
+
+    def __init__(self, client: httpx2.AsyncClient, timeout: httpx2.Timeout) -> None:
+        self.client = client
+        self.timeout = timeout
+
+    async def post(
+        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+    ) -> WireReply:
+        """Post ``body``; return the whole reply."""
+        try:
+            response = await self.client.post(
+                url, content=body, headers=_json_headers(headers), timeout=self.timeout
+            )
+        except httpx2.HTTPError as exc:
+            raise map_http_error(exc, provider=provider) from exc
+        return WireReply(response.status_code, response.headers, response.content)
+
+    @asynccontextmanager
+    async def stream(
+        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+    ) -> AsyncIterator[_HttpxStream]:
+        """The reply of a streamed request, read while it arrives."""
+        try:
+            async with self.client.stream(
+                "POST", url, content=body, headers=_json_headers(headers), timeout=self.timeout
+            ) as response:
+                yield _HttpxStream(response)
+        except httpx2.HTTPError as exc:
+            raise map_http_error(exc, provider=provider) from exc
+
+    async def aclose(self) -> None:
+        """Close the client."""
+        await self.client.aclose()
+
+
+class _AiohttpStream:
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self.response = response
+        self.status = response.status
+        self.headers: Mapping[str, str] = response.headers
+
+    async def lines(self) -> AsyncIterator[str]:
+        # Split by hand: aiohttp's own line reader refuses lines over its buffer limit
+        # (a few MiB), and one event of a big tool call can be longer than that.
+        held: list[bytes] = []
+        async for chunk in self.response.content.iter_any():
+            if b"\n" not in chunk:
+                held.append(chunk)
+                continue
+            held.append(chunk)
+            *complete, rest = b"".join(held).split(b"\n")
+            held = [rest] if rest else []
+            for line in complete:
+                yield line.decode("utf-8", "replace").rstrip("\r")
+        if held:
+            yield b"".join(held).decode("utf-8", "replace").rstrip("\r")
+
+    async def read(self) -> bytes:
+        return await self.response.read()
+
+
+class AiohttpWire:
+    """A :class:`Wire` on one pooled ``aiohttp.ClientSession``, made on first use
+    (inside the running event loop, as aiohttp requires).
+
+    Args:
+        max_connections: Pool size (connections open at once).
+        connect_timeout: Seconds to open a connection.
+        read_timeout: Seconds between two reads; also the longest wait for a free
+            connection from the pool.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_connections: int = 100,
+        connect_timeout: float = 10.0,
+        read_timeout: float = 300.0,
+    ) -> None:
+        self.max_connections = max_connections
+        self.connect_timeout = connect_timeout
+        self.read_timeout = read_timeout
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        """The session of the running event loop (made on first use in it)."""
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            import aiohttp
+
+            self._loop = loop
+
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=self.max_connections),
+                timeout=aiohttp.ClientTimeout(
+                    total=None,
+                    connect=self.read_timeout,
+                    sock_connect=self.connect_timeout,
+                    sock_read=self.read_timeout,
+                ),
+                # Proxies from the environment, as httpx2 takes them; only when some
+                # are set, since aiohttp then reads the environment (and netrc, in a
+                # worker thread) on every request.
+                trust_env=bool(urllib.request.getproxies()),
+            )
+        return self._session
+
+    async def post(
+        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+    ) -> WireReply:
+        """Post ``body``; return the whole reply."""
+        import aiohttp
+
+        try:
+            async with self.session.post(url, data=body, headers=_json_headers(headers)) as reply:
+                data = await reply.read()
+                return WireReply(reply.status, reply.headers, data)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _aiohttp_error(exc, url, provider) from exc
+
+    @asynccontextmanager
+    async def stream(
+        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+    ) -> AsyncIterator[_AiohttpStream]:
+        """The reply of a streamed request, read while it arrives."""
+        import aiohttp
+
+        try:
+            async with self.session.post(url, data=body, headers=_json_headers(headers)) as reply:
+                yield _AiohttpStream(reply)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            raise _aiohttp_error(exc, url, provider) from exc
+
+    async def aclose(self) -> None:
+        """Close the session and its connections."""
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+
+def aiohttp_available() -> bool:
+    """Whether ``aiohttp`` can be imported (the ``server`` extra installs it)."""
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _json_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {"Content-Type": "application/json", **headers}
+
+
+def _aiohttp_error(exc: BaseException, url: str, provider: str) -> Exception:
+    return aiohttp_error(exc, provider=provider, url=url)

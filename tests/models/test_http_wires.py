@@ -1,0 +1,92 @@
+"""The two HTTP clients under the HTTP transports behave alike: big events, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from bridge_fakes import UPSTREAM_KEY, OpenAIFake, Reply
+
+from good_agent.core.errors import ModelConnectionError, ModelIncompleteStreamError
+from good_agent.core.messages import UserMessage
+from good_agent.models import ModelRequest, ModelResponse
+from good_agent.models.http_transport import HttpTransport
+from good_agent.models.http_wire import AiohttpWire, HttpxWire, Wire
+from good_agent.models.provider_model import ProviderModel
+from good_agent.server.background import BackgroundServer
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[tuple[OpenAIFake, str]]:
+    fake = OpenAIFake()
+    server = BackgroundServer(fake.app()).start()
+    yield fake, server.url
+    server.stop()
+
+
+def make_wire(kind: str) -> Wire:
+    if kind == "aiohttp":
+        return AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
+    return HttpxWire(httpx2.AsyncClient(), httpx2.Timeout(5.0, connect=2.0))
+
+
+def model_on(wire: Wire, base_url: str) -> ProviderModel:
+    transport = HttpTransport("fake-gpt", base_url=base_url, api_key=UPSTREAM_KEY, wire=wire)
+    return ProviderModel("openai:fake-gpt", transport, mode="native")
+
+
+async def streamed(model: ProviderModel) -> ModelResponse:
+    final = None
+    async for item in model.stream(ModelRequest([UserMessage(content="Hi")])):
+        if isinstance(item, ModelResponse):
+            final = item
+    assert final is not None
+    return final
+
+
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+async def test_an_event_longer_than_the_line_limit_of_aiohttp_arrives_whole(
+    kind: str, upstream: tuple[OpenAIFake, str]
+) -> None:
+    fake, url = upstream
+    fake.reset()
+    long_text = "x" * 9_000_000
+    fake.reply = Reply(text=long_text)
+    fake.chunk_size = len(long_text)  # the whole text in one event
+    wire = make_wire(kind)
+    try:
+        reply = await streamed(model_on(wire, f"{url}/v1"))
+    finally:
+        await wire.aclose()
+    assert reply.content == long_text
+
+
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+async def test_a_refused_connection_names_the_url(kind: str) -> None:
+    wire = make_wire(kind)
+    try:
+        with pytest.raises(ModelConnectionError, match=r"127\.0\.0\.1:9/v1/chat/completions"):
+            await model_on(wire, "http://127.0.0.1:9/v1").request(
+                ModelRequest([UserMessage(content="Hi")])
+            )
+    finally:
+        await wire.aclose()
+
+
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+async def test_a_stream_cut_mid_reply_is_incomplete(
+    kind: str, upstream: tuple[OpenAIFake, str]
+) -> None:
+    fake, url = upstream
+    fake.reset()
+    fake.reply = Reply(text="a long answer that will not finish " * 3)
+    fake.break_after = 4
+    wire = make_wire(kind)
+    try:
+        with pytest.raises(ModelIncompleteStreamError, match="before its final event"):
+            await streamed(model_on(wire, f"{url}/v1"))
+    finally:
+        await wire.aclose()
