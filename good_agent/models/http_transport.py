@@ -131,7 +131,8 @@ class HttpTransport:
     def encode(self, body: JSONDict, *, stream: bool) -> bytes:
         """The request body as sent (compact UTF-8 JSON)."""
         wire_body = self.wire_body(body, stream=stream)
-        return json.dumps(wire_body, ensure_ascii=False, separators=(",", ":")).encode()
+        text = json.dumps(wire_body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return text.encode()
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Send ``body`` and return the whole reply."""
