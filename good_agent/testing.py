@@ -111,7 +111,9 @@ class RecordedRequest:
     """A request as the scripted model received it (deep-copied).
 
     Each message and tool definition is copied the first time the model receives
-    that object; later requests that carry the same object share that copy. The
+    that object; later requests that carry the same object share that copy. A
+    message is kept as its pydantic-core dump, taken when it is sent, and rebuilt
+    into a message the first time a test reads it. The
     requests of one growing conversation share one log of copies (``log``, of which
     this request saw the first ``length``), so recording costs the same at the
     200th request as at the first, in time and in memory.
