@@ -7,7 +7,6 @@ including the exact tool signatures the model would have seen.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import inspect
 import itertools
 import json
@@ -280,7 +279,7 @@ class ScriptedModel:
             return entry
         if isinstance(entry, ModelResponse):
             # Tool calls are frozen; a new list keeps the script's reply unchanged.
-            return dataclasses.replace(entry, tool_calls=list(entry.tool_calls))
+            return entry.with_tool_calls(list(entry.tool_calls))
         raise TypeError(
             "a scripted reply must be str, ModelResponse or StreamedReply, "
             f"got {type(entry).__name__}"

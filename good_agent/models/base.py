@@ -54,6 +54,12 @@ class ModelResponse:
     replay: list[dict[str, Any]] = field(default_factory=list)
     """Provider items the next request must carry back (thinking blocks, reasoning items)."""
 
+    def with_tool_calls(self, tool_calls: list[ToolCall]) -> ModelResponse:
+        """This reply with other ``tool_calls`` (the rest is shared, not copied)."""
+        return ModelResponse(
+            self.content, tool_calls, self.finish_reason, self.usage, self.reasoning, self.replay
+        )
+
     @classmethod
     def from_provider(cls, response: ProviderResponse) -> ModelResponse:
         """Build a reply from the provider layer's normalized response."""
