@@ -71,6 +71,8 @@ class HttpTransport:
         connect_timeout: Seconds to connect.
         read_timeout: Seconds between two reads of a reply.
         request_timeout: Seconds for a whole non-streamed call (``None``: no limit).
+        stream_timeout: Seconds for a whole streamed reply, kept by the wire when it
+            can (:attr:`limits_streams`); ``None``: no limit here.
     """
 
     provider: str = "openai"
@@ -88,6 +90,7 @@ class HttpTransport:
         connect_timeout: float = 10.0,
         read_timeout: float = 300.0,
         request_timeout: float | None = None,
+        stream_timeout: float | None = None,
     ) -> None:
         self.model = model
         self.base_url = (base_url or self.default_base_url).rstrip("/")
@@ -97,6 +100,7 @@ class HttpTransport:
         self._wire = wire
         self.timeout = httpx2.Timeout(read_timeout, connect=connect_timeout, pool=read_timeout)
         self.request_timeout = request_timeout
+        self.stream_timeout = stream_timeout
 
     @property
     def client(self) -> httpx2.AsyncClient:
@@ -127,6 +131,12 @@ class HttpTransport:
         if self._wire is None:
             self._wire = HttpxWire(self.client, self.timeout)
         return self._wire
+
+    @property
+    def limits_streams(self) -> bool:
+        """Whether this transport ends a streamed reply after :attr:`stream_timeout`
+        (its wire keeps that limit with one timer)."""
+        return self.stream_timeout is not None and self.wire.limits_streams
 
     def encode(self, body: JSONDict, *, stream: bool) -> bytes:
         """The request body as sent (compact UTF-8 JSON)."""
@@ -169,6 +179,7 @@ class HttpTransport:
                 self.encode(body, stream=True),
                 self.headers(),
                 provider=self.provider,
+                total=self.stream_timeout if self.limits_streams else None,
             ) as reply:
                 if reply.status >= 400:
                     raise self.status_error(reply.status, reply.headers, await reply.read())

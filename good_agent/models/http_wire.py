@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
 
+from good_agent.core.errors import ModelTimeoutError
 from good_agent.models.errors import aiohttp_error, map_http_error
 
 if TYPE_CHECKING:
@@ -54,7 +55,13 @@ class WireStream(Protocol):
 
 
 class Wire(Protocol):
-    """Posts request bodies to HTTP endpoints (see the module docstring)."""
+    """Posts request bodies to HTTP endpoints (see the module docstring).
+
+    ``limits_streams`` says whether :meth:`stream` honours ``total``: a time limit for
+    the whole reply, kept with one timer instead of one check per read.
+    """
+
+    limits_streams: bool
 
     async def post(
         self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
@@ -62,8 +69,17 @@ class Wire(Protocol):
         """Post ``body``; return the whole reply."""
         ...
 
-    def stream(self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str) -> Any:
-        """An async context manager giving a :class:`WireStream`."""
+    def stream(
+        self,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        provider: str,
+        total: float | None = None,
+    ) -> Any:
+        """An async context manager giving a :class:`WireStream` (``total``: seconds
+        for the whole reply, when :attr:`limits_streams`)."""
         ...
 
     async def aclose(self) -> None:
@@ -88,6 +104,8 @@ class _HttpxStream:
 class HttpxWire:
     """A :class:`Wire` on an ``httpx2.AsyncClient`` (shared with the caller when given)."""
 
+    limits_streams = False
+
     def __init__(self, client: httpx2.AsyncClient, timeout: httpx2.Timeout) -> None:
         self.client = client
         self.timeout = timeout
@@ -106,9 +124,18 @@ class HttpxWire:
 
     @asynccontextmanager
     async def stream(
-        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+        self,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        provider: str,
+        total: float | None = None,
     ) -> AsyncIterator[_HttpxStream]:
-        """The reply of a streamed request, read while it arrives."""
+        """The reply of a streamed request, read while it arrives (``httpx2`` has no
+        limit for a whole reply: ``total`` must be ``None``)."""
+        if total is not None:
+            raise ValueError("HttpxWire cannot limit a whole streamed reply")
         try:
             async with self.client.stream(
                 "POST", url, content=body, headers=_json_headers(headers), timeout=self.timeout
@@ -158,6 +185,8 @@ class AiohttpWire:
         read_timeout: Seconds between two reads; also the longest wait for a free
             connection from the pool.
     """
+
+    limits_streams = True
 
     def __init__(
         self,
@@ -211,15 +240,40 @@ class AiohttpWire:
 
     @asynccontextmanager
     async def stream(
-        self, url: str, body: bytes, headers: Mapping[str, str], *, provider: str
+        self,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        *,
+        provider: str,
+        total: float | None = None,
     ) -> AsyncIterator[_AiohttpStream]:
-        """The reply of a streamed request, read while it arrives."""
+        """The reply of a streamed request, read while it arrives; with ``total``, a
+        reply not finished in that many seconds is a :class:`ModelTimeoutError`."""
         import aiohttp
 
+        timeout = None
+        if total is not None:
+            timeout = aiohttp.ClientTimeout(
+                total=total,
+                connect=self.read_timeout,
+                sock_connect=self.connect_timeout,
+                sock_read=self.read_timeout,
+            )
         try:
-            async with self.session.post(url, data=body, headers=_json_headers(headers)) as reply:
+            async with self.session.post(
+                url, data=body, headers=_json_headers(headers), timeout=timeout
+            ) as reply:
                 yield _AiohttpStream(reply)
-        except (aiohttp.ClientError, TimeoutError) as exc:
+        except aiohttp.ServerTimeoutError as exc:  # no data for read_timeout seconds
+            raise _aiohttp_error(exc, url, provider) from exc
+        except TimeoutError as exc:  # the whole reply took longer than ``total``
+            if total is None:
+                raise _aiohttp_error(exc, url, provider) from exc
+            raise ModelTimeoutError(
+                f"the streamed reply took longer than {total:g} s", provider=provider
+            ) from None
+        except aiohttp.ClientError as exc:
             raise _aiohttp_error(exc, url, provider) from exc
 
     async def aclose(self) -> None:

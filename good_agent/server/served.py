@@ -86,6 +86,7 @@ def build_transport(
             api_key=api_key,
             client=client,
             wire=wire,
+            stream_timeout=server.stream_timeout,
             connect_timeout=server.connect_timeout,
             read_timeout=server.read_timeout,
         )
@@ -117,6 +118,8 @@ class ServedModel:
         self.request_timeout = server.request_timeout
         self.stream_timeout = server.stream_timeout
         transport, profile_provider = build_transport(entry, server, client, wire)
+        self.limits_streams = bool(getattr(transport, "limits_streams", False))
+        """Whether the transport keeps ``stream_timeout`` itself (then no per-item check)."""
         self.registered = entry.provider not in HTTP_TRANSPORTS
         profile = get_profile(f"{profile_provider}:{entry.model}")
         overrides: dict[str, Any] = dict(entry.profile.values())
@@ -199,14 +202,19 @@ async def within(
 ) -> AsyncGenerator[StreamItem, None]:
     """``items``, ended with a :class:`ModelTimeoutError` once ``stream_timeout`` has passed."""
     deadline = anyio.current_time() + served.stream_timeout
+    # A transport that keeps the limit itself (one timer for the whole reply) ends the
+    # stream with a ModelTimeoutError; otherwise each wait for an item is bounded here.
+    bounded = not served.limits_streams
     try:
         while True:
             try:
-                # A bare scope with the deadline: cheaper per item than fail_after.
-                with anyio.CancelScope(deadline=deadline) as scope:
+                if bounded:
+                    with anyio.CancelScope(deadline=deadline) as scope:
+                        item = await anext(items)
+                    if scope.cancelled_caught:
+                        raise TimeoutError
+                else:
                     item = await anext(items)
-                if scope.cancelled_caught:
-                    raise TimeoutError
             except StopAsyncIteration:
                 return
             except TimeoutError:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import httpx2
 import pytest
 from bridge_fakes import UPSTREAM_KEY, OpenAIFake, Reply
 
-from good_agent.core.errors import ModelConnectionError, ModelIncompleteStreamError
+from good_agent.core.errors import (
+    ModelConnectionError,
+    ModelIncompleteStreamError,
+    ModelTimeoutError,
+)
 from good_agent.core.messages import UserMessage
 from good_agent.models import ModelRequest, ModelResponse
 from good_agent.models.http_transport import HttpTransport
@@ -90,3 +95,39 @@ async def test_a_stream_cut_mid_reply_is_incomplete(
             await streamed(model_on(wire, f"{url}/v1"))
     finally:
         await wire.aclose()
+
+
+async def test_aiohttp_ends_a_reply_that_outlasts_its_whole_time_limit(
+    upstream: tuple[OpenAIFake, str],
+) -> None:
+    fake, url = upstream
+    fake.reset()
+    fake.reply = Reply(text="slow words " * 20)
+    fake.chunk_delay = 0.2  # about 12 s in all
+    wire = AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
+    transport = HttpTransport(
+        "fake-gpt", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, wire=wire, stream_timeout=1.0
+    )
+    assert transport.limits_streams
+    model = ProviderModel("openai:fake-gpt", transport, mode="native")
+    started = time.monotonic()
+    try:
+        with pytest.raises(ModelTimeoutError, match="took longer than 1 s"):
+            await streamed(model)
+    finally:
+        await wire.aclose()
+    assert time.monotonic() - started < 4
+
+
+async def test_httpx_leaves_the_whole_reply_limit_to_its_caller() -> None:
+    client = httpx2.AsyncClient()
+    transport = HttpTransport("m", wire=HttpxWire(client, httpx2.Timeout(5.0)), stream_timeout=1.0)
+    try:
+        assert not transport.limits_streams
+        with pytest.raises(ValueError, match="cannot limit"):
+            async with transport.wire.stream(
+                "http://127.0.0.1:9", b"{}", {}, provider="x", total=1
+            ):
+                pass
+    finally:
+        await client.aclose()

@@ -76,7 +76,9 @@ def fixes_bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundServe
             "models": [*model_entries(fakes), *extra],
         }
     )
-    bridge = BackgroundServer(create_app(config)).start()
+    app = create_app(config)
+    assert app.state.bridge.routes["gpt"].limits_streams  # aiohttp keeps the limit
+    bridge = BackgroundServer(app).start()
     yield bridge
     bridge.stop()
     odd.stop()
@@ -184,6 +186,33 @@ async def test_streamed_requests_have_an_overall_time_limit(
     data = [line[6:] for line in text.splitlines() if line.startswith("data: ")]
     error = json.loads(data[-1])["error"]
     assert error["code"] == "upstream_timeout"
+    assert "[DONE]" not in data
+    assert fake.cancelled.wait(5)
+
+
+async def test_the_time_limit_holds_on_an_httpx2_client_too(
+    fakes: dict[str, tuple[Fake, str]],
+) -> None:
+    # With a client given, the limit is kept per item by the bridge (aiohttp keeps it
+    # with one timer for the whole reply otherwise).
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "stream_timeout": 1.0},
+            "models": model_entries(fakes),
+        }
+    )
+    app = create_app(config, client=httpx2.AsyncClient())
+    assert not app.state.bridge.routes["gpt"].limits_streams
+    bridge = BackgroundServer(app).start()
+    try:
+        fake = fakes["openai"][0]
+        fake.reply = Reply(text="slow words " * 20)
+        fake.chunk_delay = 0.2
+        text = await raw_stream(bridge, {"model": "gpt", "messages": USER}, "/v1/chat/completions")
+    finally:
+        bridge.stop()
+    data = [line[6:] for line in text.splitlines() if line.startswith("data: ")]
+    assert json.loads(data[-1])["error"]["code"] == "upstream_timeout"
     assert "[DONE]" not in data
     assert fake.cancelled.wait(5)
 
