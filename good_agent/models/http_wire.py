@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
 
+from good_agent._extras import missing_extra
 from good_agent.core.errors import ModelTimeoutError
 from good_agent.models.errors import aiohttp_error, map_http_error
 
@@ -200,6 +201,10 @@ class AiohttpWire:
         self.read_timeout = read_timeout
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        try:
+            import aiohttp  # noqa: F401
+        except ModuleNotFoundError as exc:
+            raise missing_extra("server", "AiohttpWire", exc) from None
 
     @property
     def session(self) -> aiohttp.ClientSession:

@@ -131,3 +131,13 @@ async def test_httpx_leaves_the_whole_reply_limit_to_its_caller() -> None:
                 pass
     finally:
         await client.aclose()
+
+
+def test_aiohttp_wire_without_aiohttp_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from good_agent._extras import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "aiohttp", None)  # import aiohttp now fails
+    with pytest.raises(MissingExtraError, match="server"):
+        AiohttpWire()
