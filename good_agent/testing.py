@@ -7,9 +7,12 @@ including the exact tool signatures the model would have seen.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import itertools
 import json
+import types
+import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,37 +92,91 @@ def _copied(value: Any) -> Any:
 
 
 class _Sent:
-    """A message as it was when sent: its dump, made at pydantic-core speed, and the
-    message rebuilt from it the first time a test reads it."""
+    """A message as it was when sent: a copy of its fields, and the message rebuilt
+    from them the first time a test reads it.
 
-    __slots__ = ("built", "dump", "kind")
+    The copy is one level deep: a field set or replaced later (``message.content =
+    ...``, a list appended to) does not show in it. What sits inside a list is
+    shared: tool calls are frozen, and the agent never changes a sent message's
+    nested values in place.
+    """
+
+    __slots__ = ("built", "fields", "fields_set", "kind")
 
     def __init__(self, message: BaseModel) -> None:
-        self.kind = type(message)
-        self.dump = self.kind.__pydantic_serializer__.to_python(message)
+        kind = self.kind = type(message)
+        fields = self.fields = dict(message.__dict__)
+        containers = _CONTAINERS.get(kind)
+        if containers is None:
+            containers = _CONTAINERS[kind] = _container_fields(kind)
+        for name in containers:
+            value = fields.get(name)
+            if isinstance(value, list):
+                fields[name] = list(value)
+            elif value is not None and not isinstance(value, str | int | float):
+                fields[name] = copy.copy(value)
+        self.fields_set = frozenset(message.model_fields_set)
         self.built: BaseModel | None = None
 
     def message(self) -> BaseModel:
         if self.built is None:
-            self.built = self.kind.model_validate(self.dump)
+            self.built = self.kind.model_construct(set(self.fields_set), **self.fields)
         return self.built
+
+
+_CONTAINERS: dict[type[BaseModel], tuple[str, ...]] = {}
+"""Per message class, the fields that may hold a mutable value (copied when sent)."""
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _container_fields(kind: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``kind`` whose annotation is not made of immutable scalars only."""
+    names = []
+    for name, info in kind.model_fields.items():
+        annotation = info.annotation
+        options = (
+            typing.get_args(annotation)
+            if typing.get_origin(annotation)
+            in (
+                typing.Union,
+                types.UnionType,
+            )
+            else (annotation,)
+        )
+        if not all(_immutable(option) for option in options):
+            names.append(name)
+    return tuple(names)
+
+
+def _immutable(annotation: Any) -> bool:
+    """Whether values of ``annotation`` cannot change: scalars, literals, frozen
+    dataclasses and frozen pydantic models (their fields are checked too)."""
+    if annotation in _SCALARS or typing.get_origin(annotation) is typing.Literal:
+        return True
+    params = getattr(annotation, "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        hints = typing.get_type_hints(annotation)
+        return all(_immutable(hints[f.name]) for f in dataclasses.fields(annotation))
+    return False
 
 
 @dataclass(frozen=True, slots=True)
 class RecordedRequest:
-    """A request as the scripted model received it (deep-copied).
+    """A request as the scripted model received it (copied).
 
     Each message and tool definition is copied the first time the model receives
     that object; later requests that carry the same object share that copy. A
-    message is kept as its pydantic-core dump, taken when it is sent, and rebuilt
-    into a message the first time a test reads it. The
+    message is kept as a copy of its fields, taken when it is sent, and rebuilt
+    into a message the first time a test reads it; tool definitions and request
+    options are deep-copied. The
     requests of one growing conversation share one log of copies (``log``, of which
     this request saw the first ``length``), so recording costs the same at the
     200th request as at the first, in time and in memory.
     """
 
     log: list[Any] = field(repr=False)
-    """The conversation's copies; a message is kept as its dump (a :class:`_Sent`)
+    """The conversation's copies; a message is kept as its fields (a :class:`_Sent`)
     and rebuilt the first time it is read."""
     length: int
     tools: list[dict[str, Any]]

@@ -45,6 +45,7 @@ class AdapterChain:
         self._sequence = itertools.count()
         self._ordered: list[ToolAdapter] = []
         self._dynamic: list[ToolAdapter] = []
+        self._askers: list[tuple[Any, Any]] = []
         self.version = 0
         self._cache_key: Any = None
         self._cache: dict[str, ToolPlan] = {}
@@ -78,6 +79,14 @@ class AdapterChain:
             for a in self._ordered
             if overrides(a, "should_adapt") or overrides(a, "signature_key")
         ]
+        # Per dynamic adapter, its bound hooks; ``None`` where it keeps the default.
+        self._askers = [
+            (
+                a.should_adapt if overrides(a, "should_adapt") else None,
+                a.signature_key if overrides(a, "signature_key") else None,
+            )
+            for a in self._dynamic
+        ]
         self.version += 1
 
     @property
@@ -90,27 +99,23 @@ class AdapterChain:
         tool_list = tools if isinstance(tools, list) else list(tools)
         agent = self.agent
         dynamic = self._dynamic
-        decisions = (
-            tuple(
-                tuple(
-                    adapter.signature_key(t, agent) if adapter.should_adapt(t, agent) else _OFF
-                    for adapter in dynamic
-                )
-                for t in tool_list
-            )
-            if dynamic
-            else ()
-        )
+        decisions: list[Any] = []
+        if dynamic:
+            askers = self._askers
+            for t in tool_list:
+                for should_adapt, signature_key in askers:
+                    if should_adapt is not None and not should_adapt(t, agent):
+                        decisions.append(_OFF)
+                    else:
+                        decisions.append(None if signature_key is None else signature_key(t, agent))
         key = (tools_version, self.version, decisions)
         if key == self._cache_key:
             return self._cache
         plans = {}
+        width = len(dynamic)
         for index, t in enumerate(tool_list):
-            off = (
-                {id(a) for a, d in zip(dynamic, decisions[index], strict=True) if d is _OFF}
-                if dynamic
-                else set()
-            )
+            row = decisions[index * width : (index + 1) * width]
+            off = {id(a) for a, d in zip(dynamic, row, strict=True) if d is _OFF}
             plans[t.name] = self.build_plan(t, [a for a in self._ordered if id(a) not in off])
         self._cache_key, self._cache = key, plans
         return plans

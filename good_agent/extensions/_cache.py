@@ -26,14 +26,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import anyio
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
 from good_agent.core.messages import ToolResponse
 from good_agent.extensions._cache_stats import CacheEvent, CacheEventKind, CacheStats
 from good_agent.extensions._cache_stores import CacheStore, MemoryStore
-from good_agent.extensions._common import REDACTED, canonical_json, digest, is_secret
+from good_agent.extensions._common import canonical_json, digest, key_json
 from good_agent.extensions.auth import AuthInjector, cache_scope
 from good_agent.tools import Tool
 
@@ -44,12 +44,16 @@ _INFLIGHT: dict[tuple[int, str], anyio.Event | None] = {}
 The event is made by the first identical call that waits."""
 
 _PLAIN = (str, int, float, bool, type(None))
+_RESPONSE_JSON = ToolResponse.__pydantic_serializer__.to_json
+_NOT_STORED = {"tool_call_id"}
+"""A stored response is addressed to the call it answers when it is read."""
 
 USE_CACHE_SCHEMA = {
     "type": "boolean",
     "default": True,
     "description": "false: ignore any cached result and run the tool again.",
 }
+
 
 class CacheAdapter(ToolAdapter):
     """The adapter behind :class:`ToolCache` (see there)."""
@@ -87,20 +91,6 @@ class FlaggedCacheAdapter(CacheAdapter):
             parameters = dict(parameters)
             del parameters["use_cache"]
         return parameters
-
-
-def _key_default(found: list[Any]) -> Callable[[Any], Any]:
-    def default(value: Any) -> Any:
-        if is_secret(value):
-            found.append(value)
-            return REDACTED
-        if isinstance(value, BaseModel):
-            return value.model_dump(mode="python")
-        if isinstance(value, set | frozenset):
-            return sorted(value, key=repr)
-        raise TypeError(type(value).__name__)
-
-    return default
 
 
 class ToolCache(AgentComponent):
@@ -155,7 +145,7 @@ class ToolCache(AgentComponent):
         self.on_event = on_event
         self.flight_timeout = flight_timeout
         self.stats = CacheStats()
-        self._last_scope: tuple[str, tuple[Any, ...], str | None] | None = None
+        self._last_scope: tuple[str, list[Any], str | None] | None = None
         # Only a cache that shows the flag adapts signatures and parameters.
         adapter = FlaggedCacheAdapter if use_cache_flag else CacheAdapter
         self.adapter: CacheAdapter = adapter(self, priority, conflict_strategy)
@@ -172,15 +162,8 @@ class ToolCache(AgentComponent):
 
     def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
         """The store key of a call with these unwrapped ``parameters``."""
-        found: list[Any] = []
         try:
-            arguments = json.dumps(
-                parameters,
-                sort_keys=True,
-                separators=(",", ":"),
-                ensure_ascii=False,
-                default=_key_default(found),
-            )
+            arguments, found = key_json(parameters)
         except (TypeError, ValueError):
             arguments, found = canonical_json(parameters), [None]
         if self.scope is not None:
@@ -199,15 +182,11 @@ class ToolCache(AgentComponent):
         # same scope, without hashing the credentials again. Secrets compare by value;
         # where they sit is in the arguments' JSON, which is part of the key too.
         last = self._last_scope
-        if (
-            last is not None
-            and last[0] == tool_name
-            and len(last[1]) == len(secrets)
-            and all(a is b or a == b for a, b in zip(last[1], secrets, strict=True))
-        ):
+        # List equality compares identity first, then value (SecretStr compares secrets).
+        if last is not None and last[0] == tool_name and last[1] == secrets:
             return last[2]
         scope = self._scope(tool_name, parameters)
-        self._last_scope = (tool_name, tuple(secrets), scope)
+        self._last_scope = (tool_name, list(secrets), scope)
         return scope
 
     def _emit(self, kind: CacheEventKind, tool_name: str, key: str) -> None:
@@ -321,7 +300,7 @@ class ToolCache(AgentComponent):
         auth = self._auth()
         kept = auth.redact_response(response) if auth is not None else response
         try:
-            stored = kept.model_dump_json(exclude={"tool_call_id"})
+            stored = _RESPONSE_JSON(kept, exclude=_NOT_STORED).decode()
         except ValueError:  # pydantic's serialization error: not JSON
             self._emit("uncacheable", tool_name, key)
             return response

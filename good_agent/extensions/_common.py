@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
@@ -44,3 +46,53 @@ def canonical_json(value: Any) -> str:
 def digest(text: str, *, size: int = 32) -> str:
     """A short hex SHA-256 digest of ``text``."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:size]
+
+
+_FOUND = threading.local()
+"""The secrets met by the key encoder in the call running on this thread."""
+
+
+def _key_default(value: Any) -> Any:
+    if is_secret(value):
+        _FOUND.secrets.append(value)
+        return REDACTED
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="python")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)
+    raise TypeError(type(value).__name__)
+
+
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+_KEY_ENCODER: Callable[[Any, int], Any] | None = (
+    _MAKE_ENCODER(None, _key_default, encode_basestring, None, ":", ",", True, False, True)
+    if _MAKE_ENCODER is not None
+    else None
+)
+"""CPython's C JSON encoder, made once: sorted keys, no spaces, UTF-8 kept."""
+
+
+def key_json(value: Any) -> tuple[str, list[Any]]:
+    """Deterministic JSON of ``value`` for a cache key, and the secrets found in it.
+
+    Keys are sorted at every depth, secrets become ``[REDACTED]`` (and are returned,
+    so the caller can scope the key by credential), models are dumped and sets
+    sorted. The text is ``json.dumps(value, sort_keys=True, separators=(",", ":"),
+    ensure_ascii=False)`` with those conversions. Raises :class:`TypeError` or
+    :class:`ValueError` for what JSON cannot hold.
+    """
+    found: list[Any] = []
+    _FOUND.secrets = found
+    try:
+        if _KEY_ENCODER is not None:
+            return "".join(_KEY_ENCODER(value, 0)), found
+        text = json.dumps(
+            value,
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            default=_key_default,
+        )
+        return text, found
+    finally:
+        _FOUND.secrets = []

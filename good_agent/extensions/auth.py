@@ -96,14 +96,35 @@ class AuthAdapter(ToolAdapter):
         function["parameters"] = parameters
         return {**signature, "function": function}
 
-    async def adapt_parameters(
-        self, tool_name: str, parameters: dict[str, Any], agent: Any
-    ) -> dict[str, Any]:
-        """Resolve each credential and put it in place, as a :class:`SecretStr`."""
+    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        """Resolve each credential and put it in place, as a :class:`SecretStr`.
+
+        Credentials given as text or :class:`SecretStr` are put in place at once;
+        one from a resolver makes this return an awaitable for the rest.
+        """
+        rules = self._rules.get(tool_name, ())
         result = dict(parameters)
-        for rule in self._rules.get(tool_name, ()):
+        for rule in rules:
             result.pop(rule.parameter, None)
-        for rule in self._rules.get(tool_name, ()):
+        for position, rule in enumerate(rules):
+            source = rule.source
+            if isinstance(source, SecretStr):
+                secret = source
+            elif isinstance(source, str):
+                secret = self._literal(source)
+            else:
+                return self._resolve_rest(tool_name, result, rules[position:], agent)
+            self._put(rule, secret, result, agent)
+        return result
+
+    async def _resolve_rest(
+        self,
+        tool_name: str,
+        result: dict[str, Any],
+        rules: tuple[CredentialRule, ...],
+        agent: Any,
+    ) -> dict[str, Any]:
+        for rule in rules:
             source = rule.source
             try:
                 secret = (
@@ -118,15 +139,21 @@ class AuthAdapter(ToolAdapter):
                     f"credentials for tool '{tool_name}' could not be obtained "
                     f"({type(exc).__name__})"
                 ) from exc
-            self.injector.remember(secret, agent)
-            value = SecretStr(rule.prefix + secret.get_secret_value()) if rule.prefix else secret
-            if rule.header is None:
-                result[rule.parameter] = value
-            else:
-                headers = dict(result.get(rule.parameter) or {})
-                headers[rule.header] = value
-                result[rule.parameter] = headers
+            self._put(rule, secret, result, agent)
         return result
+
+    def _put(
+        self, rule: CredentialRule, secret: SecretStr, result: dict[str, Any], agent: Any
+    ) -> None:
+        """Register ``secret`` and put it (prefixed, or in its header) in ``result``."""
+        self.injector.remember(secret, agent)
+        value = SecretStr(rule.prefix + secret.get_secret_value()) if rule.prefix else secret
+        if rule.header is None:
+            result[rule.parameter] = value
+        else:
+            headers = dict(result.get(rule.parameter) or {})
+            headers[rule.header] = value
+            result[rule.parameter] = headers
 
     def _literal(self, value: str) -> SecretStr:
         """The :class:`SecretStr` of a credential given as plain text (made once)."""

@@ -33,12 +33,54 @@ def translate_arguments(
 ) -> dict[str, Any]:
     """``arguments`` with every source number replaced by its URL (``valid()``
     describes the valid numbers in error messages; it is only called for one)."""
-    if slots.root is None:
-        return arguments
-    result = _Translator(slots, lookup, valid).node(slots.root, arguments, "")
-    if not isinstance(result, dict):
-        raise ToolError("the arguments must be an object")
-    return result
+    return ArgumentTranslator(slots, lookup, valid)(arguments)
+
+
+class ArgumentTranslator:
+    """:func:`translate_arguments` for one tool's ``slots``, made once and called per call.
+
+    Arguments whose URL fields all sit at the top level take a short path: each
+    number is looked up in place, with the same checks and messages.
+    """
+
+    def __init__(self, slots: Slots, lookup: Lookup, valid: Callable[[], str]) -> None:
+        self.slots = slots
+        self._translator = _Translator(slots, lookup, valid)
+        self._lookup = lookup
+        root = slots.root
+        self._flat: tuple[tuple[str, str, bool, UrlSlot], ...] | None = None
+        if isinstance(root, ObjectSlot) and all(isinstance(f.node, UrlSlot) for f in root.fields):
+            self._flat = tuple(
+                (f.original, f.replacement, f.replacement != f.original, f.node)  # type: ignore[misc]
+                for f in root.fields
+            )
+
+    def __call__(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``arguments`` with every source number replaced by its URL."""
+        root = self.slots.root
+        if root is None:
+            return arguments
+        flat = self._flat
+        if flat is not None and isinstance(arguments, dict):
+            result = dict(arguments)
+            for original, replacement, renamed, slot in flat:
+                if renamed and original in arguments:
+                    raise self._translator.given_directly("", original, replacement)
+                if replacement not in arguments:
+                    continue
+                given = result.pop(replacement)
+                if type(given) is int and slot.form != "many":
+                    try:
+                        result[original] = self._lookup(given)
+                    except KeyError:
+                        raise self._translator.refuse(replacement, given) from None
+                else:
+                    result[original] = self._translator.url(slot, given, replacement)
+            return result
+        result = self._translator.node(root, arguments, "")
+        if not isinstance(result, dict):
+            raise ToolError("the arguments must be an object")
+        return result
 
 
 def _kind(value: Any) -> str:
@@ -67,6 +109,12 @@ class _Translator:
         shown = json.dumps(value, default=str)[:40]
         return ToolError(
             f"{path}={shown} does not refer to a source. Valid citation indices: {self.valid}"
+        )
+
+    def given_directly(self, prefix: str, original: str, replacement: str) -> ToolError:
+        return ToolError(
+            f"'{prefix}{original}' cannot be given directly; pass "
+            f"'{prefix}{replacement}' (valid citation indices: {self.valid})"
         )
 
     def url(self, slot: UrlSlot, value: Any, path: str) -> Any:
@@ -113,10 +161,7 @@ class _Translator:
         for slot in fields:
             renamed = slot.replacement != slot.original
             if renamed and slot.original in value:
-                raise ToolError(
-                    f"'{prefix}{slot.original}' cannot be given directly; pass "
-                    f"'{prefix}{slot.replacement}' (valid citation indices: {self.valid})"
-                )
+                raise self.given_directly(prefix, slot.original, slot.replacement)
             if slot.replacement not in value:
                 continue
             given = result.pop(slot.replacement)

@@ -17,7 +17,7 @@ from good_agent.adapters import ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventContext
 from good_agent.core.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
-from good_agent.extensions.citation_arguments import translate_arguments
+from good_agent.extensions.citation_arguments import ArgumentTranslator
 from good_agent.extensions.citation_index import (
     CitationIndex,
     find_markdown_links,
@@ -47,6 +47,7 @@ class CitationAdapter(ToolAdapter):
         super().__init__(manager, priority, conflict_strategy)
         self.manager = manager
         self._slots: dict[str, Slots] = {}
+        self._translators: dict[str, ArgumentTranslator] = {}
         self._detected: weakref.WeakKeyDictionary[Tool, bool] = weakref.WeakKeyDictionary()
 
     def url_slots(self, signature: dict[str, Any]) -> Slots:
@@ -69,6 +70,9 @@ class CitationAdapter(ToolAdapter):
         """Replace each URL field with source numbers, in place of the original."""
         slots = self.url_slots(signature)
         self._slots[tool.name] = slots
+        self._translators[tool.name] = ArgumentTranslator(
+            slots, self._lookup, self.manager.valid_indices_text
+        )
         if slots.root is None:
             return signature
         function = dict(signature["function"])
@@ -79,10 +83,8 @@ class CitationAdapter(ToolAdapter):
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
         """Translate source numbers back to the registered URLs, at any depth; refuse
         a URL given directly and a number that is not a source."""
-        slots = self._slots.get(tool_name)
-        if slots is None or slots.root is None:
-            return parameters
-        return translate_arguments(slots, parameters, self._lookup, self.manager.valid_indices_text)
+        translator = self._translators.get(tool_name)
+        return parameters if translator is None else translator(parameters)
 
     def _lookup(self, number: int) -> str:
         return self.manager.index.get(number).url

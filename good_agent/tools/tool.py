@@ -177,7 +177,7 @@ class Tool:
                 model = self.arguments_model.model_validate(arguments)
             except ValidationError as exc:
                 raise ToolArgumentsError(self.name, _pydantic_problems(exc)) from None
-            return {field: getattr(model, field) for field in type(model).model_fields}
+            return dict(model.__dict__)  # the fields, by name (no extras: they are forbidden)
         assert self._schema_validator is not None
         problems = self._schema_validator(arguments)
         if problems:

@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from good_agent import Agent, AgentComponent, GoodAgentError, ToolMessage, UserMessage, tool
+from good_agent import (
+    Agent,
+    AgentComponent,
+    AssistantMessage,
+    GoodAgentError,
+    ToolMessage,
+    UserMessage,
+    tool,
+)
 from good_agent.core.messages import ToolCall
 from good_agent.core.specs import register_spec_resolver, resolve_spec
 from good_agent.models.base import ModelResponse, tool_call_from_parsed
@@ -152,3 +160,17 @@ async def test_a_record_is_taken_when_sent_even_if_first_read_after_a_change_in_
     first, second = model.requests
     assert first.messages[0].content == "first"  # type: ignore[union-attr]
     assert [m.role for m in second.messages] == ["user", "assistant", "user"]
+
+
+async def test_a_record_keeps_the_tool_calls_list_as_it_was_sent() -> None:
+    model = ScriptedModel([ScriptedModel.tool_call("add", {"a": 1, "b": 2}), "three", "again"])
+    agent = Agent(model=model, tools=[add])
+    await agent.call("first")
+    turn = agent.messages[1]
+    assert isinstance(turn, AssistantMessage)
+    turn.tool_calls.append(ToolCall(id="late", name="add", arguments={}))
+    await agent.call("second")
+    recorded = model.requests[1].messages[1]
+    assert isinstance(recorded, AssistantMessage)
+    assert [c.id for c in recorded.tool_calls] == [turn.tool_calls[0].id]
+    assert recorded.model_fields_set == turn.model_fields_set

@@ -304,3 +304,57 @@ async def test_a_url_or_model_union_takes_numbers_in_its_url_branch() -> None:
         for made_up in (MADE_UP, {"url": MADE_UP}, {"citation_idx": 7}):
             assert not (await agent.invoke("open_source", url=made_up)).success
     assert [str(getattr(r, "url", r)) for r in received] == [URL_A, URL_A]
+
+
+_flat_arguments = st.fixed_dictionaries(
+    {},
+    optional={
+        "url": _value,
+        "citation_idx": _value,
+        "urls": _value,
+        "citation_idxs": _value,
+        "source_url": _value,
+        "source_citation_idx": _value,
+        "page": st.integers(),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(arguments=_flat_arguments)
+def test_the_short_path_for_top_level_urls_agrees_with_the_full_walk(
+    arguments: dict[str, Any],
+) -> None:
+    from good_agent.core.errors import ToolError
+    from good_agent.extensions.citation_arguments import ArgumentTranslator, _Translator
+    from good_agent.extensions.citation_schema import compile_url_slots
+
+    @tool
+    def read(
+        url: str, urls: list[str] | None = None, source_url: str | list[str] | None = None
+    ) -> str:
+        """Read."""
+        return "ok"
+
+    slots = compile_url_slots(read.signature["function"]["parameters"])
+    table = {1: URL_A, 2: URL_B}
+
+    def lookup(number: int) -> str:
+        return table[number]
+
+    def valid() -> str:
+        return "1, 2"
+
+    def outcome(run: Callable[[], Any]) -> Any:
+        try:
+            return ("ok", run())
+        except ToolError as error:
+            return ("refused", str(error))
+
+    short = ArgumentTranslator(slots, lookup, valid)
+    assert short._flat is not None
+    assert slots.root is not None
+    full = _Translator(slots, lookup, valid)
+    assert outcome(lambda: short(arguments)) == outcome(
+        lambda: full.node(slots.root, arguments, "")
+    )
