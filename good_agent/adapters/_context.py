@@ -57,5 +57,32 @@ class CallContext:
         )
 
 
+_SLOTS = tuple(
+    CallContext.__dict__[name].__set__
+    for name in ("agent", "call", "tool", "arguments", "attempt", "parameters")
+)
+
+
+def make_context(
+    agent: Agent,
+    call: ToolCall,
+    tool: Tool,
+    arguments: Mapping[str, Any],
+    attempt: int,
+    parameters: Mapping[str, Any],
+) -> CallContext:
+    """``CallContext(...)`` for the agent's hot path: the frozen instance is filled
+    through its slots, without the per-field checks of the generated ``__init__``."""
+    ctx = object.__new__(CallContext)
+    set_agent, set_call, set_tool, set_arguments, set_attempt, set_parameters = _SLOTS
+    set_agent(ctx, agent)
+    set_call(ctx, call)
+    set_tool(ctx, tool)
+    set_arguments(ctx, arguments)
+    set_attempt(ctx, attempt)
+    set_parameters(ctx, parameters)
+    return ctx
+
+
 CallNext = Callable[[CallContext], Awaitable[ToolResponse]]
 """What ``around_call`` calls to run the rest of the chain and the tool."""

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from good_agent.adapters._adapter import Signature, ToolAdapter, overrides, takes_ctx
 from good_agent.adapters._context import CallContext, CallNext
+from good_agent.core._awaitable import is_awaitable
 from good_agent.core.errors import GoodAgentError
 from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
 
 
 async def _resolve(value: Any) -> Any:
-    if inspect.isawaitable(value):
+    if is_awaitable(value):
         return await value
     return value
 
@@ -100,11 +100,11 @@ class ToolPlan:
                 )
         return params
 
-    async def around(self, ctx: CallContext, innermost: CallNext) -> ToolResponse:
+    def around(self, ctx: CallContext, innermost: CallNext) -> Awaitable[ToolResponse]:
         """Run the ``around_call`` hooks, highest priority outermost, around ``innermost``."""
         if not self.wrappers:
-            return await innermost(ctx)
-        return await _Next(self.wrappers, 0, innermost)(ctx)
+            return innermost(ctx)
+        return _Next(self.wrappers, 0, innermost)(ctx)
 
     async def adapt_response(self, response: ToolResponse, ctx: CallContext) -> ToolResponse:
         """Adapt the response, highest priority first."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from good_agent.adapters._context import CallContext
+from good_agent.adapters._context import CallContext, make_context
 from good_agent.adapters._plan import ToolPlan
 from good_agent.core.debug_log import log_tool_call, tool_clock
 from good_agent.core.errors import GoodAgentError, ToolArgumentsError, ToolError, UnknownToolError
@@ -115,14 +115,14 @@ async def _execute_call(
                 raise ToolArgumentsError(call.name, problems)
         params = dict(call.arguments)
         if plan.unwrappers:
-            ctx = CallContext(agent, call, tool, call.arguments, attempt, call.arguments)
+            ctx = make_context(agent, call, tool, call.arguments, attempt, call.arguments)
             params = await plan.unwrap(params, ctx)
         arguments = tool.validate(params)
         if on_execute is not None:
             await on_execute(call, params)
         innermost = _Innermost(agent, call, tool, params, arguments)
         if plan.wrappers:
-            ctx = CallContext(agent, call, tool, call.arguments, attempt, params)
+            ctx = make_context(agent, call, tool, call.arguments, attempt, params)
             response = await plan.around(ctx, innermost)
         else:
             response = await innermost.run(params, arguments)
@@ -131,7 +131,7 @@ async def _execute_call(
         response = _failure(call, str(exc))
     if plan.responders:
         if ctx is None or ctx.parameters is not params:
-            ctx = CallContext(agent, call, tool, call.arguments, attempt, params)
+            ctx = make_context(agent, call, tool, call.arguments, attempt, params)
         response = await plan.adapt_response(response, ctx)
     if agent.events.has_handlers(AgentEvents.TOOL_CALL_AFTER):
         after = await agent.events.emit(
@@ -157,13 +157,13 @@ class _Innermost:
         self.agent, self.call, self.tool = agent, call, tool
         self.params, self.arguments = params, arguments
 
-    async def __call__(self, ctx: CallContext) -> ToolResponse:
+    def __call__(self, ctx: CallContext) -> Awaitable[ToolResponse]:
         params = ctx.parameters
         if params is self.params:
-            return await self.run(self.params, self.arguments)
+            return self.run(self.params, self.arguments)
         # An around_call changed the parameters: the tool validates them again.
         changed = dict(params)
-        return await self.run(changed, self.tool.validate(changed))
+        return self.run(changed, self.tool.validate(changed))
 
     async def run(self, params: dict[str, Any], arguments: dict[str, Any]) -> ToolResponse:
         """Emit ``TOOL_CALL_BEFORE`` (a handler may answer) and run the tool."""

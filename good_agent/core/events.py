@@ -9,7 +9,6 @@ never silently dropped.
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import logging
 from collections.abc import Callable
@@ -18,6 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from blinker import Signal
+
+from good_agent.core._awaitable import is_awaitable
 
 logger = logging.getLogger("good_agent.events")
 
@@ -147,7 +148,7 @@ class EventBus:
         for handler in self.handlers(event):
             result = handler(ctx)
             if result is not None:
-                if inspect.isawaitable(result):
+                if is_awaitable(result):
                     result = await result
                 if result is not None:
                     ctx.payload = result
@@ -160,7 +161,7 @@ class EventBus:
             ctx = EventContext(event, payload, self.owner)
             try:
                 result = handler(ctx)
-                if inspect.isawaitable(result):
+                if is_awaitable(result):
                     await result
             except Exception as exc:
                 name = _handler_name(handler)

@@ -22,7 +22,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from typing import Any
 
 import anyio
@@ -66,9 +66,11 @@ class CacheAdapter(ToolAdapter):
         """Adapt the tools that opted in."""
         return tool.name in self.cache.ttls
 
-    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+    def around_call(
+        self, ctx: CallContext, call_next: CallNext
+    ) -> Coroutine[Any, Any, ToolResponse]:
         """Answer from the store, or run the tool (once per identical key) and store."""
-        return await self.cache.around(ctx, call_next)
+        return self.cache.around(ctx, call_next)
 
 
 class FlaggedCacheAdapter(CacheAdapter):
@@ -224,8 +226,10 @@ class ToolCache(AgentComponent):
         Raises what the store raises; :meth:`around` turns that into a miss.
         """
         raw = await self.store.get(key)
-        if raw is None:
-            return None
+        return None if raw is None else self._read(key, raw, call)
+
+    def _read(self, key: str, raw: str, call: CallContext | None) -> ToolResponse | None:
+        """The response in the stored text ``raw``; ``None`` if it expired or is unreadable."""
         try:
             entry = json.loads(raw)
             expires = entry.get("expires_at")
@@ -237,53 +241,63 @@ class ToolCache(AgentComponent):
             logger.warning("tool cache: unreadable entry %s ignored", key)
             return None
 
-    async def _lookup(self, key: str, ctx: CallContext) -> ToolResponse | None:
-        try:
-            return await self.get(key, ctx)
-        except Exception as error:  # any store failure: the tool answers instead
-            self._store_failed("lookup_error", ctx.call.name, key, error)
-            return None
-
     async def around(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
-        """The ``around_call`` of the cache: a hit, or the tool's response (stored)."""
+        """The ``around_call`` of the cache: a hit, or the tool's response (stored).
+
+        The store is called directly from here (one coroutine per call on the way
+        to the tool, not one per step).
+        """
         tool_name = ctx.call.name
         key = self.key_for(tool_name, ctx.parameters)
+        flight: tuple[int, str] | None = None
         if self.use_cache_flag and ctx.arguments.get("use_cache") is False:
             self._emit("bypass", tool_name, key)
-            return await self._run(ctx, call_next, key, None)
-        flight = (id(self.store), key)
-        waited = False
-        while True:
-            hit = await self._lookup(key, ctx)
-            if hit is not None:
-                self._emit("hit", tool_name, key)
-                return hit
-            if flight not in _INFLIGHT:
-                _INFLIGHT[flight] = None
-                self._emit("miss", tool_name, key)
-                return await self._run(ctx, call_next, key, flight)
-            running = _INFLIGHT[flight]
-            if running is None:
-                running = _INFLIGHT[flight] = anyio.Event()
-            if not waited:
-                self._emit("coalesced", tool_name, key)
-                waited = True
-            with anyio.move_on_after(self.flight_timeout) as scope:
-                await running.wait()
-            if scope.cancelled_caught:
-                self._emit("miss", tool_name, key)
-                return await self._run(ctx, call_next, key, None)
-
-    async def _run(
-        self, ctx: CallContext, call_next: CallNext, key: str, flight: tuple[int, str] | None
-    ) -> ToolResponse:
+        else:
+            flight = (id(self.store), key)
+            waited = False
+            while True:
+                try:
+                    raw = await self.store.get(key)
+                    hit = None if raw is None else self._read(key, raw, ctx)
+                except Exception as error:  # any store failure: the tool answers instead
+                    self._store_failed("lookup_error", tool_name, key, error)
+                    hit = None
+                if hit is not None:
+                    self._emit("hit", tool_name, key)
+                    return hit
+                if flight not in _INFLIGHT:
+                    _INFLIGHT[flight] = None
+                    self._emit("miss", tool_name, key)
+                    break
+                running = _INFLIGHT[flight]
+                if running is None:
+                    running = _INFLIGHT[flight] = anyio.Event()
+                if not waited:
+                    self._emit("coalesced", tool_name, key)
+                    waited = True
+                with anyio.move_on_after(self.flight_timeout) as scope:
+                    await running.wait()
+                if scope.cancelled_caught:
+                    self._emit("miss", tool_name, key)
+                    flight = None
+                    break
         try:
             # An exception from below (a refusal such as a rate limit) is not a
             # result of the tool: it passes through, unstored.
             response = await call_next(ctx)
-            if response.success or self.cache_errors:
-                response = await self.put(key, ctx.call.name, response)
-            return response
+            if not (response.success or self.cache_errors):
+                return response
+            entry = self._entry(key, tool_name, response)
+            if entry is None:
+                return response
+            text, ttl, stored = entry
+            try:
+                await self.store.set(key, text, ttl)
+            except Exception as error:  # any store failure: the result is still returned
+                self._store_failed("store_error", tool_name, key, error)
+                return response
+            self._emit("set", tool_name, key)
+            return self._as_read_back(response, stored)
         finally:
             if flight is not None:
                 waiting = _INFLIGHT.pop(flight, None)
@@ -295,6 +309,23 @@ class ToolCache(AgentComponent):
 
         A store that fails is logged and counted; ``response`` is returned all the same.
         """
+        entry = self._entry(key, tool_name, response)
+        if entry is None:
+            return response
+        text, ttl, stored = entry
+        try:
+            await self.store.set(key, text, ttl)
+        except Exception as error:  # any store failure: the result is still returned
+            self._store_failed("store_error", tool_name, key, error)
+            return response
+        self._emit("set", tool_name, key)
+        return self._as_read_back(response, stored)
+
+    def _entry(
+        self, key: str, tool_name: str, response: ToolResponse
+    ) -> tuple[str, float | None, str | None] | None:
+        """The stored text of ``response``, its TTL, and its JSON when it may read back
+        differently; ``None`` (counted) when the response is not JSON."""
         ttl = self.ttls.get(tool_name)
         now = self.clock()
         auth = self._auth()
@@ -303,18 +334,20 @@ class ToolCache(AgentComponent):
             stored = _RESPONSE_JSON(kept, exclude=_NOT_STORED).decode()
         except ValueError:  # pydantic's serialization error: not JSON
             self._emit("uncacheable", tool_name, key)
-            return response
+            return None
         end = None if ttl is None else float(now + ttl)
-        expires = repr(end) if end is not None and math.isfinite(end) else "null"
-        text = f'{{"stored_at":{float(now)!r},"expires_at":{expires},"response":{stored}}}'
-        try:
-            await self.store.set(key, text, ttl)
-        except Exception as error:  # any store failure: the result is still returned
-            self._store_failed("store_error", tool_name, key, error)
-            return response
-        self._emit("set", tool_name, key)
+        # Microseconds are plenty for an expiry; ``repr`` of a float costs more.
+        expires = f"{end:.6f}" if end is not None and math.isfinite(end) else "null"
+        text = f'{{"stored_at":{float(now):.6f},"expires_at":{expires},"response":{stored}}}'
         if kept is not response or isinstance(response.response, _PLAIN):
             # A JSON scalar reads back as itself: the response is what a hit returns.
+            return text, ttl, None
+        return text, ttl, stored
+
+    @staticmethod
+    def _as_read_back(response: ToolResponse, stored: str | None) -> ToolResponse:
+        """``response`` as a hit on its entry will return it."""
+        if stored is None:
             return response
         data = json.loads(stored)
         if data.get("response") == response.response:

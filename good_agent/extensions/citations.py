@@ -199,20 +199,23 @@ class CitationManager(AgentComponent):
         history, count = request.messages, len(sent)
         # A history that only grew since the last request, with no new source: only
         # the new messages are rewritten (list equality checks identity first).
+        # ``sent`` and ``done`` are this manager's own lists, extended in place.
         if version == len(self.index) and count and history[:count] == sent:
-            messages = done + [self._rewrite_message(m) for m in history[count:]]
+            added = history[count:]
+            if added:
+                sent.extend(added)
+                done.extend([self._rewrite_message(m) for m in added])
         else:
-            messages = [self._rewrite_message(m) for m in history]
-        # The request's message list is its own (the loop builds one per request):
-        # kept as is, not copied; ``messages`` is copied before the sources go in.
-        self._last_rewrite = (history, messages, len(self.index))
-        messages = list(messages)
-        first = messages[0] if messages and isinstance(messages[0], SystemMessage) else None
+            sent = list(history)
+            done = [self._rewrite_message(m) for m in history]
+            self._last_rewrite = (sent, done, len(self.index))
+        first = done[0] if done and isinstance(done[0], SystemMessage) else None
         system = self._system_message(first)
         if first is not None:
+            messages = done.copy()
             messages[0] = system
         else:
-            messages.insert(0, system)
+            messages = [system, *done]
         return request.with_messages(messages)
 
     def _system_message(self, first: SystemMessage | None) -> SystemMessage:

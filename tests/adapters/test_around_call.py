@@ -387,3 +387,16 @@ def test_any_chain_nests_by_priority_and_stops_at_the_first_answer(
     expected += ["tool"] if answering is None else []
     expected += [f"<{label}" for label in reversed(entered)]
     assert log == expected
+
+
+def test_the_fast_context_constructor_fills_every_field_and_stays_frozen() -> None:
+    import dataclasses
+
+    from good_agent.adapters._context import CallContext, make_context
+
+    values = [object() for _ in dataclasses.fields(CallContext)]
+    made = make_context(*values)  # type: ignore[arg-type]
+    assert made == CallContext(*values)  # type: ignore[arg-type]
+    assert [getattr(made, f.name) for f in dataclasses.fields(CallContext)] == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.attempt = 2  # type: ignore[misc]
