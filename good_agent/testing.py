@@ -166,7 +166,8 @@ class RecordedRequest:
     """A request as the scripted model received it (copied).
 
     Each message and tool definition is copied the first time the model receives
-    that object; later requests that carry the same object share that copy. A
+    that object; later requests that carry the same object share that copy (and
+    consecutive requests that offer the same tools share one ``tools`` list). A
     message is kept as a copy of its fields, taken when it is sent, and rebuilt
     into a message the first time a test reads it; tool definitions and request
     options are deep-copied. The
@@ -227,6 +228,8 @@ class ScriptedModel:
         self._copies: dict[int, tuple[Any, Any]] = {}
         self._sent: list[Any] = []
         self._log: list[Any] = []
+        self._tools_seen: list[dict[str, Any]] | None = None
+        self._tools_copied: list[dict[str, Any]] = []
 
     @property
     def model_name(self) -> str:
@@ -310,14 +313,20 @@ class ScriptedModel:
         return ToolCall(id=id or f"call_{next(cls._ids)}", name=name, arguments=arguments or {})
 
     async def _next(self, request: ModelRequest) -> ModelResponse | StreamedReply:
+        tools = request.tools
+        # The same signatures as the last request (list equality checks identity
+        # first): the record shares the list of their copies.
+        if tools != self._tools_seen:
+            self._tools_seen = list(tools)
+            self._tools_copied = [self._copy(t) for t in tools]
         self.requests.append(
             RecordedRequest(
-                log=self._record(request.messages),
-                length=len(request.messages),
-                tools=[self._copy(t) for t in request.tools],
-                tool_choice=_copied(request.tool_choice),
-                settings=dict(request.settings),
-                response_format=_copied(request.response_format),
+                self._record(request.messages),
+                len(request.messages),
+                self._tools_copied,
+                _copied(request.tool_choice),
+                dict(request.settings),
+                _copied(request.response_format),
             )
         )
         if self._position >= len(self._script):

@@ -10,6 +10,7 @@ from good_agent.adapters._adapter import (
 )
 from good_agent.adapters._chain import AdapterChain
 from good_agent.adapters._context import CallContext, CallNext
+from good_agent.adapters._memo import ToolMemo
 from good_agent.adapters._plan import Step, ToolPlan
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "Signature",
     "Step",
     "ToolAdapter",
+    "ToolMemo",
     "ToolPlan",
     "diff_signatures",
 ]

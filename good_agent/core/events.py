@@ -136,7 +136,8 @@ class EventBus:
 
     async def emit(self, event: AgentEvents, payload: Any) -> Any:
         """Run the handlers of ``event`` and return the (possibly replaced) payload."""
-        if not self.has_handlers(event):
+        sig = self._signals.get(event)
+        if not (sig and sig.receivers):
             return payload
         if event in INTERCEPTABLE_EVENTS:
             return await self._intercept(event, payload)
@@ -145,7 +146,8 @@ class EventBus:
 
     async def _intercept(self, event: AgentEvents, payload: Any) -> Any:
         ctx = EventContext(event, payload, self.owner)
-        for handler in self.handlers(event):
+        handlers = self._sorted.get(event)
+        for handler in handlers if handlers is not None else self.handlers(event):
             result = handler(ctx)
             if result is not None:
                 if is_awaitable(result):

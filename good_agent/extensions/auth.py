@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from good_agent.adapters import ConflictStrategy, ToolAdapter
+from good_agent.adapters import ConflictStrategy, ToolAdapter, ToolMemo
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ToolError
 from good_agent.core.messages import ToolResponse
@@ -50,9 +50,7 @@ class AuthAdapter(ToolAdapter):
         self.injector = injector
         self._rules: dict[str, tuple[CredentialRule, ...]] = {}
         self._literals: dict[str, SecretStr] = {}
-        self._chosen: weakref.WeakKeyDictionary[Tool, tuple[int, tuple[CredentialRule, ...]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._chosen: ToolMemo[tuple[int, tuple[CredentialRule, ...]]] = ToolMemo()
 
     def rules_for(self, tool: Tool) -> tuple[CredentialRule, ...]:
         """The rules that apply to ``tool``; an explicit rule for a tool lacking its
@@ -74,7 +72,7 @@ class AuthAdapter(ToolAdapter):
             if rule.when is None or rule.when(tool):
                 chosen.append(rule)
         result = tuple(chosen)
-        self._chosen[tool] = (self.injector.version, result)
+        self._chosen.set(tool, (self.injector.version, result))
         return result
 
     def should_adapt(self, tool: Tool, agent: Any) -> bool:

@@ -9,11 +9,10 @@ original text.
 from __future__ import annotations
 
 import json
-import weakref
 from collections.abc import Iterable
 from typing import Any
 
-from good_agent.adapters import ConflictStrategy, ToolAdapter
+from good_agent.adapters import ConflictStrategy, ToolAdapter, ToolMemo
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventContext
 from good_agent.core.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
@@ -48,7 +47,7 @@ class CitationAdapter(ToolAdapter):
         self.manager = manager
         self._slots: dict[str, Slots] = {}
         self._translators: dict[str, ArgumentTranslator] = {}
-        self._detected: weakref.WeakKeyDictionary[Tool, bool] = weakref.WeakKeyDictionary()
+        self._detected: ToolMemo[bool] = ToolMemo()
 
     def url_slots(self, signature: dict[str, Any]) -> Slots:
         """Where the URLs of ``signature``'s parameters sit, at any depth."""
@@ -59,7 +58,7 @@ class CitationAdapter(ToolAdapter):
         """Adapt tools that have at least one URL field, at any depth."""
         known = self._detected.get(tool)
         if known is None:
-            known = self._detected[tool] = self.url_slots(tool.signature).root is not None
+            known = self._detected.set(tool, self.url_slots(tool.signature).root is not None)
         return known
 
     def signature_key(self, tool: Tool, agent: Any) -> int:

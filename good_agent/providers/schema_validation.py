@@ -129,7 +129,7 @@ class _Compiler:
                 if len(errors) > before:
                     return
 
-        return run_all
+        return _with_int_fast_path(schema, run_all)
 
     def _type(self, schema: dict[str, Any]) -> Check | None:
         declared = schema.get("type")
@@ -233,6 +233,31 @@ class _Compiler:
                 check(item, f"{path}[{index}]", errors)
 
         return check_array
+
+
+_ANNOTATIONS = frozenset({"type", "description", "title", "default", "examples", "format"})
+
+
+def _with_int_fast_path(schema: dict[str, Any], run_all: Check) -> Check:
+    """``run_all``, after a quick accept of an ``int`` within an integer schema's
+    ``minimum`` / ``maximum`` (a source number, a page): the common case costs one
+    comparison; anything else is checked in full, with the same messages."""
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if (
+        schema.get("type") != "integer"
+        or not set(schema) <= _ANNOTATIONS | {"minimum", "maximum"}
+        or not all(b is None or type(b) in (int, float) for b in (low, high))
+    ):
+        return run_all
+    low_bound = float("-inf") if low is None else low
+    high_bound = float("inf") if high is None else high
+
+    def check_int(value: Any, path: str, errors: list[str]) -> None:
+        if type(value) is int and low_bound <= value <= high_bound:
+            return
+        run_all(value, path, errors)
+
+    return check_int
 
 
 def _accept(value: Any, path: str, errors: list[str]) -> None:
