@@ -27,6 +27,8 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from good_agent.providers._schema_quick import Quick, quick_accept
+
 Check = Callable[[Any, str, list[str]], None]
 Validator = Callable[[Any], list[str]]
 
@@ -119,17 +121,7 @@ class _Compiler:
             checks.append(self._object(schema))
         if "items" in schema or "prefixItems" in schema:
             checks.append(self._array(schema))
-        if len(checks) == 1:
-            return checks[0]
-
-        def run_all(value: Any, path: str, errors: list[str]) -> None:
-            for check in checks:
-                before = len(errors)
-                check(value, path, errors)
-                if len(errors) > before:
-                    return
-
-        return _with_int_fast_path(schema, run_all)
+        return _quickly(quick_accept(schema), checks[0] if len(checks) == 1 else _all(checks))
 
     def _type(self, schema: dict[str, Any]) -> Check | None:
         declared = schema.get("type")
@@ -235,29 +227,28 @@ class _Compiler:
         return check_array
 
 
-_ANNOTATIONS = frozenset({"type", "description", "title", "default", "examples", "format"})
+def _all(checks: list[Check]) -> Check:
+    def run_all(value: Any, path: str, errors: list[str]) -> None:
+        for check in checks:
+            before = len(errors)
+            check(value, path, errors)
+            if len(errors) > before:
+                return
+
+    return run_all
 
 
-def _with_int_fast_path(schema: dict[str, Any], run_all: Check) -> Check:
-    """``run_all``, after a quick accept of an ``int`` within an integer schema's
-    ``minimum`` / ``maximum`` (a source number, a page): the common case costs one
-    comparison; anything else is checked in full, with the same messages."""
-    low, high = schema.get("minimum"), schema.get("maximum")
-    if (
-        schema.get("type") != "integer"
-        or not set(schema) <= _ANNOTATIONS | {"minimum", "maximum"}
-        or not all(b is None or type(b) in (int, float) for b in (low, high))
-    ):
-        return run_all
-    low_bound = float("-inf") if low is None else low
-    high_bound = float("inf") if high is None else high
+def _quickly(quick: Quick | None, full: Check) -> Check:
+    """``full``, after ``quick`` (when there is one): the usual valid value is accepted
+    in one pass; anything else is checked in full, with the same messages."""
+    if quick is None:
+        return full
 
-    def check_int(value: Any, path: str, errors: list[str]) -> None:
-        if type(value) is int and low_bound <= value <= high_bound:
-            return
-        run_all(value, path, errors)
+    def check_quickly(value: Any, path: str, errors: list[str]) -> None:
+        if not quick(value):
+            full(value, path, errors)
 
-    return check_int
+    return check_quickly
 
 
 def _accept(value: Any, path: str, errors: list[str]) -> None:
