@@ -115,7 +115,7 @@ class _Sent:
                 fields[name] = list(value)
             elif value is not None and not isinstance(value, str | int | float):
                 fields[name] = copy.copy(value)
-        self.fields_set = frozenset(message.model_fields_set)
+        self.fields_set = set(message.__pydantic_fields_set__)
         self.built: BaseModel | None = None
 
     def message(self) -> BaseModel:

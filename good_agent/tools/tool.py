@@ -169,10 +169,14 @@ class Tool:
         """
         if self.arguments_model is not None:
             plain = self._plain_text_fields
-            if plain and any(type(v) not in _ATOMS for k, v in arguments.items() if k in plain):
-                # A credential injected as SecretStr into a parameter typed ``str``
-                # (not ``SecretStr``) is revealed here, at the last moment.
-                arguments = {k: _revealed(v) if k in plain else v for k, v in arguments.items()}
+            for name in plain:
+                if type(arguments.get(name)) not in _ATOMS:
+                    # A credential injected as SecretStr into a parameter typed ``str``
+                    # (not ``SecretStr``) is revealed here, at the last moment.
+                    arguments = {
+                        k: _revealed(v) if k in plain else v for k, v in arguments.items()
+                    }
+                    break
             try:
                 model = self.arguments_model.model_validate(arguments)
             except ValidationError as exc:
