@@ -54,7 +54,7 @@ from good_agent.extensions import (
 )
 from good_agent.testing import ScriptedModel
 
-ROUNDS = 7
+ROUNDS = 21
 CLOCK = time.process_time
 """CPU time of this process: on a shared machine, time other processes take is not
 counted against any stack (wall time swings several-fold with the load)."""
