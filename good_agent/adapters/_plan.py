@@ -48,6 +48,8 @@ class ToolPlan:
     unwrappers: tuple[tuple[Step, tuple[bool, ...]], ...] = field(init=False)
     wrappers: tuple[ToolAdapter, ...] = field(init=False)
     responders: tuple[tuple[ToolAdapter, bool], ...] = field(init=False)
+    responders_take_ctx: bool = field(init=False)
+    """Whether an ``adapt_response`` hook of this plan declares ``ctx``."""
 
     def __post_init__(self) -> None:
         # Only adapters that replace a hook take part in it on each call; whether a
@@ -70,6 +72,9 @@ class ToolPlan:
                 for a in adapters
                 if overrides(a, "adapt_response")
             ),
+        )
+        object.__setattr__(
+            self, "responders_take_ctx", any(with_ctx for _, with_ctx in self.responders)
         )
 
     @property
@@ -106,16 +111,50 @@ class ToolPlan:
             return innermost(ctx)
         return _Next(self.wrappers, 0, innermost)(ctx)
 
-    async def adapt_response(self, response: ToolResponse, ctx: CallContext) -> ToolResponse:
-        """Adapt the response, highest priority first."""
-        name, agent = self.tool.name, ctx.agent
-        for adapter, with_ctx in self.responders:
+    def adapt_response(
+        self, response: ToolResponse, ctx: CallContext | None, agent: Any
+    ) -> ToolResponse | Awaitable[ToolResponse]:
+        """Adapt the response, highest priority first.
+
+        Returns the response itself when every hook answered at once, else an
+        awaitable of it. ``ctx`` may be ``None`` when no hook takes it
+        (:attr:`responders_take_ctx`).
+        """
+        name = self.tool.name
+        for position, (adapter, with_ctx) in enumerate(self.responders):
             if with_ctx:
                 adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
             else:
                 adapted = adapter.adapt_response(name, response, agent)
-            response = adapted if isinstance(adapted, ToolResponse) else await _resolve(adapted)
+            if not isinstance(adapted, ToolResponse):
+                return self._adapt_rest(adapted, position, ctx, agent)
+            response = adapted
         return response
+
+    async def _adapt_rest(
+        self, pending: Any, position: int, ctx: CallContext | None, agent: Any
+    ) -> ToolResponse:
+        """The rest of :meth:`adapt_response`, from the hook at ``position`` that
+        returned an awaitable (or something that is not a response)."""
+        name = self.tool.name
+        response = _response_of(self.responders[position][0], await _resolve(pending))
+        for adapter, with_ctx in self.responders[position + 1 :]:
+            if with_ctx:
+                adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
+            else:
+                adapted = adapter.adapt_response(name, response, agent)
+            if not isinstance(adapted, ToolResponse):
+                adapted = _response_of(adapter, await _resolve(adapted))
+            response = adapted
+        return response
+
+
+def _response_of(adapter: ToolAdapter, value: Any) -> ToolResponse:
+    if not isinstance(value, ToolResponse):
+        raise GoodAgentError(
+            f"{adapter.name}.adapt_response must return a ToolResponse, got {_describe(value)}"
+        )
+    return value
 
 
 class _Next:

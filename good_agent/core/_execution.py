@@ -130,9 +130,10 @@ async def _execute_call(
         await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
         response = _failure(call, str(exc))
     if plan.responders:
-        if ctx is None or ctx.parameters is not params:
+        if plan.responders_take_ctx and (ctx is None or ctx.parameters is not params):
             ctx = make_context(agent, call, tool, call.arguments, attempt, params)
-        response = await plan.adapt_response(response, ctx)
+        adapted = plan.adapt_response(response, ctx, agent)
+        response = adapted if isinstance(adapted, ToolResponse) else await adapted
     if agent.events.has_handlers(AgentEvents.TOOL_CALL_AFTER):
         after = await agent.events.emit(
             AgentEvents.TOOL_CALL_AFTER, ToolCallAfter(call, tool, params, response)

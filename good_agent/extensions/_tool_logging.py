@@ -154,22 +154,26 @@ class LoggingAdapter(ToolAdapter):
     async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
         """Run the call, then record it (also when it raises)."""
         owner = self.owner
-        call = ctx.call
-        wall_ns = time.time_ns() if owner.tracer is not None else 0
-        owner.open_calls.add(call.id)
+        call_id = ctx.call.id
+        owner.open_calls.add(call_id)
         start = time.perf_counter()
         try:
             response = await call_next(ctx)
         except Exception as error:
             elapsed = (time.perf_counter() - start) * 1000.0
-            owner.open_calls.discard(call.id)
-            owner.recorded_failures.add(call.id)
-            owner.record(_Outcome(ctx, None, elapsed, wall_ns, error))
+            owner.open_calls.discard(call_id)
+            owner.recorded_failures.add(call_id)
+            owner.record(_Outcome(ctx, None, elapsed, _started_ns(elapsed), error))
             raise
         elapsed = (time.perf_counter() - start) * 1000.0
-        owner.open_calls.discard(call.id)
-        owner.record(_Outcome(ctx, response, elapsed, wall_ns, None))
+        owner.open_calls.discard(call_id)
+        owner.returned(ctx, response, elapsed)
         return response
+
+
+def _started_ns(elapsed_ms: float) -> int:
+    """The wall-clock start, in ns, of a call that ended now after ``elapsed_ms``."""
+    return time.time_ns() - int(elapsed_ms * 1_000_000)
 
 
 @dataclass(slots=True)
@@ -304,20 +308,44 @@ class ToolLogger(AgentComponent):
 
     def record(self, outcome: _Outcome) -> None:
         """Count one finished call, log it and end its span."""
-        call = outcome.call
         response = outcome.response
         success = response is not None and response.success
-        metrics = self._metrics.get(call.name)
+        self._count(outcome.call.name, outcome.duration_ms, success)
+        self._report(outcome, success)
+
+    def returned(self, ctx: CallContext, response: ToolResponse, duration_ms: float) -> None:
+        """Count a call that returned ``response``; log it and end its span when a
+        handler or tracer listens (else no record is built)."""
+        success = response.success
+        self._count(ctx.call.name, duration_ms, success)
+        if self._error_types or self._listening(success):
+            outcome = _Outcome(ctx, response, duration_ms, _started_ns(duration_ms), None)
+            self._report(outcome, success)
+
+    def _count(self, tool_name: str, duration_ms: float, success: bool) -> None:
+        metrics = self._metrics.get(tool_name)
         if metrics is None:
-            metrics = self._metrics[call.name] = ToolMetrics(bounds=self.bounds_ms)
-        metrics.observe(outcome.duration_ms, success)
+            metrics = self._metrics[tool_name] = ToolMetrics(bounds=self.bounds_ms)
+        metrics.observe(duration_ms, success)
+
+    def _tracing(self) -> bool:
+        return self.tracer is not None and (
+            not self._global_tracer or _global_tracing_configured()
+        )
+
+    def _listening(self, success: bool) -> bool:
+        level = self.level if success else self.error_level
+        return self.logger.isEnabledFor(level) or self._tracing()
+
+    def _report(self, outcome: _Outcome, success: bool) -> None:
+        call = outcome.call
         error_type = self._error_types.pop(call.id, None)
         if outcome.raised is not None:
             error_type = type(outcome.raised).__name__
         level = self.level if success else self.error_level
         if self.logger.isEnabledFor(level):
             self._log(outcome, success, level)
-        if self.tracer is not None and (not self._global_tracer or _global_tracing_configured()):
+        if self._tracing():
             self._span(outcome, success, error_type)
 
     def _log(self, outcome: _Outcome, success: bool, level: int) -> None:

@@ -304,3 +304,71 @@ async def test_a_handler_answer_to_another_call_is_an_error() -> None:
     agent.events.on(AgentEvents.TOOL_CALL_BEFORE, answer)
     with pytest.raises(GoodAgentError, match="TOOL_CALL_BEFORE handler answered call"):
         await agent.invoke("slow")
+
+
+class LabelSuffix(ToolAdapter):
+    """Appends ``label`` to the response, at once or after an await."""
+
+    def __init__(self, component: Any, label: str, priority: int, *, later: bool) -> None:
+        super().__init__(component, priority=priority)
+        self.label, self.later = label, later
+
+    def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
+        adapted = response.model_copy(update={"response": f"{response.response}+{self.label}"})
+        if not self.later:
+            return adapted
+
+        async def settle() -> ToolResponse:
+            return adapted
+
+        return settle()
+
+
+@pytest.mark.parametrize(
+    "later", [(False, False, False), (True, False, False), (False, True, False), (True, True, True)]
+)
+async def test_responses_are_adapted_in_order_whether_hooks_answer_at_once_or_later(
+    later: tuple[bool, bool, bool],
+) -> None:
+    owner = AgentComponent()
+    for label, priority, is_later in zip("abc", (300, 200, 100), later, strict=True):
+        owner.register_tool_adapter(LabelSuffix(owner, label, priority, later=is_later))
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
+    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
+        await agent.call("go")
+    results = [m for m in agent.messages if isinstance(m, ToolMessage)]
+    assert [m.content for m in results] == ["hi+a+b+c"]
+
+
+@pytest.mark.parametrize("later", [False, True])
+async def test_an_adapt_response_that_returns_no_response_is_named(later: bool) -> None:
+    class Forgetful(ToolAdapter):
+        def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
+            if not later:
+                return None
+
+            async def nothing() -> None:
+                return None
+
+            return nothing()
+
+    owner = AgentComponent()
+    owner.register_tool_adapter(Forgetful(owner))
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
+    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
+        with pytest.raises(
+            GoodAgentError, match=r"Forgetful\.adapt_response must return a ToolResponse"
+        ):
+            await agent.call("go")

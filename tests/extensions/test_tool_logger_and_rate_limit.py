@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from typing import Any
 
@@ -66,7 +67,9 @@ async def test_logger_records_metrics_and_spans(caplog: pytest.LogCaptureFixture
     )
     caplog.set_level(logging.DEBUG)
     async with Agent(model=model, tools=[echo], extensions=[logger]) as agent:
+        before = time.time_ns()
         await agent.call("go")
+        after = time.time_ns()
     records = [r for r in caplog.records if r.name == "good_agent.tool_calls"]
     assert len(records) == 2
     by_id = {r.tool_call_id: r for r in records}  # type: ignore[attr-defined]
@@ -87,6 +90,8 @@ async def test_logger_records_metrics_and_spans(caplog: pytest.LogCaptureFixture
     assert spans["c2"].attributes["error.type"] == "ValueError"
     assert spans["c2"].status is not None and spans["c1"].status is None
     assert all(s.end_time is not None and s.end_time >= s.start_time for s in tracer.spans)
+    # Each span starts within the run (1 ms allowed between the two clocks).
+    assert all(before - 1_000_000 <= s.start_time <= after for s in tracer.spans)
 
 
 async def test_logger_works_with_the_real_opentelemetry_api() -> None:
