@@ -20,7 +20,8 @@ from good_agent.extensions._rate_limit import (
     RedisBuckets,
 )
 from good_agent.extensions._telemetry import Telemetry
-from good_agent.extensions._tool_logging import ToolLogger, ToolMetrics
+from good_agent.extensions._tool_logging import ToolLogger
+from good_agent.extensions._tool_metrics import ToolMetrics
 from good_agent.extensions.auth import AuthInjector
 from good_agent.extensions.citation_index import Citation, CitationIndex
 from good_agent.extensions.citations import CitationManager
