@@ -161,7 +161,7 @@ def _immutable(annotation: Any) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RecordedRequest:
     """A request as the scripted model received it (copied).
 
@@ -170,10 +170,12 @@ class RecordedRequest:
     consecutive requests that offer the same tools share one ``tools`` list). A
     message is kept as a copy of its fields, taken when it is sent, and rebuilt
     into a message the first time a test reads it; tool definitions and request
-    options are deep-copied. The
-    requests of one growing conversation share one log of copies (``log``, of which
-    this request saw the first ``length``), so recording costs the same at the
-    200th request as at the first, in time and in memory.
+    options are deep-copied. The requests of one growing conversation share one
+    log of copies (``log``, of which this request saw the first ``length``), so
+    recording costs the same at the 200th request as at the first, in time and in
+    memory. A record is a plain (not frozen) dataclass: what it holds is lists and
+    dicts, which a frozen one would not protect either, and it is made at every
+    request.
     """
 
     log: list[Any] = field(repr=False)
@@ -381,7 +383,9 @@ class ScriptedModel:
         # List equality checks identity first, so an unchanged prefix compares at C speed.
         if count and len(messages) >= count and messages[:count] == self._sent:
             added = messages[count:]
-            self._log.extend(self._copy(m) for m in added)
+            log, copy_of = self._log, self._copy
+            for message in added:
+                log.append(copy_of(message))
             self._sent.extend(added)
         else:
             self._log = [self._copy(m) for m in messages]

@@ -204,7 +204,7 @@ async def call_tool(agent: Agent, tool: Any, arguments: dict[str, Any], call: To
     redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log."""
     secrets = agent_secrets(agent)
     try:
-        value = await tool.run(arguments, {"agent": agent, "call": call})
+        value = await tool.run(arguments, {"agent": agent, "call": call} if tool.injected else None)
     except Exception as exc:
         error: BaseException = secrets.redact_error(exc) if secrets else exc
     else:

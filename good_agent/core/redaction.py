@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import threading
 import traceback
 import weakref
 from collections import OrderedDict
@@ -26,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
+from good_agent.core._by_identity import ByIdentity
 from good_agent.core.errors import GoodAgentError
 
 REDACTED = "[REDACTED]"
@@ -381,12 +383,16 @@ def _redacting_subclass(cls: type[BaseException]) -> type[BaseException]:
     return subclass
 
 
-_REGISTRIES: weakref.WeakKeyDictionary[Any, SecretRegistry] = weakref.WeakKeyDictionary()
+_REGISTRIES: ByIdentity[Any, SecretRegistry] = ByIdentity()
+_CREATING = threading.Lock()
 
 
 def agent_secrets(agent: Any) -> SecretRegistry:
     """The :class:`SecretRegistry` of ``agent`` (created on first use)."""
     registry = _REGISTRIES.get(agent)
     if registry is None:
-        registry = _REGISTRIES[agent] = SecretRegistry()
+        with _CREATING:  # two threads asking first must not get two registries
+            registry = _REGISTRIES.get(agent)
+            if registry is None:  # (an empty registry is falsy: compare with None)
+                registry = _REGISTRIES.set(agent, SecretRegistry())
     return registry

@@ -184,7 +184,9 @@ class CitationManager(AgentComponent):
         if isinstance(message, UserMessage):
             self.register_text(message.content, metadata={"origin": "user"})
         elif isinstance(message, ToolMessage) and not message.is_error:
-            self.register_result(message.tool_name, message.content)
+            content = message.content
+            if "://" in content or ":\\/\\/" in content:  # else no URL (see register_result)
+                self.register_result(message.tool_name, content)
 
     @on(AgentEvents.LLM_REQUEST_BEFORE, priority=-100)
     def _on_request(self, ctx: EventContext) -> ModelRequest | None:
@@ -196,10 +198,10 @@ class CitationManager(AgentComponent):
         """A copy of ``request`` with ``[n]`` for registered URLs, plus the sources list."""
         sent, done, version = self._last_rewrite
         history, count = request.messages, len(sent)
-        # A history that only grew since the last request, with no new source: only
-        # the new messages are rewritten (list equality checks identity first).
-        # ``sent`` and ``done`` are this manager's own lists, extended in place.
-        if version == len(self.index) and count and history[:count] == sent:
+        # A history that only grew since the last request, with no source added or
+        # changed: only the new messages are rewritten (list equality checks identity
+        # first). ``sent`` and ``done`` are this manager's own lists, extended in place.
+        if version == self.index.version and count and history[:count] == sent:
             added = history[count:]
             if added:
                 sent.extend(added)
@@ -207,7 +209,7 @@ class CitationManager(AgentComponent):
         else:
             sent = list(history)
             done = [self._rewrite_message(m) for m in history]
-            self._last_rewrite = (sent, done, len(self.index))
+            self._last_rewrite = (sent, done, self.index.version)
         first = done[0] if done and isinstance(done[0], SystemMessage) else None
         system = self._system_message(first)
         if first is not None:
@@ -250,7 +252,8 @@ class CitationManager(AgentComponent):
 
     def _rewrite_message(self, message: Any) -> Any:
         content = getattr(message, "content", None)
-        if isinstance(content, str) and content:
+        # Every URL the index can replace has a "://" (checked here, before a call).
+        if isinstance(content, str) and "://" in content:
             new = self.index.replace_urls(content)
             if new != content:
                 return message.model_copy(update={"content": new})

@@ -197,9 +197,11 @@ class Tool:
         """
         if self.function is None:
             raise ToolDefinitionError(f"tool '{self.name}' has no implementation to run")
-        kwargs = dict(arguments) if self.arguments_model else _revealed(arguments)
-        for param, kind in self.injected.items():
-            kwargs[param] = (injections or {}).get(kind)
+        kwargs = arguments if self.arguments_model else _revealed(arguments)
+        if self.injected:
+            kwargs = dict(kwargs)  # ``arguments`` stays as given
+            for param, kind in self.injected.items():
+                kwargs[param] = (injections or {}).get(kind)
         if self.is_async:
             return await self.function(**kwargs)
         return await anyio.to_thread.run_sync(functools.partial(self.function, **kwargs))

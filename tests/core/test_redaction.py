@@ -124,3 +124,33 @@ def test_registry_is_bounded_and_per_agent() -> None:
     first, second = Agent(), Agent()
     agent_secrets(first).add(SECRET)
     assert agent_secrets(first) is agent_secrets(first) and not agent_secrets(second)
+
+
+def test_each_agent_has_one_registry_which_goes_with_the_agent() -> None:
+    import gc
+    import threading
+
+    class Holder:  # any object will do: the registry is kept by identity
+        pass
+
+    agent = Holder()
+    first = agent_secrets(agent)
+    assert not first  # empty, and still the agent's: an empty registry is not replaced
+    assert agent_secrets(agent) is first
+    assert agent_secrets(Holder()) is not first
+    seen: list[SecretRegistry] = []
+    fresh = Holder()
+
+    def ask(holder: Holder) -> None:
+        seen.append(agent_secrets(holder))
+
+    threads = [threading.Thread(target=ask, args=(fresh,)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({id(registry) for registry in seen}) == 1
+    before = len(redaction._REGISTRIES)
+    del agent, fresh, threads
+    gc.collect()
+    assert len(redaction._REGISTRIES) <= before - 2
