@@ -158,7 +158,8 @@ def _response_of(adapter: ToolAdapter, value: Any) -> ToolResponse:
 
 
 class _Next:
-    """``call_next`` of the wrapper at ``index``: runs the next wrapper, or the tool."""
+    """Runs the wrapper at ``index``, whose ``call_next`` is the next wrapper's
+    :class:`_Next` or, for the last wrapper, the innermost step (the tool)."""
 
     __slots__ = ("index", "innermost", "wrappers")
 
@@ -166,11 +167,14 @@ class _Next:
         self.wrappers, self.index, self.innermost = wrappers, index, innermost
 
     async def __call__(self, ctx: CallContext) -> ToolResponse:
-        index = self.index
-        if index == len(self.wrappers):
-            return await self.innermost(ctx)
-        adapter = self.wrappers[index]
-        response = await adapter.around_call(ctx, _Next(self.wrappers, index + 1, self.innermost))
+        wrappers, index = self.wrappers, self.index
+        adapter = wrappers[index]
+        # The last wrapper's call_next is the innermost step itself.
+        after = index + 1
+        following = (
+            self.innermost if after == len(wrappers) else _Next(wrappers, after, self.innermost)
+        )
+        response = await adapter.around_call(ctx, following)
         if not isinstance(response, ToolResponse) or response.tool_call_id != ctx.call.id:
             raise GoodAgentError(
                 f"{adapter.name}.around_call must return the ToolResponse of call "
