@@ -14,6 +14,10 @@ from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
 
 
+_NOT_RUN = object()
+"""Marks a step of :meth:`ToolPlan._unwrap_from` that has not run yet."""
+
+
 async def _resolve(value: Any) -> Any:
     if is_awaitable(value):
         return await value
@@ -50,6 +54,8 @@ class ToolPlan:
     responders: tuple[tuple[ToolAdapter, bool], ...] = field(init=False)
     responders_take_ctx: bool = field(init=False)
     """Whether an ``adapt_response`` hook of this plan declares ``ctx``."""
+    unwrappers_take_ctx: bool = field(init=False)
+    """Whether an ``adapt_response`` hook of this plan declares ``ctx``."""
 
     def __post_init__(self) -> None:
         # Only adapters that replace a hook take part in it on each call; whether a
@@ -61,6 +67,7 @@ class ToolPlan:
             if len(step.adapters) > 1 or overrides(step.adapters[0], "adapt_parameters")
         )
         object.__setattr__(self, "unwrappers", unwrappers)
+        object.__setattr__(self, "unwrappers_take_ctx", any(any(flags) for _, flags in unwrappers))
         object.__setattr__(
             self, "wrappers", tuple(a for a in adapters if overrides(a, "around_call"))
         )
@@ -82,13 +89,46 @@ class ToolPlan:
         """Every adapter applied to this tool, in forward (signature) order."""
         return [adapter for step in self.steps for adapter in step.adapters]
 
-    async def unwrap(self, parameters: dict[str, Any], ctx: CallContext) -> dict[str, Any]:
-        """Translate the model's arguments back, outermost (lowest priority) step first."""
+    def unwrap(
+        self, parameters: dict[str, Any], ctx: CallContext | None, agent: Any
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        """Translate the model's arguments back, outermost (lowest priority) step first.
+
+        Returns the parameters themselves when every hook answered at once, else an
+        awaitable of them. ``ctx`` may be ``None`` when no hook takes it
+        (:attr:`unwrappers_take_ctx`).
+        """
         name = self.tool.name
-        agent = ctx.agent
         params = parameters
-        for step, with_ctx in self.unwrappers:
-            if len(step.adapters) == 1:
+        for position, (step, with_ctx) in enumerate(self.unwrappers):
+            if len(step.adapters) > 1:
+                return self._unwrap_from(position, params, _NOT_RUN, ctx, agent)
+            adapter = step.adapters[0]
+            if with_ctx[0]:
+                produced = _with_ctx(adapter).adapt_parameters(name, params, agent, ctx=ctx)
+            else:
+                produced = adapter.adapt_parameters(name, params, agent)
+            if not isinstance(produced, dict):
+                return self._unwrap_from(position, params, produced, ctx, agent)
+            params = produced
+        return params
+
+    async def _unwrap_from(
+        self,
+        position: int,
+        params: dict[str, Any],
+        produced: Any,
+        ctx: CallContext | None,
+        agent: Any,
+    ) -> dict[str, Any]:
+        """The rest of :meth:`unwrap` from the step at ``position``; ``produced`` is
+        what that step returned (an awaitable, say), or ``_NOT_RUN``."""
+        name = self.tool.name
+        for step, with_ctx in self.unwrappers[position:]:
+            if produced is not _NOT_RUN:
+                params = await _resolve(produced)
+                produced = _NOT_RUN
+            elif len(step.adapters) == 1:
                 adapter = step.adapters[0]
                 if with_ctx[0]:
                     params = _with_ctx(adapter).adapt_parameters(name, params, agent, ctx=ctx)
@@ -97,7 +137,7 @@ class ToolPlan:
                 if not isinstance(params, dict):
                     params = await _resolve(params)
             else:
-                params = await _unwrap_group(step, with_ctx, name, params, ctx)
+                params = await _unwrap_group(step, with_ctx, name, params, ctx, agent)
             if not isinstance(params, dict):
                 raise GoodAgentError(
                     f"an adapter on tool '{name}' returned {type(params).__name__} "
@@ -196,7 +236,12 @@ def _describe(value: Any) -> str:
 
 
 async def _unwrap_group(
-    step: Step, with_ctx: tuple[bool, ...], name: str, params: dict[str, Any], ctx: CallContext
+    step: Step,
+    with_ctx: tuple[bool, ...],
+    name: str,
+    params: dict[str, Any],
+    ctx: CallContext | None,
+    agent: Any,
 ) -> dict[str, Any]:
     every_owned = frozenset().union(*step.owned)
     result = {k: v for k, v in params.items() if k not in every_owned}
@@ -205,9 +250,9 @@ async def _unwrap_group(
         others = every_owned - owned
         view = {k: v for k, v in params.items() if k not in others}
         if wants_ctx:
-            produced = _with_ctx(adapter).adapt_parameters(name, view, ctx.agent, ctx=ctx)
+            produced = _with_ctx(adapter).adapt_parameters(name, view, agent, ctx=ctx)
         else:
-            produced = adapter.adapt_parameters(name, view, ctx.agent)
+            produced = adapter.adapt_parameters(name, view, agent)
         out = await _resolve(produced)
         if not isinstance(out, dict):
             raise GoodAgentError(f"{adapter.name}.adapt_parameters must return a dict")

@@ -115,8 +115,10 @@ async def _execute_call(
                 raise ToolArgumentsError(call.name, problems)
         params = dict(call.arguments)
         if plan.unwrappers:
-            ctx = make_context(agent, call, tool, call.arguments, attempt, call.arguments)
-            params = await plan.unwrap(params, ctx)
+            if plan.unwrappers_take_ctx:
+                ctx = make_context(agent, call, tool, call.arguments, attempt, call.arguments)
+            unwrapped = plan.unwrap(params, ctx, agent)
+            params = unwrapped if isinstance(unwrapped, dict) else await unwrapped
         arguments = tool.validate(params)
         if on_execute is not None:
             await on_execute(call, params)

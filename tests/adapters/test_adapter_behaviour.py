@@ -372,3 +372,81 @@ async def test_an_adapt_response_that_returns_no_response_is_named(later: bool) 
             GoodAgentError, match=r"Forgetful\.adapt_response must return a ToolResponse"
         ):
             await agent.call("go")
+
+
+class AppendToText(ToolAdapter):
+    """Appends ``label`` to the ``text`` parameter, at once or after an await."""
+
+    def __init__(self, component: Any, label: str, priority: int, *, later: bool) -> None:
+        super().__init__(component, priority=priority)
+        self.label, self.later, self.runs = label, later, 0
+
+    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        self.runs += 1
+        adapted = {**parameters, "text": f"{parameters['text']}+{self.label}"}
+        if not self.later:
+            return adapted
+
+        async def settle() -> dict[str, Any]:
+            return adapted
+
+        return settle()
+
+
+@pytest.mark.parametrize(
+    "later", [(False, False, False), (False, True, False), (True, False, True), (True, True, True)]
+)
+async def test_parameters_are_unwrapped_in_order_whether_hooks_answer_at_once_or_later(
+    later: tuple[bool, bool, bool],
+) -> None:
+    owner = AgentComponent()
+    adapters = [
+        AppendToText(owner, label, priority, later=is_later)
+        for label, priority, is_later in zip("abc", (300, 200, 100), later, strict=True)
+    ]
+    for adapter in adapters:
+        owner.register_tool_adapter(adapter)
+    received: list[str] = []
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        received.append(text)
+        return text
+
+    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
+    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
+        await agent.call("go")
+    # Reverse order: the lowest priority (outermost) unwraps first.
+    assert received == ["hi+c+b+a"]
+    assert [adapter.runs for adapter in adapters] == [1, 1, 1]
+
+
+@pytest.mark.parametrize("later", [False, True])
+async def test_an_adapt_parameters_that_returns_no_dict_is_named_and_runs_once(later: bool) -> None:
+    runs: list[str] = []
+
+    class Forgetful(ToolAdapter):
+        def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+            runs.append(tool_name)
+            if not later:
+                return None
+
+            async def nothing() -> None:
+                return None
+
+            return nothing()
+
+    owner = AgentComponent()
+    owner.register_tool_adapter(Forgetful(owner))
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        return text
+
+    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
+    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
+        with pytest.raises(GoodAgentError, match="from adapt_parameters; it must return a dict"):
+            await agent.call("go")
+    assert runs == ["echo"]
