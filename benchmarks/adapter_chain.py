@@ -25,8 +25,9 @@ Rounds interleave the stacks and the floor; medians are reported.
 Times are CPU time of this process (``time.process_time``), so other work on a
 shared machine does not land on one stack more than another.
 
-Targets: ``builtin`` under 40 us and under 15x the floor; ``none`` under 10x the
-floor; at 200 sequential calls the per-call cost within 1.5x of the cost at 10.
+Targets: ``builtin`` under 40 us and under 15x the floor (a verdict for each);
+``none`` under 10x the floor; at 200 sequential calls the per-call cost within 1.5x
+of the cost at 10.
 
 Run: ``python benchmarks/adapter_chain.py``
 """
@@ -201,10 +202,12 @@ async def main() -> None:
             f" ({many / ten:.2f}x)"
         )
     built, none = per["builtin"], per["none"]
+    # The issue's target has two bounds; each gets its verdict (the absolute one
+    # depends on the machine: its floor was about 2 us where the target was set).
+    print(f"target builtin < 15x floor: {verdict(built / floor < 15)} ({built / floor:.1f}x)")
     print(
-        "target builtin < 40 us and < 15x floor: "
-        f"{verdict(built < 40e-6 and built / floor < 15)} ({built * 1e6:.1f} us, "
-        f"{built / floor:.1f}x)"
+        f"target builtin < 40 us: {verdict(built < 40e-6)} ({built * 1e6:.1f} us; "
+        f"floor here {floor * 1e6:.2f} us)"
     )
     print(f"target none < 10x floor: {verdict(none / floor < 10)} ({none / floor:.1f}x)")
     for name in ("none", "builtin"):

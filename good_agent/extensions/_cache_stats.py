@@ -53,8 +53,15 @@ class CacheStats:
 
     def record(self, kind: CacheEventKind, tool_name: str) -> None:
         """Count one event."""
-        name = _STAT_NAMES.get(kind, kind)
-        setattr(self, name, getattr(self, name) + 1)
+        if kind == "miss":
+            self.misses += 1
+        elif kind == "set":
+            self.sets += 1
+        elif kind == "hit":
+            self.hits += 1
+        else:
+            name = _STAT_NAMES.get(kind, kind)
+            setattr(self, name, getattr(self, name) + 1)
         counter = self.by_tool.get(tool_name)
         if counter is None:
             counter = self.by_tool[tool_name] = Counter()

@@ -50,6 +50,9 @@ def digest(text: str, *, size: int = 32) -> str:
 
 _FOUND = threading.local()
 """The secrets met by the key encoder in the call running on this thread."""
+_NO_SECRETS: list[Any] = []
+"""What ``_FOUND.secrets`` holds between calls (never appended to: the encoder runs
+only inside :func:`key_json`, which sets a list of its own first)."""
 
 
 def _key_default(value: Any) -> Any:
@@ -82,7 +85,8 @@ def key_json(value: Any) -> tuple[str, list[Any]]:
     :class:`ValueError` for what JSON cannot hold.
     """
     found: list[Any] = []
-    _FOUND.secrets = found
+    local = _FOUND
+    local.secrets = found
     try:
         if _KEY_ENCODER is not None:
             return "".join(_KEY_ENCODER(value, 0)), found
@@ -95,4 +99,4 @@ def key_json(value: Any) -> tuple[str, list[Any]]:
         )
         return text, found
     finally:
-        _FOUND.secrets = []
+        local.secrets = _NO_SECRETS
