@@ -13,7 +13,6 @@ from good_agent.core.errors import GoodAgentError
 from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
 
-
 _NOT_RUN = object()
 """Marks a step of :meth:`ToolPlan._unwrap_from` that has not run yet."""
 
