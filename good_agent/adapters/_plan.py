@@ -14,7 +14,7 @@ from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
 
 _NOT_RUN = object()
-"""Marks a step of :meth:`ToolPlan._unwrap_from` that has not run yet."""
+"""Marks a step of :meth:`ToolPlan._finish_unwrap` that has not run yet."""
 
 
 async def _resolve(value: Any) -> Any:
@@ -89,30 +89,33 @@ class ToolPlan:
         return [adapter for step in self.steps for adapter in step.adapters]
 
     def unwrap(
-        self, parameters: dict[str, Any], ctx: CallContext | None, agent: Any
+        self, parameters: dict[str, Any], ctx: CallContext | None, agent: Any, start: int = 0
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
-        """Translate the model's arguments back, outermost (lowest priority) step first.
+        """Translate the model's arguments back, outermost (lowest priority) step first
+        (from the step at ``start``).
 
         Returns the parameters themselves when every hook answered at once, else an
         awaitable of them. ``ctx`` may be ``None`` when no hook takes it
         (:attr:`unwrappers_take_ctx`).
         """
         name = self.tool.name
+        unwrappers = self.unwrappers
         params = parameters
-        for position, (step, with_ctx) in enumerate(self.unwrappers):
+        for position in range(start, len(unwrappers)):
+            step, with_ctx = unwrappers[position]
             if len(step.adapters) > 1:
-                return self._unwrap_from(position, params, _NOT_RUN, ctx, agent)
+                return self._finish_unwrap(position, params, _NOT_RUN, ctx, agent)
             adapter = step.adapters[0]
             if with_ctx[0]:
                 produced = _with_ctx(adapter).adapt_parameters(name, params, agent, ctx=ctx)
             else:
                 produced = adapter.adapt_parameters(name, params, agent)
             if not isinstance(produced, dict):
-                return self._unwrap_from(position, params, produced, ctx, agent)
+                return self._finish_unwrap(position, params, produced, ctx, agent)
             params = produced
         return params
 
-    async def _unwrap_from(
+    async def _finish_unwrap(
         self,
         position: int,
         params: dict[str, Any],
@@ -120,29 +123,21 @@ class ToolPlan:
         ctx: CallContext | None,
         agent: Any,
     ) -> dict[str, Any]:
-        """The rest of :meth:`unwrap` from the step at ``position``; ``produced`` is
-        what that step returned (an awaitable, say), or ``_NOT_RUN``."""
+        """The step at ``position``, which answered later (``produced``) or is a MERGE
+        group (``_NOT_RUN``: it runs here), then the steps after it."""
+        step, with_ctx = self.unwrappers[position]
         name = self.tool.name
-        for step, with_ctx in self.unwrappers[position:]:
-            if produced is not _NOT_RUN:
-                params = await _resolve(produced)
-                produced = _NOT_RUN
-            elif len(step.adapters) == 1:
-                adapter = step.adapters[0]
-                if with_ctx[0]:
-                    params = _with_ctx(adapter).adapt_parameters(name, params, agent, ctx=ctx)
-                else:
-                    params = adapter.adapt_parameters(name, params, agent)
-                if not isinstance(params, dict):
-                    params = await _resolve(params)
-            else:
-                params = await _unwrap_group(step, with_ctx, name, params, ctx, agent)
-            if not isinstance(params, dict):
-                raise GoodAgentError(
-                    f"an adapter on tool '{name}' returned {type(params).__name__} "
-                    "from adapt_parameters; it must return a dict"
-                )
-        return params
+        if produced is _NOT_RUN:
+            result = await _unwrap_group(step, with_ctx, name, params, ctx, agent)
+        else:
+            result = await _resolve(produced)
+        if not isinstance(result, dict):
+            raise GoodAgentError(
+                f"an adapter on tool '{name}' returned {type(result).__name__} "
+                "from adapt_parameters; it must return a dict"
+            )
+        rest = self.unwrap(result, ctx, agent, position + 1)
+        return rest if isinstance(rest, dict) else await rest
 
     def around(self, ctx: CallContext, innermost: CallNext) -> Awaitable[ToolResponse]:
         """Run the ``around_call`` hooks, highest priority outermost, around ``innermost``."""
@@ -151,41 +146,34 @@ class ToolPlan:
         return _Next(self.wrappers, 0, innermost)(ctx)
 
     def adapt_response(
-        self, response: ToolResponse, ctx: CallContext | None, agent: Any
+        self, response: ToolResponse, ctx: CallContext | None, agent: Any, start: int = 0
     ) -> ToolResponse | Awaitable[ToolResponse]:
-        """Adapt the response, highest priority first.
+        """Adapt the response, highest priority first (from the hook at ``start``).
 
         Returns the response itself when every hook answered at once, else an
         awaitable of it. ``ctx`` may be ``None`` when no hook takes it
         (:attr:`responders_take_ctx`).
         """
         name = self.tool.name
-        for position, (adapter, with_ctx) in enumerate(self.responders):
+        responders = self.responders
+        for position in range(start, len(responders)):
+            adapter, with_ctx = responders[position]
             if with_ctx:
                 adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
             else:
                 adapted = adapter.adapt_response(name, response, agent)
             if not isinstance(adapted, ToolResponse):
-                return self._adapt_rest(adapted, position, ctx, agent)
+                return self._finish_response(position, adapted, ctx, agent)
             response = adapted
         return response
 
-    async def _adapt_rest(
-        self, pending: Any, position: int, ctx: CallContext | None, agent: Any
+    async def _finish_response(
+        self, position: int, pending: Any, ctx: CallContext | None, agent: Any
     ) -> ToolResponse:
-        """The rest of :meth:`adapt_response`, from the hook at ``position`` that
-        returned an awaitable (or something that is not a response)."""
-        name = self.tool.name
+        """The hook at ``position``, which answered later (``pending``), then the rest."""
         response = _response_of(self.responders[position][0], await _resolve(pending))
-        for adapter, with_ctx in self.responders[position + 1 :]:
-            if with_ctx:
-                adapted = _with_ctx(adapter).adapt_response(name, response, agent, ctx=ctx)
-            else:
-                adapted = adapter.adapt_response(name, response, agent)
-            if not isinstance(adapted, ToolResponse):
-                adapted = _response_of(adapter, await _resolve(adapted))
-            response = adapted
-        return response
+        rest = self.adapt_response(response, ctx, agent, position + 1)
+        return rest if isinstance(rest, ToolResponse) else await rest
 
 
 def _response_of(adapter: ToolAdapter, value: Any) -> ToolResponse:

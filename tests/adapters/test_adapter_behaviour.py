@@ -306,6 +306,34 @@ async def test_a_handler_answer_to_another_call_is_an_error() -> None:
         await agent.invoke("slow")
 
 
+def _answer(value: Any, later: bool) -> Any:
+    """``value`` itself, or an awaitable of it."""
+    if not later:
+        return value
+
+    async def settle() -> Any:
+        return value
+
+    return settle()
+
+
+async def _call_echo(owner: AgentComponent, received: list[str] | None = None) -> Agent:
+    """Run one model turn that calls ``echo(text="hi")`` through ``owner``'s adapters."""
+
+    @tool
+    def echo(text: str) -> str:
+        """Echo."""
+        if received is not None:
+            received.append(text)
+        return text
+
+    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
+    agent = Agent(model=model, tools=[echo], extensions=[owner])
+    async with agent:
+        await agent.call("go")
+    return agent
+
+
 class LabelSuffix(ToolAdapter):
     """Appends ``label`` to the response, at once or after an await."""
 
@@ -315,13 +343,7 @@ class LabelSuffix(ToolAdapter):
 
     def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
         adapted = response.model_copy(update={"response": f"{response.response}+{self.label}"})
-        if not self.later:
-            return adapted
-
-        async def settle() -> ToolResponse:
-            return adapted
-
-        return settle()
+        return _answer(adapted, self.later)
 
 
 @pytest.mark.parametrize(
@@ -333,15 +355,7 @@ async def test_responses_are_adapted_in_order_whether_hooks_answer_at_once_or_la
     owner = AgentComponent()
     for label, priority, is_later in zip("abc", (300, 200, 100), later, strict=True):
         owner.register_tool_adapter(LabelSuffix(owner, label, priority, later=is_later))
-
-    @tool
-    def echo(text: str) -> str:
-        """Echo."""
-        return text
-
-    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
-    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
-        await agent.call("go")
+    agent = await _call_echo(owner)
     results = [m for m in agent.messages if isinstance(m, ToolMessage)]
     assert [m.content for m in results] == ["hi+a+b+c"]
 
@@ -350,28 +364,14 @@ async def test_responses_are_adapted_in_order_whether_hooks_answer_at_once_or_la
 async def test_an_adapt_response_that_returns_no_response_is_named(later: bool) -> None:
     class Forgetful(ToolAdapter):
         def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
-            if not later:
-                return None
-
-            async def nothing() -> None:
-                return None
-
-            return nothing()
+            return _answer(None, later)
 
     owner = AgentComponent()
     owner.register_tool_adapter(Forgetful(owner))
-
-    @tool
-    def echo(text: str) -> str:
-        """Echo."""
-        return text
-
-    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
-    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
-        with pytest.raises(
-            GoodAgentError, match=r"Forgetful\.adapt_response must return a ToolResponse"
-        ):
-            await agent.call("go")
+    with pytest.raises(
+        GoodAgentError, match=r"Forgetful\.adapt_response must return a ToolResponse"
+    ):
+        await _call_echo(owner)
 
 
 class AppendToText(ToolAdapter):
@@ -383,14 +383,7 @@ class AppendToText(ToolAdapter):
 
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
         self.runs += 1
-        adapted = {**parameters, "text": f"{parameters['text']}+{self.label}"}
-        if not self.later:
-            return adapted
-
-        async def settle() -> dict[str, Any]:
-            return adapted
-
-        return settle()
+        return _answer({**parameters, "text": f"{parameters['text']}+{self.label}"}, self.later)
 
 
 @pytest.mark.parametrize(
@@ -407,16 +400,7 @@ async def test_parameters_are_unwrapped_in_order_whether_hooks_answer_at_once_or
     for adapter in adapters:
         owner.register_tool_adapter(adapter)
     received: list[str] = []
-
-    @tool
-    def echo(text: str) -> str:
-        """Echo."""
-        received.append(text)
-        return text
-
-    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
-    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
-        await agent.call("go")
+    await _call_echo(owner, received)
     # Reverse order: the lowest priority (outermost) unwraps first.
     assert received == ["hi+c+b+a"]
     assert [adapter.runs for adapter in adapters] == [1, 1, 1]
@@ -429,24 +413,10 @@ async def test_an_adapt_parameters_that_returns_no_dict_is_named_and_runs_once(l
     class Forgetful(ToolAdapter):
         def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
             runs.append(tool_name)
-            if not later:
-                return None
-
-            async def nothing() -> None:
-                return None
-
-            return nothing()
+            return _answer(None, later)
 
     owner = AgentComponent()
     owner.register_tool_adapter(Forgetful(owner))
-
-    @tool
-    def echo(text: str) -> str:
-        """Echo."""
-        return text
-
-    model = ScriptedModel([ScriptedModel.tool_call("echo", {"text": "hi"}), "done"])
-    async with Agent(model=model, tools=[echo], extensions=[owner]) as agent:
-        with pytest.raises(GoodAgentError, match="from adapt_parameters; it must return a dict"):
-            await agent.call("go")
+    with pytest.raises(GoodAgentError, match="from adapt_parameters; it must return a dict"):
+        await _call_echo(owner)
     assert runs == ["echo"]

@@ -240,3 +240,33 @@ async def test_merge_signature_can_be_overridden() -> None:
     async with Agent(tools=[make_search(seen)], extensions=[install(first, second)]) as agent:
         sig = (await agent.tool_signatures())[0]
     assert sig["function"]["description"] == "merged by AddParam[region],AddParam[lang]"
+
+
+class LaterDescribe(Describe):
+    """A :class:`Describe` whose ``adapt_parameters`` answers through an awaitable."""
+
+    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+        produced = super().adapt_parameters(tool_name, parameters, agent)
+
+        async def settle() -> Any:
+            return produced
+
+        return settle()
+
+
+@pytest.mark.parametrize("later", [False, True])
+async def test_a_merge_group_between_chained_steps_unwraps_in_order(later: bool) -> None:
+    # Unwrapping runs outermost (lowest priority) first: the outer chained step,
+    # the MERGE group, then the inner chained step; one step may answer later.
+    seen: list[str] = []
+    kind = LaterDescribe if later else Describe
+    inner = Describe("inner", 300, ConflictStrategy.CHAIN)
+    region = AddParam("region", 200, ConflictStrategy.MERGE)
+    lang = AddParam("lang", 150, ConflictStrategy.MERGE)
+    outer = kind("outer", 100, ConflictStrategy.CHAIN)
+    extensions = [install(inner, region, lang, outer)]
+    async with Agent(tools=[make_search(seen)], extensions=extensions) as agent:
+        response = await agent.invoke("search", query="q", region="eu", lang="fr")
+    assert response.success, response.error
+    assert seen == ["q<outer+eu<inner"]
+    assert len(outer.unwrapped) == len(inner.unwrapped) == 1
