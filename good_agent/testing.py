@@ -135,15 +135,8 @@ def _container_fields(kind: type[BaseModel]) -> tuple[str, ...]:
     names = []
     for name, info in kind.model_fields.items():
         annotation = info.annotation
-        options = (
-            typing.get_args(annotation)
-            if typing.get_origin(annotation)
-            in (
-                typing.Union,
-                types.UnionType,
-            )
-            else (annotation,)
-        )
+        union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+        options = typing.get_args(annotation) if union else (annotation,)
         if not all(_immutable(option) for option in options):
             names.append(name)
     return tuple(names)
@@ -173,9 +166,7 @@ class RecordedRequest:
     options are deep-copied. The requests of one growing conversation share one
     log of copies (``log``, of which this request saw the first ``length``), so
     recording costs the same at the 200th request as at the first, in time and in
-    memory. A record is a plain (not frozen) dataclass: what it holds is lists and
-    dicts, which a frozen one would not protect either, and it is made at every
-    request.
+    memory. (Not frozen: it holds lists and dicts, which freezing would not protect.)
     """
 
     log: list[Any] = field(repr=False)
