@@ -54,7 +54,7 @@ class ToolPlan:
     responders_take_ctx: bool = field(init=False)
     """Whether an ``adapt_response`` hook of this plan declares ``ctx``."""
     unwrappers_take_ctx: bool = field(init=False)
-    """Whether an ``adapt_response`` hook of this plan declares ``ctx``."""
+    """Whether an ``adapt_parameters`` hook of this plan declares ``ctx``."""
 
     def __post_init__(self) -> None:
         # Only adapters that replace a hook take part in it on each call; whether a
