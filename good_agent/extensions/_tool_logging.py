@@ -279,11 +279,8 @@ class ToolLogger(AgentComponent):
         return self.tracer is not None and (not self._global_tracer or _global_tracing_configured())
 
     def _listening(self, success: bool) -> bool:
-        if self.logger.isEnabledFor(self.level if success else self.error_level):
-            return True
-        if self.tracer is None:
-            return False
-        return not self._global_tracer or _global_tracing_configured()
+        level = self.level if success else self.error_level
+        return self.logger.isEnabledFor(level) or self._tracing()
 
     def _report(self, outcome: _Outcome, success: bool) -> None:
         call = outcome.call
