@@ -296,6 +296,13 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
     return _error_response(error, anthropic, request_id)
 
 
+def _routes(
+    path: str, endpoint: Callable[[Request], Awaitable[Response]], method: str
+) -> list[Route]:
+    """``path`` served at itself and with a trailing slash (``/v1/models/``)."""
+    return [Route(path, endpoint, methods=[method]), Route(f"{path}/", endpoint, methods=[method])]
+
+
 def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
     """The bridge as an ASGI application (``app.state.bridge`` holds its :class:`Bridge`)."""
     bridge = Bridge(config, client=client)
@@ -344,13 +351,16 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
 
     app = Starlette(
         routes=[
-            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
-            Route("/v1/messages", messages, methods=["POST"]),
-            Route("/v1/models", models, methods=["GET"]),
-            Route("/health", health, methods=["GET"]),
+            *_routes("/v1/chat/completions", chat_completions, "POST"),
+            *_routes("/v1/messages", messages, "POST"),
+            *_routes("/v1/models", models, "GET"),
+            *_routes("/health", health, "GET"),
         ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
         lifespan=lifespan,
     )
+    # Never answer with a redirect: Starlette builds its Location from the client's
+    # Host header. Each path is served with and without a trailing slash instead.
+    app.router.redirect_slashes = False
     app.state.bridge = bridge
     return app
