@@ -7,7 +7,8 @@ Anthropic-shaped on ``/v1/messages``. Each request gets an id, sent back in the
 logger with ``extra`` fields ``request_id``, ``model``, ``upstream``, ``status``,
 ``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``. An unexpected
 failure is a 500 that carries the request id, logged once (with its traceback and
-the same id) on ``good_agent.server``.
+the same id) on ``good_agent.server``. A client that disconnects (even in the middle
+of its request body) is no failure: it is logged with status 499 and no traceback.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import anyio
 import httpx2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
@@ -280,7 +281,10 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
         )
         bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
         return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
-    except ClientGone:
+    except (ClientGone, ClientDisconnect):
+        # The client left (while sending its body, or before the reply was ready):
+        # nothing failed on this side, and there is no one to answer.
+        logger.info("request %s (%s): the client disconnected", request_id, path)
         bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
         return Response(status_code=499)
     except ModelError as exc:
