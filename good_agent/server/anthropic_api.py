@@ -34,6 +34,11 @@ STOP_REASONS = {
 }
 """OpenAI finish reasons mapped to Anthropic stop reasons."""
 
+DROPPED_BLOCKS = ("thinking", "redacted_thinking")
+"""Assistant blocks left out of the history sent upstream: a model's earlier
+reasoning, which the neutral request has no place for. Any other block type the
+bridge does not translate is a 400 naming its path."""
+
 
 @dataclass(slots=True)
 class MessagesCall:
@@ -50,6 +55,7 @@ def _tools(tools: Any) -> list[JSONDict]:
     if not isinstance(tools, list):
         raise bad_request("'tools' must be an array", "tools")
     out: list[JSONDict] = []
+    seen: set[str] = set()
     for index, tool in enumerate(tools):
         where = f"tools[{index}]"
         if not isinstance(tool, dict):
@@ -57,6 +63,9 @@ def _tools(tools: Any) -> list[JSONDict]:
         name = tool.get("name")
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise bad_request(f"{where}.name must match ^[a-zA-Z0-9_-]{{1,64}}$", f"{where}.name")
+        if name in seen:
+            raise bad_request(f"{where}.name: tool name '{name}' is used twice", f"{where}.name")
+        seen.add(name)
         schema = tool.get("input_schema")
         if not isinstance(schema, dict):
             raise bad_request(f"{where}.input_schema is required", f"{where}.input_schema")
@@ -106,22 +115,28 @@ def _user(blocks: list[Any], where: str) -> list[JSONDict]:
                 message["is_error"] = True
             results.append(message)
         else:
-            raise bad_request(
-                f"unsupported content block type {kind!r}", f"{where}.content[{number}].type"
-            )
+            raise _unsupported(kind, f"{where}.content[{number}].type")
     if texts:
         results.append({"role": "user", "content": "\n".join(texts)})
     return results
 
 
-def _assistant(blocks: list[Any]) -> JSONDict:
+def _unsupported(kind: Any, path: str) -> Exception:
+    return bad_request(f"{path}: unsupported content block type {kind!r}", path)
+
+
+def _assistant(blocks: list[Any], where: str) -> JSONDict:
     texts: list[str] = []
     calls: list[JSONDict] = []
-    for block in blocks:
+    for number, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
+        if kind in DROPPED_BLOCKS:
+            continue
+        if kind not in ("text", "tool_use"):
+            raise _unsupported(kind, f"{where}.content[{number}].type")
         if kind == "text":
             texts.append(str(block.get("text") or ""))
-        elif kind == "tool_use":
+        else:
             arguments = json.dumps(block.get("input") or {}, ensure_ascii=False)
             calls.append(
                 {
@@ -153,7 +168,7 @@ def _messages(system: Any, messages: Any) -> list[JSONDict]:
         if message["role"] == "user":
             out += _user(blocks, where)
         else:
-            out.append(_assistant(blocks))
+            out.append(_assistant(blocks, where))
     return out
 
 

@@ -6,7 +6,9 @@ linear time what would break later stages: nesting deeper than
 ``NaN`` / ``Infinity``, and strings holding a lone UTF-16 surrogate (``"\\ud800"``),
 which no upstream can be sent. Each refusal is a 400 that says what was wrong and,
 where it can be found, which field holds it. Numbers too large for a float
-(``1e999``) are refused as well.
+(``1e999``) are refused as well, and so are integers too long to read (more
+digits than :func:`sys.get_int_max_str_digits` allows: a 5,000-digit
+``max_tokens`` is a 400 naming ``max_tokens``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from good_agent.server.errors import bad_request
 MAX_BODY_DEPTH = 200
 """The deepest nesting of arrays and objects a request body may have (jiter's limit)."""
 
-_RULE = "text must be valid Unicode and numbers finite"
+_RULE = "text must be valid Unicode and numbers finite and readable"
 
 
 def parse_body(data: bytes) -> Any:
@@ -43,7 +45,7 @@ def _refusal(data: bytes, reason: str) -> Exception:
             f"the request body is nested more than {MAX_BODY_DEPTH} levels deep ({reason})"
         )
     try:
-        lenient = json.loads(data)
+        lenient = json.loads(data, parse_int=_integer)
     except (ValueError, RecursionError):
         return bad_request(f"the request body is not valid JSON: {reason}")
     where = find_unsendable(lenient, strings=True)
@@ -65,6 +67,8 @@ def find_unsendable(value: Any, *, strings: bool) -> tuple[str, str] | None:
         if isinstance(item, float):
             if not math.isfinite(item):
                 return path, f"a non-finite number ({item!r})"
+        elif isinstance(item, _LongInteger):
+            return path, f"an integer of {len(item.lstrip('-'))} digits, too long to read"
         elif isinstance(item, str):
             if strings and not item.isascii() and _has_surrogate(item):
                 return path, "a lone UTF-16 surrogate"
@@ -76,6 +80,17 @@ def find_unsendable(value: Any, *, strings: bool) -> tuple[str, str] | None:
         elif isinstance(item, list):
             stack.extend((f"{path}[{i}]", child) for i, child in reversed(list(enumerate(item))))
     return None
+
+
+class _LongInteger(str):
+    """The digits of an integer too long to convert (kept as text, to be named)."""
+
+
+def _integer(digits: str) -> int | _LongInteger:
+    try:
+        return int(digits)
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        return _LongInteger(digits)
 
 
 def _has_non_finite(value: Any) -> bool:

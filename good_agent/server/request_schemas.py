@@ -26,8 +26,14 @@ from pydantic_core import ErrorDetails
 
 from good_agent.server.errors import bad_request
 
+MAX_COUNT = 2**31 - 1
+"""The largest token count (``max_tokens``...) accepted: a signed 32-bit integer."""
+
 Finite = Annotated[float, Field(allow_inf_nan=False)]
-Count = Annotated[int, Field(ge=1)]
+Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
+Temperature = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+Seed = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
 
 
 class _Open(BaseModel):
@@ -36,11 +42,27 @@ class _Open(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
 
 
+class ImageURL(_Open):
+    """The ``image_url`` of an image part: a URL or a ``data:`` URL."""
+
+    url: str
+    detail: str | None = None
+
+
 class ContentPart(_Open):
     """One part of a list ``content`` (``{"type": "text", "text": ...}``, images...)."""
 
-    type: str
+    type: Literal["text", "image_url", "input_audio", "file", "refusal"]
     text: str | None = None
+    image_url: ImageURL | None = None
+
+    @model_validator(mode="after")
+    def _required_by_type(self) -> ContentPart:
+        needed = {"text": "text", "image_url": "image_url"}.get(self.type)
+        if needed is not None and getattr(self, needed) is None:
+            shape = '{"url": ...}' if needed == "image_url" else "a string"
+            raise ValueError(f"a {self.type} part needs '{needed}' ({shape})")
+        return self
 
 
 class FunctionCall(_Open):
@@ -53,7 +75,7 @@ class FunctionCall(_Open):
 class ToolCall(_Open):
     """One entry of an assistant message's ``tool_calls``."""
 
-    id: str | None = None
+    id: str
     type: Literal["function"] | None = None
     function: FunctionCall
 
@@ -122,14 +144,17 @@ class ChatCompletionsBody(_Open):
     stream: bool | None = None
     stream_options: StreamOptions | None = None
     response_format: ResponseFormat | None = None
-    temperature: Finite | None = None
-    top_p: Finite | None = None
+    temperature: Temperature | None = None
+    top_p: Probability | None = None
     max_tokens: Count | None = None
     max_completion_tokens: Count | None = None
     stop: str | list[str] | None = None
-    seed: int | None = None
+    seed: Seed | None = None
     presence_penalty: Finite | None = None
     frequency_penalty: Finite | None = None
+    logprobs: bool | None = None
+    top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None
+    logit_bias: dict[str, Finite] | None = None
     user: str | None = None
 
 
@@ -177,6 +202,13 @@ class MessagesToolChoice(_Open):
     disable_parallel_tool_use: bool | None = None
 
 
+class ThinkingConfig(_Open):
+    """``thinking``: extended thinking on (with a token budget) or off."""
+
+    type: Literal["enabled", "disabled", "adaptive"]
+    budget_tokens: Count | None = None
+
+
 class MessagesBody(_Open):
     """The body of ``POST /v1/messages``, as far as the bridge reads it."""
 
@@ -187,11 +219,12 @@ class MessagesBody(_Open):
     tools: list[MessagesTool] | None = None
     tool_choice: MessagesToolChoice | None = None
     stream: bool | None = None
-    temperature: Finite | None = None
-    top_p: Finite | None = None
-    top_k: int | None = None
+    temperature: Temperature | None = None
+    top_p: Probability | None = None
+    top_k: Annotated[int, Field(ge=0, le=MAX_COUNT)] | None = None
     stop_sequences: list[str] | None = None
     metadata: dict[str, Any] | None = None
+    thinking: ThinkingConfig | None = None
 
 
 def check_body(shape: type[BaseModel], body: Any) -> None:
