@@ -74,7 +74,7 @@ class AnthropicTransport(SDKTransport):
             raise map_anthropic_error(exc, provider=self.provider) from exc
         try:
             async for event in events:
-                yield event.model_dump()
+                yield dump_reply(event, provider=self.provider)
         except Exception as exc:
             mapped = map_anthropic_error(exc, provider=self.provider)
             raise mid_stream_error(mapped, exc, self.provider) from exc

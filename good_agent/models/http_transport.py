@@ -30,6 +30,7 @@ from good_agent.core.errors import (
 )
 from good_agent.models.errors import error_for_status
 from good_agent.models.http_wire import HttpxWire, Wire, WireStream
+from good_agent.providers.reply_shape import preview
 from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
 
@@ -37,14 +38,14 @@ DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 """Where Ollama listens by default."""
 
 
-def _sse_payload(data: str) -> JSONDict | None:
-    """One event's data: :data:`DONE_EVENT` for ``[DONE]``, else its JSON object."""
+def _sse_payload(data: str) -> Any:
+    """One event's data: :data:`DONE_EVENT` for ``[DONE]``, ``None`` when empty, else
+    its JSON value (an object, if the provider keeps to its format)."""
     if data == "[DONE]":
         return DONE_EVENT
     if not data:
         return None
-    value = json.loads(data)
-    return value if isinstance(value, dict) else None
+    return json.loads(data)
 
 
 def ollama_host(base_url: str | None = None) -> str:
@@ -192,7 +193,8 @@ class HttpTransport:
         """The JSON payloads of a Server-Sent Event stream, read to its end.
 
         ``data: [DONE]`` is passed on as :data:`DONE_EVENT`; a reply that is not an
-        event stream (by its content type) is a :class:`ModelResponseError`.
+        event stream (by its content type), or an event whose data is JSON but not an
+        object (``data: 42``), is a :class:`ModelResponseError`.
         """
         kind = reply.headers.get("content-type", "")
         if "text/event-stream" not in kind.lower():
@@ -209,8 +211,20 @@ class HttpTransport:
                 value = _sse_payload("\n".join(data))
                 data = []
                 if value is not None:
-                    yield value
+                    yield self.event_object(value)
         # An event not ended by a blank line is discarded, as the SSE standard says.
+
+    def event_object(self, value: Any) -> JSONDict:
+        """``value`` if it is a JSON object; a :class:`ModelResponseError` otherwise
+        (an event the provider's format has no place for is not skipped)."""
+        if isinstance(value, dict):
+            return value
+        raise ModelResponseError(
+            f"{self.provider} sent a malformed stream event: a JSON {type(value).__name__} "
+            f"({preview(json.dumps(value))}) where an object was due",
+            provider=self.provider,
+            body=value,
+        )
 
     def status_error(self, status: int, headers: Mapping[str, str], content: bytes) -> ModelError:
         """The typed error for an HTTP error status."""
@@ -326,9 +340,7 @@ class OllamaHttpTransport(HttpTransport):
         """One JSON object per line."""
         async for line in reply.lines():
             if line.strip():
-                value = json.loads(line)
-                if isinstance(value, dict):
-                    yield value
+                yield self.event_object(json.loads(line))
 
 
 HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {

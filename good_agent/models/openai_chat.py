@@ -85,7 +85,7 @@ class OpenAIClientTransport(SDKTransport):
             raise map_openai_error(exc, provider=self.provider) from exc
         try:
             async for event in events:
-                yield event.model_dump()
+                yield dump_reply(event, provider=self.provider)
         except Exception as exc:
             raise mid_stream_error(
                 map_openai_error(exc, provider=self.provider), exc, self.provider

@@ -279,6 +279,11 @@ class ProviderModel:
                 tail, response = replies.finish()
             except IncompleteStreamError as exc:
                 raise ModelIncompleteStreamError(str(exc), provider=self.provider) from None
+            except ReplyShapeError as exc:
+                raise ModelResponseError(
+                    f"{self.provider} sent a stream that holds no reply: {exc.problem}",
+                    provider=self.provider,
+                ) from None
         finally:
             await events.aclose()
         for delta in tail:
@@ -303,14 +308,19 @@ class ProviderModel:
             return replies.feed(event)
         except StreamFailedError as exc:
             raise ModelOverloadedError(str(exc), provider=self.provider) from None
+        except ReplyShapeError as exc:
+            raise self._malformed(exc.problem, event) from exc
         except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
             # A stream event of the wrong shape (a list where an object belongs...),
             # or with a wrong value (a usage count of "12k").
-            raise ModelResponseError(
-                f"{self.provider} sent a malformed stream event: {type(exc).__name__}: {exc}",
-                provider=self.provider,
-                body=event,
-            ) from exc
+            raise self._malformed(f"{type(exc).__name__}: {exc}", event) from exc
+
+    def _malformed(self, problem: str, event: object) -> ModelResponseError:
+        return ModelResponseError(
+            f"{self.provider} sent a malformed stream event: {problem}",
+            provider=self.provider,
+            body=event,
+        )
 
 
 def with_feedback(

@@ -6,7 +6,10 @@ not seen before) and collects the ``arguments`` fragments that follow at the sam
 ``index`` out or repeats it. The chunk with ``finish_reason`` is the final event (a
 usage chunk may follow it); a ``data: [DONE]`` terminator, which HTTP transports
 pass on as :data:`~.decoder.DONE_EVENT`, also ends a stream whose server sent no
-finish reason.
+finish reason. A stream that ends with no choice in any chunk (only
+``{"choices": []}``) holds no reply, and a call ``index`` that is not an integer
+has no meaning: both are a :class:`~good_agent.providers.reply_shape.ReplyShapeError`,
+as they are in a whole reply.
 
 Reference: https://platform.openai.com/docs/api-reference/chat-streaming
 """
@@ -15,10 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.streaming.decoder import DONE_EVENT, StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import JSONDict
+from good_agent.providers.types import JSONDict, ProviderResponse
 
 
 class OpenAIChatDecoder(StreamDecoder):
@@ -29,6 +33,7 @@ class OpenAIChatDecoder(StreamDecoder):
     def __init__(self, names: ToolNameMap | None = None) -> None:
         super().__init__(names)
         self._slots: dict[Any, tuple[int, str]] = {}
+        self._choices = 0
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one chunk."""
@@ -45,6 +50,7 @@ class OpenAIChatDecoder(StreamDecoder):
         if event.get("model"):
             self.model = str(event["model"])
         for choice in (event.get("choices") or [])[:1]:
+            self._choices += 1
             delta: JSONDict = choice.get("delta") or {}
             self.reasoning(delta.get("reasoning_content") or delta.get("reasoning"), out)
             self.text(delta.get("content"), out)
@@ -58,8 +64,20 @@ class OpenAIChatDecoder(StreamDecoder):
             self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out)
         return out
 
+    def finish(self) -> ProviderResponse:
+        """The whole reply; a :class:`ReplyShapeError` when no chunk held a choice."""
+        response = super().finish()
+        if not self._choices:
+            raise ReplyShapeError(self.vendor, "the stream ended without any choices")
+        return response
+
     def _call(self, item: JSONDict, out: list[ModelDelta]) -> None:
         slot = item.get("index")
+        if slot is not None and type(slot) is not int:
+            kind = type(slot).__name__
+            raise ReplyShapeError(
+                self.vendor, f"a tool call delta's 'index' is a {kind}, not an integer", item
+            )
         call_id = str(item["id"]) if item.get("id") else ""
         function: JSONDict = item.get("function") or {}
         current = self._slots.get(slot)
