@@ -2,7 +2,9 @@
 
 Connection errors and HTTP 404s name the URL that was tried and suggest the usual
 fixes (a ``base_url`` without ``http://``, or without the ``/v1`` API path); a reply
-that is not of its API's shape is a :class:`ModelResponseError`.
+that is not of its API's shape is a :class:`ModelResponseError`. A connection that
+fails after the reply began (a reset mid-stream) is no failure to reach the server:
+:func:`stream_cut` says the stream was cut.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from good_agent.core.errors import (
     ModelBadRequestError,
     ModelConnectionError,
     ModelError,
+    ModelIncompleteStreamError,
     ModelOverloadedError,
     ModelRateLimitError,
     ModelResponseError,
@@ -216,6 +219,16 @@ def connection_error(provider: str, url: str, exc: BaseException) -> ModelConnec
     where = f" at {url}" if url else ""
     return ModelConnectionError(
         f"cannot reach {provider}{where}: {detail}; {url_hints(url)}", provider=provider
+    )
+
+
+def stream_cut(provider: str, exc: BaseException) -> ModelIncompleteStreamError:
+    """The error for a streamed reply whose connection failed after the reply began
+    (reset, closed mid-body): the server was reached, and its stream was cut."""
+    # aiohttp appends the repr of its inner error (``<TransferEncodingError: ...>``).
+    cause = " ".join(str(exc).split("<", 1)[0].split()).rstrip(" :") or type(exc).__name__
+    return ModelIncompleteStreamError(
+        f"the {provider} stream was cut before its final event ({cause})", provider=provider
     )
 
 

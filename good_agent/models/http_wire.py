@@ -4,7 +4,9 @@ A :class:`Wire` posts a request body and hands back the status, headers and body
 whole (:meth:`Wire.post`) or as lines while they arrive (:meth:`Wire.stream`). Its
 failures are already typed: :class:`~good_agent.ModelTimeoutError` for a timeout,
 :class:`~good_agent.ModelConnectionError` (naming the URL) when the server cannot be
-reached or drops the connection.
+reached or drops the connection before the reply, and
+:class:`~good_agent.ModelIncompleteStreamError` when a streamed reply that had begun
+is cut (the connection reset or closed mid-body).
 
 :class:`HttpxWire` is the default (``httpx2`` is a core dependency).
 :class:`AiohttpWire` is what the bridge uses when ``aiohttp`` is installed (the
@@ -25,7 +27,7 @@ import httpx2
 
 from good_agent._extras import missing_extra
 from good_agent.core.errors import ModelTimeoutError
-from good_agent.models.errors import aiohttp_error, map_http_error
+from good_agent.models.errors import aiohttp_error, map_http_error, stream_cut
 
 if TYPE_CHECKING:
     import aiohttp
@@ -141,7 +143,12 @@ class HttpxWire:
             async with self.client.stream(
                 "POST", url, content=body, headers=_json_headers(headers), timeout=self.timeout
             ) as response:
-                yield _HttpxStream(response)
+                try:
+                    yield _HttpxStream(response)
+                except httpx2.TransportError as exc:
+                    if isinstance(exc, httpx2.TimeoutException):
+                        raise
+                    raise stream_cut(provider, exc) from exc
         except httpx2.HTTPError as exc:
             raise map_http_error(exc, provider=provider) from exc
 
@@ -269,7 +276,12 @@ class AiohttpWire:
             async with self.session.post(
                 url, data=body, headers=_json_headers(headers), timeout=timeout
             ) as reply:
-                yield _AiohttpStream(reply)
+                try:
+                    yield _AiohttpStream(reply)
+                except (aiohttp.ClientError, ConnectionError) as exc:
+                    if isinstance(exc, TimeoutError):
+                        raise
+                    raise stream_cut(provider, exc) from exc
         except aiohttp.ServerTimeoutError as exc:  # no data for read_timeout seconds
             raise _aiohttp_error(exc, url, provider) from exc
         except TimeoutError as exc:  # the whole reply took longer than ``total``

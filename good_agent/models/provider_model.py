@@ -25,7 +25,7 @@ from good_agent.core.errors import (
 from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
-from good_agent.models.errors import malformed_reply
+from good_agent.models.errors import malformed_reply, stream_cut
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.models.transport import AnyTransport, Transport, events_of, streams
 from good_agent.providers.profiles import ModelProfile, get_profile
@@ -271,10 +271,7 @@ class ProviderModel:
             except ModelConnectionError as exc:
                 if first is None:
                     raise
-                raise ModelIncompleteStreamError(
-                    f"the {self.provider} stream was cut before its final event: {exc}",
-                    provider=self.provider,
-                ) from exc
+                raise stream_cut(self.provider, exc.__cause__ or exc) from exc
             try:
                 tail, response = replies.finish()
             except IncompleteStreamError as exc:

@@ -5,6 +5,9 @@ family and become: 401/403 -> 403 naming the upstream that refused (a status
 clients do not retry: the same key would be refused again); 429 -> 429
 with ``retry-after``; 5xx and connection errors -> 502; a reply that is not of the
 provider's shape (HTML, an empty body, wrong types) -> 502 "sent an invalid reply";
+a stream cut after it began (a connection reset mid-reply, or an end before the
+final event) -> 502 ``upstream_stream_cut``, while ``upstream_unreachable`` is kept
+for an upstream that could not be reached at all;
 timeouts -> 504; an upstream 400/404/422 -> 400. An upstream's error is
 summarized (its HTTP status and a short reason), never passed through: an
 error page or a traceback stays out of the client's reply. Messages pass through
@@ -24,6 +27,7 @@ from good_agent.core.errors import (
     ModelBadRequestError,
     ModelConnectionError,
     ModelError,
+    ModelIncompleteStreamError,
     ModelRateLimitError,
     ModelResponseError,
     ModelTimeoutError,
@@ -175,6 +179,8 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
         )
     if isinstance(exc, ModelTimeoutError):
         return BridgeError(504, f"{where} timed out", "upstream_error", code="upstream_timeout")
+    if isinstance(exc, ModelIncompleteStreamError):
+        return BridgeError(502, f"{where}: {detail}", "upstream_error", code="upstream_stream_cut")
     if isinstance(exc, ModelResponseError):
         return BridgeError(
             502,

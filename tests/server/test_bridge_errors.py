@@ -191,7 +191,7 @@ async def test_mid_stream_failure_ends_with_error_event(
     assert response.status_code == 200
     error = json.loads(lines[-1][6:])["error"]
     # A stream cut mid-reply is an incomplete reply from a reachable upstream.
-    assert error["code"] == "upstream_error"
+    assert error["code"] == "upstream_stream_cut"
     assert "before its final event" in error["message"]
     assert "[DONE]" not in response.text
 

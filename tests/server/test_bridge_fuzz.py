@@ -33,6 +33,7 @@ UPSTREAM_FAILURES = {
         "upstream_error",
         "upstream_unreachable",
         "upstream_invalid_reply",
+        "upstream_stream_cut",
     },
     504: {"upstream_timeout"},
 }
