@@ -147,9 +147,12 @@ class CitationIndex:
             raise KeyError(index)
         return self._entries[index - 1]
 
-    def get_url(self, index: int) -> str:
-        """The URL of the source numbered ``index``; :class:`KeyError` if there is none."""
-        return self.get(index).url
+    def get_url(self, index: int) -> str | None:
+        """The URL of the source numbered ``index``, or ``None`` if there is none
+        (:meth:`get` raises :class:`KeyError` instead)."""
+        if isinstance(index, bool) or not 1 <= index <= len(self._entries):
+            return None
+        return self._entries[index - 1].url
 
     def index_of(self, url: str) -> int | None:
         """The index of ``url`` (compared canonically), or ``None``."""

@@ -23,5 +23,7 @@ def test_citation_index_get_url() -> None:
     second = index.add("https://example.com/b?x=1")
     assert index.get_url(first) == "https://example.com/a"
     assert index.get_url(second) == "https://example.com/b?x=1"
+    for unknown in (0, 3, -1, True):
+        assert index.get_url(unknown) is None
     with pytest.raises(KeyError):
-        index.get_url(3)
+        index.get(3)
