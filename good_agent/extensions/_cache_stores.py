@@ -17,6 +17,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import anyio.to_thread
 
+from good_agent.extensions._common import redis_client
+
 T = TypeVar("T")
 
 
@@ -201,9 +203,7 @@ class RedisStore:
         self, client: Any = None, *, url: str | None = None, prefix: str = "good_agent:cache:"
     ) -> None:
         if client is None:
-            import redis.asyncio
-
-            client = redis.asyncio.Redis.from_url(url or "redis://localhost:6379/0")
+            client = redis_client(url, "RedisStore")
         self.client = client
         self.prefix = prefix
 

@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
+from good_agent._extras import missing_extra
+
 REDACTED = "[REDACTED]"
 """What a secret value is replaced with in logs, keys and error texts."""
 
@@ -34,6 +36,17 @@ def to_json_safe(value: Any, *, secret: Any = REDACTED) -> Any:
     if value is None or isinstance(value, str | int | float | bool):
         return value
     return str(value)
+
+
+def redis_client(url: str | None, feature: str) -> Any:
+    """A ``redis.asyncio.Redis`` client for ``url`` (``redis://localhost:6379/0`` by
+    default); :class:`~good_agent.MissingExtraError` naming the ``redis`` extra when
+    the package is not installed."""
+    try:
+        import redis.asyncio
+    except ModuleNotFoundError as exc:
+        raise missing_extra("redis", feature, exc) from None
+    return redis.asyncio.Redis.from_url(url or "redis://localhost:6379/0")
 
 
 def canonical_json(value: Any) -> str:

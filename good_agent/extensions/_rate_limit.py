@@ -22,6 +22,7 @@ from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAda
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import ToolError
 from good_agent.core.messages import ToolResponse
+from good_agent.extensions._common import redis_client
 from good_agent.tools import Tool
 
 
@@ -135,9 +136,7 @@ class RedisBuckets:
         self, client: Any = None, *, url: str | None = None, prefix: str = "good_agent:rate:"
     ) -> None:
         if client is None:
-            import redis.asyncio
-
-            client = redis.asyncio.Redis.from_url(url or "redis://localhost:6379/0")
+            client = redis_client(url, "RedisBuckets")
         self.client = client
         self.prefix = prefix
         self._script = client.register_script(_LUA)

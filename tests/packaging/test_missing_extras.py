@@ -113,3 +113,29 @@ anyio.run(main)
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "3"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "from good_agent.extensions import RedisStore\nRedisStore(url='redis://127.0.0.1:1/0')",
+        "from good_agent.extensions import RedisBuckets\nRedisBuckets(url='redis://127.0.0.1:1/0')",
+        "from good_agent import RedisStore\nRedisStore()",
+    ],
+    ids=["RedisStore", "RedisBuckets", "default url"],
+)
+def test_redis_backends_without_the_redis_extra(body: str) -> None:
+    guarded = f"""
+from good_agent._extras import MissingExtraError
+try:
+{textwrap.indent(body, "    ")}
+except ImportError as exc:
+    assert isinstance(exc, MissingExtraError), type(exc)
+    print(exc)
+    sys.exit(3)
+"""
+    result = run_hidden({"redis"}, guarded)
+    assert result.returncode == 3, result.stderr
+    assert "needs the 'redis' extra" in result.stdout
+    assert "pip install '.[redis]'" in result.stdout
+    assert "redis is not installed" in result.stdout
