@@ -28,14 +28,24 @@ def _answers_ping(port: int) -> bool:
 
 
 @pytest.fixture(scope="session")
-def redis_port() -> Iterator[int]:
-    """Start ``redis-server`` for the session; skip without it (fail when ``CI`` is set)."""
+def redis_server_binary() -> str:
+    """The ``redis-server`` binary; skip the test without it (fail when ``CI`` is set).
+
+    The reason is printed in the summary (``-rs`` in the project's pytest options).
+    """
     binary = shutil.which("redis-server")
     if binary is None:
         message = "redis-server is not on PATH (apt-get install -y redis-server)"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+    return binary
+
+
+@pytest.fixture(scope="session")
+def redis_port(redis_server_binary: str) -> Iterator[int]:
+    """Start ``redis-server`` for the session on a free loopback port."""
+    binary = redis_server_binary
     port = _free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import shutil
 import socket
 import sqlite3
 import subprocess
@@ -77,10 +76,7 @@ def _free_port() -> int:
 class RedisServer:
     """A redis-server of this test alone, so it can be stopped and started again."""
 
-    def __init__(self) -> None:
-        binary = shutil.which("redis-server")
-        if binary is None:
-            pytest.skip("redis-server is not on PATH")
+    def __init__(self, binary: str) -> None:
         self.binary, self.port = binary, _free_port()
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -111,8 +107,8 @@ class RedisServer:
 
 
 @pytest.fixture
-def redis_server() -> Iterator[RedisServer]:
-    server = RedisServer()
+def redis_server(redis_server_binary: str) -> Iterator[RedisServer]:
+    server = RedisServer(redis_server_binary)
     server.start()
     try:
         yield server
