@@ -10,7 +10,13 @@ from good_agent.core.components import AgentComponent
 from good_agent.core.specs import register_spec_resolver
 from good_agent.extensions._cache import ToolCache
 from good_agent.extensions._cache_stats import CacheEvent, CacheStats
-from good_agent.extensions._cache_stores import CacheStore, MemoryStore, RedisStore, SQLiteStore
+from good_agent.extensions._cache_stores import (
+    CacheStore,
+    CacheStoreUnavailable,
+    MemoryStore,
+    RedisStore,
+    SQLiteStore,
+)
 from good_agent.extensions._rate_limit import (
     BucketBackend,
     MemoryBuckets,
@@ -47,6 +53,7 @@ __all__ = [
     "CacheEvent",
     "CacheStats",
     "CacheStore",
+    "CacheStoreUnavailable",
     "Citation",
     "CitationIndex",
     "CitationManager",

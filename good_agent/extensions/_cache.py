@@ -32,7 +32,7 @@ from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAda
 from good_agent.core.components import AgentComponent
 from good_agent.core.messages import ToolResponse
 from good_agent.extensions._cache_stats import CacheEvent, CacheEventKind, CacheStats
-from good_agent.extensions._cache_stores import CacheStore, MemoryStore
+from good_agent.extensions._cache_stores import CacheStore, CacheStoreUnavailable, MemoryStore
 from good_agent.extensions._common import canonical_json, digest, key_json
 from good_agent.extensions.auth import AuthInjector, cache_scope
 from good_agent.tools import Tool
@@ -211,7 +211,10 @@ class ToolCache(AgentComponent):
             if kind == "lookup_error"
             else ("write failed; returning the result unstored")
         )
-        logger.warning(
+        # A store that cannot be used at all warned once itself: counted, not logged again.
+        level = logging.DEBUG if isinstance(error, CacheStoreUnavailable) else logging.WARNING
+        logger.log(
+            level,
             "tool cache: store %s (%s: %s)",
             action,
             type(error).__name__,

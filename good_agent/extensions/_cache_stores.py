@@ -8,6 +8,7 @@ with its own clock, so a store may keep an entry a little longer, never shorter.
 from __future__ import annotations
 
 import functools
+import logging
 import sqlite3
 import threading
 import time
@@ -17,7 +18,10 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import anyio.to_thread
 
+from good_agent.core.errors import GoodAgentError
 from good_agent.extensions._common import redis_client
+
+logger = logging.getLogger("good_agent.extensions.cache")
 
 T = TypeVar("T")
 
@@ -96,11 +100,26 @@ class MemoryStore:
         return len(self._data)
 
 
+class CacheStoreUnavailable(GoodAgentError):
+    """A store that cannot be used at all (its database cannot be opened).
+
+    The store warns once when it first fails; :class:`~good_agent.ToolCache` then
+    counts each failed lookup or write (``lookup_errors`` / ``store_errors``) without
+    logging it again: every call is a miss and its result is returned unstored.
+    """
+
+
 class SQLiteStore:
     """A store in an SQLite database (stdlib ``sqlite3``), queried in a worker thread.
 
+    The database is opened on first use. A database that cannot be opened (a corrupt
+    file, a read-only file or directory, a lock held by another process past
+    ``timeout``) costs no call: the store logs one WARNING and raises
+    :class:`CacheStoreUnavailable`, so every lookup is a miss and nothing is stored;
+    each later operation tries to open it again (a released lock is picked up).
+
     Args:
-        path: Database file, or ``":memory:"``.
+        path: Database file, ``":memory:"``, or an SQLite URI (``file:...?mode=ro``).
         table: Table name (created if missing).
         timeout: Seconds to wait for a lock held by another connection before the
             operation fails with ``sqlite3.OperationalError`` (the cache then runs the
@@ -114,16 +133,52 @@ class SQLiteStore:
             raise ValueError(f"invalid table name: {table!r}")
         self.path = path
         self.table = table
+        self.timeout = timeout
         self._lock = threading.Lock()
-        self._conn = sqlite3.connect(
-            path, check_same_thread=False, isolation_level=None, timeout=timeout
-        )
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {table} "
+        self._db: sqlite3.Connection | None = None
+        self._warned = False
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        """The open connection (opened here on first use); call with ``_lock`` held."""
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(
+                self.path,
+                check_same_thread=False,
+                isolation_level=None,
+                timeout=self.timeout,
+                uri=self.path.startswith("file:"),
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {self.table} "
                 "(key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at REAL)"
             )
+            # A write, rolled back: a read-only database fails here, not on every set.
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(f"DELETE FROM {self.table} WHERE rowid = -1")
+            conn.execute("ROLLBACK")
+        except sqlite3.Error as error:
+            if conn is not None:
+                conn.close()
+            reason = f"{type(error).__name__}: {error}"
+            if not self._warned:
+                self._warned = True
+                logger.warning(
+                    "tool cache: SQLiteStore(%r) cannot be used (%s); every lookup is a "
+                    "miss and nothing is stored until it can be opened",
+                    self.path,
+                    reason,
+                    extra={"cache_event": "store_unavailable"},
+                )
+            raise CacheStoreUnavailable(f"SQLiteStore({self.path!r}): {reason}") from None
+        return conn
 
     async def _run(self, function: Callable[..., T], *args: Any) -> T:
         return await anyio.to_thread.run_sync(functools.partial(self._locked, function, *args))
@@ -131,6 +186,9 @@ class SQLiteStore:
     def _locked(self, function: Callable[..., T], *args: Any) -> T:
         with self._lock:
             return function(*args)
+
+    def _execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> None:
+        self._conn.execute(sql, parameters)
 
     def _get(self, key: str) -> str | None:
         row = self._conn.execute(
@@ -160,16 +218,16 @@ class SQLiteStore:
 
     async def delete(self, key: str) -> None:
         """Remove ``key``."""
-        await self._run(self._conn.execute, f"DELETE FROM {self.table} WHERE key = ?", (key,))
+        await self._run(self._execute, f"DELETE FROM {self.table} WHERE key = ?", (key,))
 
     async def clear(self) -> None:
         """Remove every entry of the table."""
-        await self._run(self._conn.execute, f"DELETE FROM {self.table}")
+        await self._run(self._execute, f"DELETE FROM {self.table}")
 
     async def purge_expired(self) -> None:
         """Delete expired rows."""
         sql = f"DELETE FROM {self.table} WHERE expires_at IS NOT NULL AND expires_at <= ?"
-        await self._run(self._conn.execute, sql, (time.time(),))
+        await self._run(self._execute, sql, (time.time(),))
 
     async def items(self) -> list[tuple[str, str]]:
         """Every ``(key, value)`` pair, for inspection."""
@@ -181,9 +239,11 @@ class SQLiteStore:
         return await self._run(fetch)
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection (if it was opened)."""
         with self._lock:
-            self._conn.close()
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
 
 class RedisStore:
