@@ -2,7 +2,9 @@
 
 A URL the model wrote itself, a number that is not a source, or a value of the wrong
 kind at a URL position is refused with a :class:`~good_agent.ToolError` the model
-reads: a made-up URL never reaches the tool, wherever it sits.
+reads: a made-up URL never reaches the tool, wherever it sits. Map keys count like
+values: a URL-typed key takes a source number (``"1"``), and a URL in the free-text
+key of a map that holds URLs must be a registered source.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from good_agent.core.errors import ToolError
+from good_agent.extensions.citation_index import find_urls
 from good_agent.extensions.citation_schema import (
     ArraySlot,
     FieldSlot,
@@ -27,13 +30,25 @@ from good_agent.extensions.citation_schema import (
 Lookup = Callable[[int], str]
 """A source number to its URL; raises ``KeyError`` for an unknown number."""
 
+Registered = Callable[[str], str | None]
+"""A URL to the registered source's URL (compared canonically), or ``None``."""
+
+
+def _none(url: str) -> str | None:
+    return None
+
 
 def translate_arguments(
-    slots: Slots, arguments: dict[str, Any], lookup: Lookup, valid: Callable[[], str]
+    slots: Slots,
+    arguments: dict[str, Any],
+    lookup: Lookup,
+    valid: Callable[[], str],
+    registered: Registered = _none,
 ) -> dict[str, Any]:
     """``arguments`` with every source number replaced by its URL (``valid()``
-    describes the valid numbers in error messages; it is only called for one)."""
-    return ArgumentTranslator(slots, lookup, valid)(arguments)
+    describes the valid numbers in error messages; it is only called for one).
+    ``registered`` finds the URLs written in map keys (none by default)."""
+    return ArgumentTranslator(slots, lookup, valid, registered)(arguments)
 
 
 class ArgumentTranslator:
@@ -43,9 +58,15 @@ class ArgumentTranslator:
     number is looked up in place, with the same checks and messages.
     """
 
-    def __init__(self, slots: Slots, lookup: Lookup, valid: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        slots: Slots,
+        lookup: Lookup,
+        valid: Callable[[], str],
+        registered: Registered = _none,
+    ) -> None:
         self.slots = slots
-        self._translator = _Translator(slots, lookup, valid)
+        self._translator = _Translator(slots, lookup, valid, registered)
         self._lookup = lookup
         root = slots.root
         self._flat: tuple[tuple[str, str, bool, UrlSlot], ...] | None = None
@@ -98,8 +119,15 @@ def _kind(value: Any) -> str:
 
 
 class _Translator:
-    def __init__(self, slots: Slots, lookup: Lookup, valid: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        slots: Slots,
+        lookup: Lookup,
+        valid: Callable[[], str],
+        registered: Registered = _none,
+    ) -> None:
         self.slots, self.lookup, self._valid = slots, lookup, valid
+        self.registered = registered
 
     @property
     def valid(self) -> str:
@@ -146,12 +174,40 @@ class _Translator:
                 return value
             return [self.node(node.items, v, f"{path}[{i}]") for i, v in enumerate(value)]
         if isinstance(node, MapSlot):
-            if not isinstance(value, dict):
-                return value
-            return {k: self.node(node.values, v, f"{path}.{k}") for k, v in value.items()}
+            return self.map(node, value, path)
         if isinstance(node, ObjectSlot):
             return self.object(node.fields, value, path)
         return self.union(node, value, path)
+
+    def map(self, node: MapSlot, value: Any, path: str) -> Any:
+        if not isinstance(value, dict):
+            return value
+        result: dict[Any, Any] = {}
+        for given, item in value.items():
+            key = self.key(node, given, path)
+            if key in result:
+                shown = json.dumps(str(given))[:60]
+                raise ToolError(f"{path}: key {shown} names a source given by another key")
+            result[key] = self.node(node.values, item, f"{path}.{given}")
+        return result
+
+    def key(self, node: MapSlot, key: Any, path: str) -> Any:
+        """A map key: a source number for a URL-typed key; a free-text key as given,
+        once every URL in it is a registered source (a key that is one URL becomes
+        the registered URL)."""
+        if node.keys == "url":
+            if isinstance(key, str) and key.isascii() and key.isdigit():
+                number: Any = int(key)
+            else:
+                number = key
+            return self.one(number, f"{path} key")
+        if not isinstance(key, str) or "://" not in key:
+            return key
+        urls = find_urls(key)
+        found = [self.registered(url) for url in urls]
+        if not urls or None in found or key.count("://") != len(urls):
+            raise self.refuse(f"{path} key", key)
+        return found[0] if len(urls) == 1 and urls[0] == key.strip() else key
 
     def object(self, fields: tuple[FieldSlot, ...], value: Any, path: str) -> Any:
         if not isinstance(value, dict):

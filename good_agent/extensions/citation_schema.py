@@ -2,8 +2,10 @@
 
 :func:`compile_url_slots` walks a parameters schema (``$defs`` / ``$ref``, nested
 objects, arrays, ``anyOf`` / ``oneOf`` unions, ``additionalProperties`` maps) and
-finds every URL field. :func:`rewrite_schema` gives the schema the model sees, with
-each URL field replaced by a source number (``url`` -> ``citation_idx``), and
+finds every URL field, and every map key that holds URLs: the keys of a map with
+URL-typed keys (``propertyNames`` with ``format: uri``: ``dict[HttpUrl, ...]``) and
+the keys of a map whose values hold URLs. :func:`rewrite_schema` gives the schema
+the model sees, with each URL field replaced by a source number (``url`` -> ``citation_idx``), and
 :func:`~good_agent.extensions.citation_arguments.translate_arguments` turns the
 model's numbers back into the registered URLs.
 """
@@ -18,6 +20,13 @@ URI_FORMATS = frozenset({"uri", "url", "iri", "uri-reference"})
 
 UrlForm = Literal["one", "many", "either"]
 """A URL field's shape: one URL, a list of URLs, or either (``str | list[str]``)."""
+
+KeyForm = Literal["url", "free"]
+"""A map's keys: URL-typed (the model passes source numbers, as strings), or free
+text in which any URL must be a registered source."""
+
+KEY_PATTERN = "^[1-9][0-9]*$"
+"""The keys of a map with URL-typed keys, as the model sees them: source numbers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +64,11 @@ class ArraySlot:
 
 @dataclass(frozen=True, slots=True)
 class MapSlot:
-    """An object of arbitrary keys (``additionalProperties``) whose values hold URLs."""
+    """An object of arbitrary keys (``additionalProperties``) whose keys or values hold
+    URLs (``values`` is ``None`` when only the keys do)."""
 
-    values: Node
+    values: Node | None
+    keys: KeyForm = "free"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,24 @@ def _is_url_list(schema: Any, name: str) -> bool:
         return False
     return (
         _is_url_name(name, True) or _is_url_name(name, False) or items.get("format") in URI_FORMATS
+    )
+
+
+def _is_url_keys(schema: Any) -> bool:
+    """Whether ``schema`` (a map's ``propertyNames``) makes its keys URLs."""
+    return isinstance(schema, dict) and schema.get("format") in URI_FORMATS
+
+
+def _is_url_map(schema: Any, name: str) -> bool:
+    """``urls: dict[str, str]``: a map named like a list of URLs, of string values."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return False
+    values = schema.get("additionalProperties")
+    return (
+        _is_url_name(name, True)
+        and not schema.get("properties")
+        and isinstance(values, dict)
+        and values.get("type") == "string"
     )
 
 
@@ -198,9 +227,17 @@ class _Compiler:
         self.defs[name] = compiled
         return RefSlot(name) if compiled is not None else None
 
+    def url_map(self, name: str, schema: dict[str, Any]) -> MapSlot:
+        """``urls: dict[str, str]``: its values are URLs, its keys free text."""
+        values = UrlSlot("one", False, dict(schema["additionalProperties"]), name)
+        keys: KeyForm = "url" if _is_url_keys(schema.get("propertyNames")) else "free"
+        return MapSlot(values, keys)
+
     def mixed(self, name: str, schema: Any) -> Node | None:
         """A property that is a union of URL and other branches (``url: str | Link``):
         its URL branches take source numbers, the name stays."""
+        if _is_url_map(schema, name):
+            return self.url_map(name, schema)
         branches = _branches(schema) if isinstance(schema, dict) else None
         if not branches:
             return self.node(schema)
@@ -210,6 +247,8 @@ class _Compiler:
                 compiled.append(UrlSlot("one", False, dict(branch), name))
             elif _is_url_list(branch, name) and _is_url_name(name, True):
                 compiled.append(UrlSlot("many", False, dict(branch), name))
+            elif _is_url_map(branch, name):
+                compiled.append(self.url_map(name, branch))
             else:
                 compiled.append(self.node(branch))
         return UnionSlot(tuple(compiled)) if any(c is not None for c in compiled) else None
@@ -219,6 +258,8 @@ class _Compiler:
             return None
         if isinstance(schema.get("$ref"), str):
             return self.ref(schema["$ref"])
+        if _is_string_url(schema, ""):  # a URL-typed item or map value, not a property
+            return UrlSlot("one", False, dict(schema))
         branches = _branches(schema)
         if branches is not None:
             compiled = tuple(self.node(b) for b in branches)
@@ -246,6 +287,8 @@ class _Compiler:
             return ObjectSlot(tuple(fields))
         extra = schema.get("additionalProperties")
         values = self.node(extra) if isinstance(extra, dict) else None
+        if _is_url_keys(schema.get("propertyNames")):
+            return MapSlot(values, "url")
         return MapSlot(values) if values is not None else None
 
 
@@ -300,6 +343,16 @@ def index_schema(slot: UrlSlot, original: str, count: int) -> dict[str, Any]:
     return schema
 
 
+def key_schema(count: int) -> dict[str, Any]:
+    """The ``propertyNames`` of a map with URL-typed keys: source numbers, as strings."""
+    valid = f"valid: 1 to {count}" if count else "no sources are registered yet"
+    return {
+        "type": "string",
+        "pattern": KEY_PATTERN,
+        "description": f"Instead of a URL: the number n of a source [n] ({valid}).",
+    }
+
+
 def rewrite_schema(parameters: dict[str, Any], slots: Slots, count: int) -> dict[str, Any]:
     """A copy of ``parameters`` with every URL field replaced by source numbers."""
     result = copy.deepcopy(parameters)
@@ -332,9 +385,12 @@ def _rewrite(schema: Any, node: Node, count: int) -> Any:
     elif isinstance(node, ArraySlot):
         schema["items"] = _rewrite(schema.get("items"), node.items, count)
     elif isinstance(node, MapSlot):
-        schema["additionalProperties"] = _rewrite(
-            schema["additionalProperties"], node.values, count
-        )
+        if node.values is not None:
+            schema["additionalProperties"] = _rewrite(
+                schema["additionalProperties"], node.values, count
+            )
+        if node.keys == "url":
+            schema["propertyNames"] = key_schema(count)
     else:
         by_name = {f.original: f for f in node.fields}
         props: dict[str, Any] = {}

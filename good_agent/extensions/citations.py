@@ -34,7 +34,9 @@ class CitationAdapter(ToolAdapter):
 
     A parameter is a URL parameter when it is named ``url``, ``*_url``, ``urls`` or
     ``*_urls``, or has ``format: uri``. ``url`` becomes ``citation_idx`` and ``urls``
-    becomes ``citation_idxs``, ``source_url`` becomes ``source_citation_idx``.
+    becomes ``citation_idxs``, ``source_url`` becomes ``source_citation_idx``. Map keys
+    count like values: URL-typed keys (``dict[HttpUrl, ...]``) take source numbers,
+    and a URL in the key of a map that holds URLs must be a registered source.
     """
 
     def __init__(
@@ -70,7 +72,7 @@ class CitationAdapter(ToolAdapter):
         slots = self.url_slots(signature)
         self._slots[tool.name] = slots
         self._translators[tool.name] = ArgumentTranslator(
-            slots, self._lookup, self.manager.valid_indices_text
+            slots, self._lookup, self.manager.valid_indices_text, self._registered
         )
         if slots.root is None:
             return signature
@@ -87,6 +89,11 @@ class CitationAdapter(ToolAdapter):
 
     def _lookup(self, number: int) -> str:
         return self.manager.index.get(number).url
+
+    def _registered(self, url: str) -> str | None:
+        index = self.manager.index
+        number = index.index_of(url)
+        return None if number is None else index.get_url(number)
 
     def adapt_response(self, tool_name: str, response: ToolResponse, agent: Any) -> Any:
         """Add the valid indices to schema errors about an index parameter."""
