@@ -201,6 +201,10 @@ class _Translator:
             else:
                 number = key
             return self.one(number, f"{path} key")
+        return self.free_key(key, path)
+
+    def free_key(self, key: Any, path: str) -> Any:
+        """A free-text key, once every URL in it is a registered source."""
         if not isinstance(key, str) or "://" not in key:
             return key
         urls = find_urls(key)
@@ -240,6 +244,13 @@ class _Translator:
                 for slot in obj.fields:
                     merged.setdefault(slot.replacement, slot)
                     merged.setdefault(slot.original, slot)
+            maps = [b for b in branches if isinstance(b, MapSlot)]
+            if maps:  # ``Model | dict[str, Model]``: a map unless a URL field is named
+                if not any(key in merged for key in value):
+                    return self.map(maps[0], value, path)
+                for key in value:
+                    if key not in merged:
+                        self.free_key(key, path)
             unique = {id(slot): slot for slot in merged.values()}
             return self.object(tuple(unique.values()), value, path)
         for branch in branches:

@@ -172,6 +172,30 @@ async def test_a_key_is_refused_like_a_value_and_a_registered_key_is_translated(
     assert len(index) == 2  # nothing was registered on the way
 
 
+class Note(BaseModel):
+    """A note that may cite a source."""
+
+    url: str | None = None
+    text: str = ""
+
+
+async def test_a_model_or_map_union_checks_the_keys_of_a_map() -> None:
+    probe, received = _probe("notes", Note | dict[str, Note])
+    async with Agent(tools=[probe], extensions=[CitationManager(_index())]) as agent:
+        as_model = await agent.invoke("probe", notes={"citation_idx": 2, "text": "t"})
+        as_map = await agent.invoke("probe", notes={URL_A: {"citation_idx": 1}})
+        refused = [
+            await agent.invoke("probe", notes={MADE_UP: {"citation_idx": 1}}),
+            await agent.invoke("probe", notes={"citation_idx": 1, MADE_UP: {"citation_idx": 1}}),
+        ]
+    assert as_model.success and as_map.success, (as_model.error, as_map.error)
+    for answer in refused:
+        assert not answer.success and "does not refer to a source" in (answer.error or "")
+    assert received[0] == Note(url=URL_B, text="t")
+    assert received[1] == {URL_A: Note(url=URL_A)}
+    assert len(received) == 2
+
+
 async def test_url_typed_keys_are_source_numbers_in_the_schema() -> None:
     probe, _ = _probe("sources", dict[HttpUrl, str])
     async with Agent(tools=[probe], extensions=[CitationManager(_index())]) as agent:
