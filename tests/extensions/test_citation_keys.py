@@ -234,6 +234,7 @@ _arguments = st.fixed_dictionaries(
         "nested": st.dictionaries(_key, _sources, max_size=2),
         "pages": st.lists(_sources, max_size=2),
         "grid": st.lists(st.lists(_number, max_size=2), max_size=2),
+        "mixed": st.one_of(_sources, _source_value),
     },
 )
 
@@ -252,9 +253,10 @@ def test_no_nested_map_carries_an_unregistered_url_to_the_tool(arguments: dict[s
         nested: dict[str, dict[str, Source]] | None = None,
         pages: list[dict[str, Source]] | None = None,
         grid: list[list[HttpUrl]] | None = None,
+        mixed: Note | dict[str, Note] | None = None,
     ) -> str:
         """Gather sources."""
-        received.append((sources, by_url, urls, links, nested, pages, grid))
+        received.append((sources, by_url, urls, links, nested, pages, grid, mixed))
         return "ok"
 
     index = _index()
