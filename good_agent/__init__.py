@@ -34,6 +34,7 @@ from good_agent.core.errors import (
     ToolError,
     ToolRetriesExceededError,
     ToolRetry,
+    ToolTimeoutError,
     UnknownToolError,
 )
 from good_agent.core.events import AgentEvents, EventBus, EventContext
@@ -204,6 +205,7 @@ __all__ = [
     "ToolResultEvent",
     "ToolRetriesExceededError",
     "ToolRetry",
+    "ToolTimeoutError",
     "TurnEndEvent",
     "UnknownToolError",
     "Usage",

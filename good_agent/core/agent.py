@@ -14,7 +14,7 @@ from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
 from good_agent.core.approvals import Approval
-from good_agent.core.arguments import check_agent_arguments
+from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
@@ -56,6 +56,11 @@ class Agent:
         max_iterations: Model requests allowed in one run.
         max_tool_retries: Failed calls allowed per tool in one run (a tool's own
             ``@tool(retries=...)`` overrides it).
+        tool_timeout: Seconds a tool call may run before it is cancelled and the
+            model told (a failed call); a tool's own ``@tool(timeout=...)``
+            overrides it. ``None``: no limit.
+        max_concurrency: Tool calls of one turn that run at the same time
+            (``None``: all of them).
         tool_choice: ``"auto"`` (default when tools exist), ``"required"``,
             ``"none"`` or ``{"type": "function", "function": {"name": ...}}``. A
             forced choice applies to the first request of a run only.
@@ -86,6 +91,8 @@ class Agent:
         mcp_servers: Iterable[str | AgentComponent] = (),
         max_iterations: int = 10,
         max_tool_retries: int = 3,
+        tool_timeout: float | None = None,
+        max_concurrency: int | None = None,
         tool_choice: ToolChoice | None = None,
         tool_errors: Literal["report", "raise"] = "report",
         model_settings: dict[str, Any] | None = None,
@@ -99,6 +106,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
     ) -> None:
         check_agent_arguments(model, tool_choice)
+        check_tool_limits(tool_timeout, max_concurrency)
         self.events = EventBus(self)
         self.tools = ToolRegistry(tools)
         self.adapter_chain = AdapterChain(self)
@@ -115,6 +123,8 @@ class Agent:
         ]
         self.max_iterations = max_iterations
         self.max_tool_retries = max_tool_retries
+        self.tool_timeout = tool_timeout
+        self.max_concurrency = max_concurrency
         self.tool_choice = tool_choice
         self.tool_errors = tool_errors
         self.model_settings = dict(model_settings or {})
