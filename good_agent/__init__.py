@@ -102,7 +102,7 @@ from good_agent.models import (
 from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.tools import Tool, ToolRegistry, tool
+from good_agent.tools import Tool, ToolRegistry, Toolset, tool
 
 if TYPE_CHECKING:
     from good_agent.extensions.mcp import MCPTools
@@ -206,6 +206,7 @@ __all__ = [
     "ToolRetriesExceededError",
     "ToolRetry",
     "ToolTimeoutError",
+    "Toolset",
     "TurnEndEvent",
     "UnknownToolError",
     "Usage",

@@ -29,6 +29,7 @@ from good_agent.core.payloads import (
 from good_agent.core.redaction import agent_secrets
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
+from good_agent.tools.toolset import Toolset
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -39,9 +40,10 @@ OnExecute = Callable[[ToolCall, dict[str, Any]], Awaitable[None]]
 """Called with a call and its parameters after the adapter chain, before it runs."""
 
 
-async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
-    """The plan of every tool as the model will see it now, events applied."""
-    plans = agent.adapter_chain.plans(agent.tools, agent.tools.version)
+async def current_plans(agent: Agent, run_tools: Toolset | None = None) -> dict[str, ToolPlan]:
+    """The plan of every tool as the model will see it now, by the name it sees,
+    events applied; ``run_tools`` are the tools added for one run."""
+    plans = _chain_plans(agent, run_tools)
     if not agent.events.has_handlers(AgentEvents.TOOLS_GENERATE_SIGNATURE):
         return plans
     result: dict[str, ToolPlan] = {}
@@ -59,6 +61,22 @@ async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
             validator=compile_schema(parameters),
         )
     return result
+
+
+def _chain_plans(agent: Agent, run_tools: Toolset | None) -> dict[str, ToolPlan]:
+    registry, chain = agent.tools, agent.adapter_chain
+    if run_tools is None and not registry.toolsets:
+        if chain.renames:
+            chain.naming().set_names([])
+        return chain.plans(registry, registry.version)
+    entries = registry.entries(agent)
+    if run_tools is not None:
+        entries += run_tools.entries(agent)
+    renamed = [(name, tool) for name, tool in entries if name != tool.name]
+    if renamed or chain.renames:
+        chain.naming().set_names(entries)
+    tools = [tool for _, tool in entries]
+    return chain.plans(tools, (registry.version, tuple(id(tool) for tool in tools)))
 
 
 def _failure(call: ToolCall, message: str) -> ToolResponse:
@@ -278,9 +296,7 @@ async def execute_calls(
     return [r for r in results if r is not None]
 
 
-def _batches(
-    calls: list[ToolCall], plans: dict[str, ToolPlan]
-) -> list[list[tuple[int, ToolCall]]]:
+def _batches(calls: list[ToolCall], plans: dict[str, ToolPlan]) -> list[list[tuple[int, ToolCall]]]:
     """``calls`` (with their index) cut into groups that may run at the same time:
     each call of a ``sequential`` tool is a group of its own, in call order."""
     batches: list[list[tuple[int, ToolCall]]] = []

@@ -66,6 +66,5 @@ def check_tool_limits(tool_timeout: Any, max_concurrency: Any) -> None:
         or max_concurrency < 1
     ):
         raise ModelConfigError(
-            f"max_concurrency must be a whole number of at least 1 or None, "
-            f"not {max_concurrency!r}"
+            f"max_concurrency must be a whole number of at least 1 or None, not {max_concurrency!r}"
         )
