@@ -188,7 +188,9 @@ class Tool:
                 if type(arguments.get(name)) not in _ATOMS:
                     # A credential injected as SecretStr into a parameter typed ``str``
                     # (not ``SecretStr``) is revealed here, at the last moment.
-                    arguments = {k: _revealed(v) if k in plain else v for k, v in arguments.items()}
+                    arguments = {
+                        k: _revealed(v) if k in plain else v for k, v in arguments.items()
+                    }
                     break
             try:
                 model = self.arguments_model.model_validate(arguments)
