@@ -34,6 +34,7 @@ from good_agent.core.errors import (
     ToolError,
     ToolRetriesExceededError,
     ToolRetry,
+    ToolTimeoutError,
     UnknownToolError,
 )
 from good_agent.core.events import AgentEvents, EventBus, EventContext
@@ -101,7 +102,7 @@ from good_agent.models import (
 from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.tools import Tool, ToolRegistry, tool
+from good_agent.tools import Tool, ToolRegistry, Toolset, tool
 
 if TYPE_CHECKING:
     from good_agent.extensions.mcp import MCPTools
@@ -204,6 +205,8 @@ __all__ = [
     "ToolResultEvent",
     "ToolRetriesExceededError",
     "ToolRetry",
+    "ToolTimeoutError",
+    "Toolset",
     "TurnEndEvent",
     "UnknownToolError",
     "Usage",

@@ -11,6 +11,7 @@ from good_agent.adapters._adapter import (
 from good_agent.adapters._chain import AdapterChain
 from good_agent.adapters._context import CallContext, CallNext
 from good_agent.adapters._memo import ToolMemo
+from good_agent.adapters._naming import ToolNaming
 from good_agent.adapters._plan import Step, ToolPlan
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Step",
     "ToolAdapter",
     "ToolMemo",
+    "ToolNaming",
     "ToolPlan",
     "diff_signatures",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,9 @@ from good_agent.adapters._adapter import (
     ToolAdapter,
     overrides,
 )
+from good_agent.adapters._naming import ToolNaming
 from good_agent.adapters._plan import Step, ToolPlan
+from good_agent.core.errors import ToolDefinitionError
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 
@@ -49,6 +51,19 @@ class AdapterChain:
         self.version = 0
         self._cache_key: Any = None
         self._cache: dict[str, ToolPlan] = {}
+        self._naming: ToolNaming | None = None
+
+    def naming(self) -> ToolNaming:
+        """The adapter that renames tools for the model (added on first use)."""
+        if self._naming is None:
+            self._naming = ToolNaming()
+            self.add(self._naming)
+        return self._naming
+
+    @property
+    def renames(self) -> bool:
+        """Whether the naming adapter is on the chain."""
+        return self._naming is not None
 
     def add(self, adapter: ToolAdapter) -> None:
         """Add ``adapter`` to the chain (no-op if already present)."""
@@ -94,8 +109,14 @@ class AdapterChain:
         """The adapters in forward order (highest priority first)."""
         return list(self._ordered)
 
-    def plans(self, tools: Iterable[Tool], tools_version: int) -> dict[str, ToolPlan]:
-        """Return the plan of every tool, from the cache when nothing has changed."""
+    def plans(self, tools: Iterable[Tool], tools_version: Hashable) -> dict[str, ToolPlan]:
+        """Return the plan of every tool by the name the model sees, from the cache
+        when nothing has changed.
+
+        ``tools_version`` changes whenever ``tools`` does. Raises
+        :class:`~good_agent.ToolDefinitionError` when two tools would reach the model
+        under one name.
+        """
         tool_list = tools if isinstance(tools, list) else list(tools)
         agent = self.agent
         dynamic = self._dynamic
@@ -111,12 +132,19 @@ class AdapterChain:
         key = (tools_version, self.version, decisions)
         if key == self._cache_key:
             return self._cache
-        plans = {}
+        plans: dict[str, ToolPlan] = {}
         width = len(dynamic)
         for index, t in enumerate(tool_list):
             row = decisions[index * width : (index + 1) * width]
             off = {id(a) for a, d in zip(dynamic, row, strict=True) if d is _OFF}
-            plans[t.name] = self.build_plan(t, [a for a in self._ordered if id(a) not in off])
+            plan = self.build_plan(t, [a for a in self._ordered if id(a) not in off])
+            name = plan.signature["function"]["name"]
+            if name in plans:
+                raise ToolDefinitionError(
+                    f"two tools reach the model as '{name}' ('{plans[name].tool.name}' and "
+                    f"'{t.name}'): rename one (Toolset.prefixed / Toolset.renamed)"
+                )
+            plans[name] = plan
         self._cache_key, self._cache = key, plans
         return plans
 

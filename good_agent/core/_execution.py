@@ -11,7 +11,13 @@ import anyio
 from good_agent.adapters._context import CallContext, make_context
 from good_agent.adapters._plan import ToolPlan
 from good_agent.core.debug_log import log_tool_call, tool_clock
-from good_agent.core.errors import GoodAgentError, ToolArgumentsError, ToolError, UnknownToolError
+from good_agent.core.errors import (
+    GoodAgentError,
+    ToolArgumentsError,
+    ToolError,
+    ToolTimeoutError,
+    UnknownToolError,
+)
 from good_agent.core.events import AgentEvents
 from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.core.payloads import (
@@ -23,6 +29,7 @@ from good_agent.core.payloads import (
 from good_agent.core.redaction import agent_secrets
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
+from good_agent.tools.toolset import Toolset
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -33,9 +40,10 @@ OnExecute = Callable[[ToolCall, dict[str, Any]], Awaitable[None]]
 """Called with a call and its parameters after the adapter chain, before it runs."""
 
 
-async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
-    """The plan of every tool as the model will see it now, events applied."""
-    plans = agent.adapter_chain.plans(agent.tools, agent.tools.version)
+async def current_plans(agent: Agent, run_tools: Toolset | None = None) -> dict[str, ToolPlan]:
+    """The plan of every tool as the model will see it now, by the name it sees,
+    events applied; ``run_tools`` are the tools added for one run."""
+    plans = _chain_plans(agent, run_tools)
     if not agent.events.has_handlers(AgentEvents.TOOLS_GENERATE_SIGNATURE):
         return plans
     result: dict[str, ToolPlan] = {}
@@ -53,6 +61,22 @@ async def current_plans(agent: Agent) -> dict[str, ToolPlan]:
             validator=compile_schema(parameters),
         )
     return result
+
+
+def _chain_plans(agent: Agent, run_tools: Toolset | None) -> dict[str, ToolPlan]:
+    registry, chain = agent.tools, agent.adapter_chain
+    if run_tools is None and not registry.toolsets:
+        if chain.renames:
+            chain.naming().set_names([])
+        return chain.plans(registry, registry.version)
+    entries = registry.entries(agent)
+    if run_tools is not None:
+        entries += run_tools.entries(agent)
+    renamed = [(name, tool) for name, tool in entries if name != tool.name]
+    if renamed or chain.renames:
+        chain.naming().set_names(entries)
+    tools = [tool for _, tool in entries]
+    return chain.plans(tools, (registry.version, tuple(id(tool) for tool in tools)))
 
 
 def _failure(call: ToolCall, message: str) -> ToolResponse:
@@ -203,10 +227,24 @@ def _addressed(call: ToolCall, response: ToolResponse) -> ToolResponse:
 
 async def call_tool(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
     """Run the tool function. What it returns or raises leaves with the agent's secrets
-    redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log."""
+    redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log.
+
+    Past its time limit (the tool's ``timeout``, else the agent's ``tool_timeout``)
+    the function is cancelled and :class:`~good_agent.ToolTimeoutError` raised.
+    """
     secrets = agent_secrets(agent)
+    injections = {"agent": agent, "call": call} if tool.injected else None
+    timeout = tool.timeout if tool.timeout is not None else agent.tool_timeout
     try:
-        value = await tool.run(arguments, {"agent": agent, "call": call} if tool.injected else None)
+        if timeout is None:
+            value = await tool.run(arguments, injections)
+        else:
+            with anyio.move_on_after(timeout) as scope:
+                value = await tool.run(arguments, injections, abandon_on_cancel=True)
+            if scope.cancelled_caught:
+                raise ToolTimeoutError(call.name, timeout)
+    except ToolTimeoutError:
+        raise
     except Exception as exc:
         error: BaseException = secrets.redact_error(exc) if secrets else exc
     else:
@@ -224,23 +262,54 @@ async def execute_calls(
 ) -> list[ToolResponse]:
     """Run ``calls`` concurrently; the responses come back in call order.
 
+    At most ``agent.max_concurrency`` calls run at a time. A call of a
+    ``sequential`` tool runs alone: the calls before it finish first, the calls
+    after it start when it has finished.
+
     ``failures`` counts the failed calls of each tool so far in the run: a call's
     :attr:`CallContext.attempt` is that count plus one.
     """
     failed = failures or {}
-    if len(calls) == 1:
-        call = calls[0]
-        attempt = failed.get(call.name, 0) + 1
-        return [await execute_call(agent, call, plans, attempt=attempt, on_execute=on_execute)]
     results: list[ToolResponse | None] = [None] * len(calls)
 
-    async def run_one(index: int, call: ToolCall) -> None:
+    async def run_one(index: int, call: ToolCall, limiter: anyio.CapacityLimiter | None) -> None:
         attempt = failed.get(call.name, 0) + 1
-        results[index] = await execute_call(
-            agent, call, plans, attempt=attempt, on_execute=on_execute
-        )
+        if limiter is None:
+            results[index] = await execute_call(
+                agent, call, plans, attempt=attempt, on_execute=on_execute
+            )
+            return
+        async with limiter:
+            results[index] = await execute_call(
+                agent, call, plans, attempt=attempt, on_execute=on_execute
+            )
 
-    async with anyio.create_task_group() as group:
-        for index, call in enumerate(calls):
-            group.start_soon(run_one, index, call)
+    for batch in _batches(calls, plans):
+        if len(batch) == 1:
+            await run_one(*batch[0], None)
+            continue
+        limit = agent.max_concurrency
+        limiter = anyio.CapacityLimiter(limit) if limit is not None and limit < len(batch) else None
+        async with anyio.create_task_group() as group:
+            for index, call in batch:
+                group.start_soon(run_one, index, call, limiter)
     return [r for r in results if r is not None]
+
+
+def _batches(calls: list[ToolCall], plans: dict[str, ToolPlan]) -> list[list[tuple[int, ToolCall]]]:
+    """``calls`` (with their index) cut into groups that may run at the same time:
+    each call of a ``sequential`` tool is a group of its own, in call order."""
+    batches: list[list[tuple[int, ToolCall]]] = []
+    current: list[tuple[int, ToolCall]] = []
+    for index, call in enumerate(calls):
+        plan = plans.get(call.name)
+        if plan is not None and plan.tool.sequential:
+            if current:
+                batches.append(current)
+                current = []
+            batches.append([(index, call)])
+        else:
+            current.append((index, call))
+    if current:
+        batches.append(current)
+    return batches

@@ -46,6 +46,10 @@ class _Run(RunState):
     async def loop(self) -> RunResult[Any]:
         agent = self.agent
         approvals = self.options.approvals
+        if self.options.tools is not None:
+            # A clash of this run's tools with the agent's is refused before the
+            # prompt joins the history.
+            await current_plans(agent, self.options.tools)
         if approvals is not None:
             await self.resume(unanswered_calls(agent.messages), approvals)
         if self.options.prompt is not None:
@@ -53,7 +57,7 @@ class _Run(RunState):
         for index in range(agent.max_iterations):
             if self.limits is not None:
                 self.stop(self.limits.before_request(self.usage))
-            plans = await current_plans(agent)
+            plans = await current_plans(agent, self.options.tools)
             request = self.request(plans, first=index == 0)
             if self.sink is None:
                 response = await request_model(agent, request)

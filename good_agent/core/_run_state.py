@@ -24,6 +24,7 @@ from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
 from good_agent.core.usage import RunUsage, UsageLimitExceeded, UsageLimits
 from good_agent.providers.types import ToolChoice
+from good_agent.tools.toolset import Toolset
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -44,6 +45,8 @@ class RunOptions:
     approvals: Mapping[str, Approval] | None = None
     tool_choice: ToolChoice | None = None
     output_retries: int = 1
+    tools: Toolset | None = None
+    """Tools added for this run only."""
 
 
 class _Deferred(Exception):
@@ -179,7 +182,7 @@ class RunState:
 
     async def resume(self, pending: list[ToolCall], approvals: Mapping[str, Approval]) -> None:
         """Apply the decisions on the calls that waited for approval."""
-        plans = await current_plans(self.agent)
+        plans = await current_plans(self.agent, self.options.tools)
         approved = [call for call in pending if approvals[call.id] is True]
         for call in pending:
             decision = approvals[call.id]

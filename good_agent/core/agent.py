@@ -14,7 +14,7 @@ from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
 from good_agent.core.approvals import Approval
-from good_agent.core.arguments import check_agent_arguments
+from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
@@ -36,6 +36,7 @@ from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool
+from good_agent.tools.toolset import Toolset
 
 C = TypeVar("C", bound=AgentComponent)
 T = TypeVar("T")
@@ -48,7 +49,8 @@ class Agent:
         *system_prompt_parts: Joined with blank lines into the system message.
         model: A model name (``"gpt-4o-mini"``, ``"openai:..."``) or a
             :class:`~good_agent.models.LanguageModel` such as ``ScriptedModel``.
-        tools: Tools or plain functions the model may call.
+        tools: Tools, plain functions and toolsets (:class:`~good_agent.Toolset`) the
+            model may call.
         extensions: Components to install on entering the agent.
         mcp_servers: MCP servers whose tools the agent uses: a command line
             (``"python -m my_server"``), a URL (``"http://127.0.0.1:8000/mcp"``) or a
@@ -56,6 +58,11 @@ class Agent:
         max_iterations: Model requests allowed in one run.
         max_tool_retries: Failed calls allowed per tool in one run (a tool's own
             ``@tool(retries=...)`` overrides it).
+        tool_timeout: Seconds a tool call may run before it is cancelled and the
+            model told (a failed call); a tool's own ``@tool(timeout=...)``
+            overrides it. ``None``: no limit.
+        max_concurrency: Tool calls of one turn that run at the same time
+            (``None``: all of them).
         tool_choice: ``"auto"`` (default when tools exist), ``"required"``,
             ``"none"`` or ``{"type": "function", "function": {"name": ...}}``. A
             forced choice applies to the first request of a run only.
@@ -81,11 +88,13 @@ class Agent:
         self,
         *system_prompt_parts: str,
         model: str | LanguageModel | None = None,
-        tools: Iterable[Tool | Callable[..., Any]] = (),
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         extensions: Iterable[AgentComponent] = (),
         mcp_servers: Iterable[str | AgentComponent] = (),
         max_iterations: int = 10,
         max_tool_retries: int = 3,
+        tool_timeout: float | None = None,
+        max_concurrency: int | None = None,
         tool_choice: ToolChoice | None = None,
         tool_errors: Literal["report", "raise"] = "report",
         model_settings: dict[str, Any] | None = None,
@@ -99,6 +108,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
     ) -> None:
         check_agent_arguments(model, tool_choice)
+        check_tool_limits(tool_timeout, max_concurrency)
         self.events = EventBus(self)
         self.tools = ToolRegistry(tools)
         self.adapter_chain = AdapterChain(self)
@@ -115,6 +125,8 @@ class Agent:
         ]
         self.max_iterations = max_iterations
         self.max_tool_retries = max_tool_retries
+        self.tool_timeout = tool_timeout
+        self.max_concurrency = max_concurrency
         self.tool_choice = tool_choice
         self.tool_errors = tool_errors
         self.model_settings = dict(model_settings or {})
@@ -198,12 +210,18 @@ class Agent:
         self.messages.append(message)
         return message
 
-    async def call(self, prompt: str | None = None) -> AssistantMessage:
+    async def call(
+        self,
+        prompt: str | None = None,
+        *,
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+    ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
         The same run as :meth:`run` without an output type; returns its ``message``.
+        ``tools`` are added for this run only.
         """
-        return (await self.run(prompt, output_type=str)).message
+        return (await self.run(prompt, output_type=str, tools=tools)).message
 
     @overload
     async def run(
@@ -215,6 +233,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
     ) -> RunResult[T]: ...
 
     @overload
@@ -227,6 +246,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
     ) -> RunResult[Any]: ...
 
     async def run(
@@ -238,6 +258,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
     ) -> RunResult[Any]:
         """Run the loop once and return a :class:`~good_agent.RunResult`.
 
@@ -250,9 +271,10 @@ class Agent:
             approvals: Decisions on the calls a previous run left waiting:
                 ``{call_id: True | False | "reason"}``.
             tool_choice: This run's first-request tool choice (the agent's by default).
+            tools: Tools, functions and toolsets added for this run only.
         """
         options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools
         )
         await self.install()
         return await run_engine(self, options)
@@ -285,6 +307,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
     ) -> StreamedRun:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
@@ -292,7 +315,7 @@ class Agent:
         :mod:`good_agent.core.run_events`.
         """
         options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools
         )
 
         async def engine(sink: Any) -> RunResult[Any]:
@@ -309,6 +332,7 @@ class Agent:
         usage_limits: UsageLimits | None,
         approvals: Mapping[str, Approval] | None,
         tool_choice: ToolChoice | None,
+        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
     ) -> RunOptions:
         kind = self.output_type if output_type is None else output_type
         mode = output_mode or self.output_mode
@@ -320,6 +344,7 @@ class Agent:
             approvals=approvals,
             tool_choice=tool_choice,
             output_retries=self.output_retries,
+            tools=Toolset(tools) if tools else None,
         )
 
     async def invoke(self, tool_name: str, **arguments: Any) -> ToolResponse:

@@ -47,3 +47,24 @@ def check_agent_arguments(model: Any, tool_choice: Any) -> None:
     """Run every construction-time check of :class:`~good_agent.Agent`."""
     check_model(model)
     check_tool_choice(tool_choice)
+
+
+def check_tool_limits(tool_timeout: Any, max_concurrency: Any) -> None:
+    """Refuse a ``tool_timeout`` that is not a positive number of seconds, or a
+    ``max_concurrency`` that is not a positive whole number."""
+    if tool_timeout is not None and (
+        isinstance(tool_timeout, bool)
+        or not isinstance(tool_timeout, int | float)
+        or not tool_timeout > 0
+    ):
+        raise ModelConfigError(
+            f"tool_timeout must be a positive number of seconds or None, not {tool_timeout!r}"
+        )
+    if max_concurrency is not None and (
+        isinstance(max_concurrency, bool)
+        or not isinstance(max_concurrency, int)
+        or max_concurrency < 1
+    ):
+        raise ModelConfigError(
+            f"max_concurrency must be a whole number of at least 1 or None, not {max_concurrency!r}"
+        )

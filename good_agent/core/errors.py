@@ -34,6 +34,23 @@ class ToolRetry(ToolError):
     """
 
 
+class ToolTimeoutError(ToolError, TimeoutError):
+    """A tool ran past its time limit (``@tool(timeout=...)`` or ``Agent(tool_timeout=...)``).
+
+    The call is cancelled and the model is told; it counts against the tool's retry
+    limit. A sync tool's worker thread cannot be stopped: it runs on, and its result
+    is dropped.
+    """
+
+    def __init__(self, tool_name: str, seconds: float) -> None:
+        self.tool_name = tool_name
+        self.seconds = seconds
+        super().__init__(
+            f"tool '{tool_name}' did not finish within its time limit of {seconds:g}s "
+            "and was cancelled"
+        )
+
+
 class ToolArgumentsError(ToolError, ValueError):
     """Arguments for a tool failed validation; the message is written for a model."""
 

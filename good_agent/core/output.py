@@ -190,6 +190,26 @@ class OutputSpec:
                 return self._validate(value[WRAPPER_KEY])
             raise
 
+    def partial(self, value: Any) -> Any:
+        """The output type validated from ``value``, the JSON of an answer still
+        arriving (:func:`pydantic_core.from_json` with ``allow_partial``); ``None``
+        when no prefix of it validates yet.
+
+        Validated with pydantic's partial mode (an incomplete last item of a list or
+        mapping is left out); when that fails (a model's required field that has not
+        arrived), the last value still arriving is dropped, deepest first, and the
+        rest tried again, a bounded number of times.
+        """
+        candidate = value
+        for _ in range(_PARTIAL_ATTEMPTS):
+            try:
+                return self.adapter.validate_python(candidate, experimental_allow_partial=True)
+            except ValidationError:
+                candidate = _without_last(candidate)
+                if candidate is _MISSING:
+                    return None
+        return None
+
     def _validate(self, value: Any) -> Any:
         try:
             return self.adapter.validate_python(value)
@@ -217,6 +237,24 @@ def validation_problems(error: ValidationError) -> list[str]:
 
 
 _MISSING: Any = object()
+
+_PARTIAL_ATTEMPTS = 16
+"""How many trimmed values :meth:`OutputSpec.partial` tries before giving up."""
+
+
+def _without_last(value: Any) -> Any:
+    """``value`` without its last leaf, the part of a streamed JSON value that
+    arrives last (``_MISSING`` when nothing is left)."""
+    if isinstance(value, dict) and value:
+        key = next(reversed(value))
+        inner = _without_last(value[key])
+        if inner is _MISSING:
+            return {k: v for k, v in value.items() if k != key}
+        return {**value, key: inner}
+    if isinstance(value, list) and value:
+        inner = _without_last(value[-1])
+        return value[:-1] if inner is _MISSING else [*value[:-1], inner]
+    return _MISSING
 
 
 def _json_in(text: str) -> Any:

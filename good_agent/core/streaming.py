@@ -45,6 +45,7 @@ class StreamedRun:
         self._text: list[str] = []
         self._args: list[str] = []
         self._final_index: int | None = None
+        self._partial: Any = None
         self._result: RunResult[Any] | None = None
         self._error: BaseException | None = None
         self._raised = False
@@ -120,17 +121,37 @@ class StreamedRun:
         elif isinstance(event, ToolCallArgsEvent) and event.index == self._final_index:
             self._args.append(event.arguments)
         elif isinstance(event, TurnEndEvent):
-            self._text, self._final_index = [], None
+            self._text, self._final_index, self._partial = [], None, None
 
     def partial_output(self) -> Any:
+        """The output of the current model turn as read so far, typed.
+
+        The answer text for a run without an output type; otherwise a value of the
+        output type validated from the partial answer (pydantic's partial validation:
+        an unfinished string is kept as far as it has arrived, an unfinished last
+        item left out): a ``Report`` that fills in as it streams. When the part
+        received so far does not validate yet (a required field still missing), the
+        last value that did is returned (``None`` before the first). Each call
+        parses everything received so far, so call it when needed, not on every
+        event. :attr:`output` is the final, fully validated output.
+        """
+        value = self.partial_json()
+        if self._output is None:
+            return value
+        if value is not None:
+            typed = self._output.partial(value)
+            if typed is not None:
+                self._partial = typed
+        return self._partial
+
+    def partial_json(self) -> Any:
         """The output of the current model turn as read so far, untyped.
 
         The answer text for a run without an output type; otherwise the JSON value
         parsed from the partial answer (the output tool's arguments, or the JSON text
         of a prompted or ``response_format`` answer), ``None`` before it starts. It is
-        not validated (required fields may be missing yet): :attr:`output` is. Each
-        call parses everything received so far, so call it when needed, not on every
-        event.
+        not validated (required fields may be missing yet): :meth:`partial_output`
+        is.
         """
         text = "".join(self._text)
         if self._output is None:

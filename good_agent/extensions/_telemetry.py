@@ -9,6 +9,12 @@ span is the current span while its work runs, so spans of the tool's own code an
 instrumented HTTP clients nest inside.
 Spans that an error leaves open (a model request that raised, a tool error with
 ``tool_errors="raise"``) are ended by ``RUN_END`` with status ``ERROR``.
+With ``include_content=True`` the spans also hold what was said (off by default):
+``chat`` spans ``gen_ai.system_instructions``, ``gen_ai.input.messages`` and
+``gen_ai.output.messages``, ``execute_tool`` spans ``gen_ai.tool.call.arguments``
+(the model's, never the parameters after credentials were injected) and
+``gen_ai.tool.call.result``, every value with the agent's secrets redacted
+(:mod:`good_agent.extensions._telemetry_content`).
 Needs the ``otel`` extra (``opentelemetry-api``); an SDK decides where spans go.
 """
 
@@ -27,6 +33,13 @@ from good_agent.core.payloads import (
     ToolCallAfter,
     ToolCallBefore,
     ToolCallErrorPayload,
+)
+from good_agent.core.redaction import agent_secrets
+from good_agent.extensions._telemetry_content import (
+    as_json,
+    input_messages,
+    output_messages,
+    system_instructions,
 )
 from good_agent.models.base import ModelRequest, ModelResponse
 
@@ -80,18 +93,24 @@ class Telemetry(AgentComponent):
         tracer: An OpenTelemetry tracer (default: the global provider's
             ``good_agent`` tracer).
         agent_name: ``gen_ai.agent.name`` and the suffix of the run span's name.
+        include_content: Also record messages, tool arguments and tool results on
+            the spans (GenAI semantic conventions), secrets redacted. Off by
+            default: content may hold personal data.
 
     Raises:
         MissingExtraError: ``opentelemetry-api`` is not installed.
     """
 
-    def __init__(self, tracer: Any = None, *, agent_name: str = "agent") -> None:
+    def __init__(
+        self, tracer: Any = None, *, agent_name: str = "agent", include_content: bool = False
+    ) -> None:
         require_extra("otel", "Telemetry")
         super().__init__()
         from opentelemetry import trace
 
         self.tracer = tracer if tracer is not None else trace.get_tracer("good_agent")
         self.agent_name = agent_name
+        self.include_content = include_content
         self._runs: ContextVar[_RunSpans | None] = ContextVar(f"otel_run_{id(self)}", default=None)
         self._reset: dict[str, Token[_RunSpans | None]] = {}
 
@@ -166,6 +185,12 @@ class Telemetry(AgentComponent):
             value = request.settings.get(key)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 attributes[name] = value
+        if self.include_content:
+            secrets = agent_secrets(ctx.agent)
+            system = system_instructions(request.messages)
+            if system:
+                attributes["gen_ai.system_instructions"] = as_json(system, secrets)
+            attributes["gen_ai.input.messages"] = as_json(input_messages(request.messages), secrets)
         opened = self._start(f"chat {model.model_name}", "CLIENT", attributes)
         if spans is None:  # a request outside any run: end it with its reply
             self._runs.set(_RunSpans(_Open(None), chat=opened))
@@ -184,11 +209,14 @@ class Telemetry(AgentComponent):
             span.set_attribute("gen_ai.response.finish_reasons", [response.finish_reason])
         span.set_attribute("gen_ai.usage.input_tokens", response.usage.input_tokens)
         span.set_attribute("gen_ai.usage.output_tokens", response.usage.output_tokens)
+        if self.include_content:
+            messages = as_json(output_messages(response), agent_secrets(ctx.agent))
+            span.set_attribute("gen_ai.output.messages", messages)
         self._end(spans.chat)
         spans.chat = None
         self._release(spans)
 
-    def _tool_start(self, spans: _RunSpans, call: Any, tool: Any) -> _Open:
+    def _tool_start(self, spans: _RunSpans, call: Any, tool: Any, agent: Any = None) -> _Open:
         attributes: dict[str, Any] = {
             "gen_ai.operation.name": "execute_tool",
             "gen_ai.tool.name": call.name,
@@ -198,6 +226,10 @@ class Telemetry(AgentComponent):
         description = getattr(tool, "description", None)
         if description:
             attributes["gen_ai.tool.description"] = description[:500]
+        if self.include_content and agent is not None:
+            # The model's arguments: the parameters may hold injected credentials.
+            arguments = as_json(call.arguments, agent_secrets(agent))
+            attributes["gen_ai.tool.call.arguments"] = arguments
         opened = self._start(f"execute_tool {call.name}", "INTERNAL", attributes)
         spans.tools[call.id] = opened
         return opened
@@ -219,7 +251,7 @@ class Telemetry(AgentComponent):
         spans = self._spans()
         payload: ToolCallBefore = ctx.payload
         if payload.call.id not in spans.tools:
-            self._tool_start(spans, payload.call, payload.tool)
+            self._tool_start(spans, payload.call, payload.tool, ctx.agent)
 
     @on(AgentEvents.TOOL_CALL_ERROR, priority=100_000)
     def _tool_error(self, ctx: EventContext) -> None:
@@ -228,7 +260,7 @@ class Telemetry(AgentComponent):
         error = type(payload.error).__name__
         if payload.call.id not in spans.tools and error == "UnknownToolError":
             # No plan, so no TOOL_CALL_AFTER: the span is complete now.
-            self._end(self._tool_start(spans, payload.call, None), error)
+            self._end(self._tool_start(spans, payload.call, None, ctx.agent), error)
             spans.tools.pop(payload.call.id)
             self._release(spans)
             return
@@ -240,10 +272,13 @@ class Telemetry(AgentComponent):
         payload: ToolCallAfter = ctx.payload
         opened = spans.tools.pop(payload.call.id, None)
         if opened is None:  # refused before TOOL_CALL_BEFORE (e.g. invalid arguments)
-            opened = self._tool_start(spans, payload.call, payload.tool)
+            opened = self._tool_start(spans, payload.call, payload.tool, ctx.agent)
             spans.tools.pop(payload.call.id)
         error = spans.errors.pop(payload.call.id, None)
         if not payload.response.success:
             error = error or "tool_error"
+        if self.include_content and opened.span is not None:
+            result = agent_secrets(ctx.agent).redact_text(payload.response.content_text())
+            opened.span.set_attribute("gen_ai.tool.call.result", result)
         self._end(opened, error)
         self._release(spans)

@@ -218,8 +218,12 @@ class AuthInjector(AgentComponent):
         self.register_tool_adapter(self.adapter)
 
     async def install(self, agent: Any) -> None:
-        """Install, and add the redacting filter to :attr:`redact_loggers`."""
+        """Install, add the redacting filter to :attr:`redact_loggers`, and register
+        the credentials given as values (providers' are registered when resolved)."""
         await super().install(agent)
+        for rule in self.rules:
+            if isinstance(rule.source, SecretStr):
+                self.remember(rule.source, agent)
         for name in self.redact_loggers:
             logging.getLogger(name).addFilter(self._filter)
 

@@ -2,5 +2,6 @@
 
 from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool, tool
+from good_agent.tools.toolset import Toolset
 
-__all__ = ["Tool", "ToolRegistry", "tool"]
+__all__ = ["Tool", "ToolRegistry", "Toolset", "tool"]

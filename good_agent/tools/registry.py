@@ -1,4 +1,4 @@
-"""The agent's set of tools, keyed by name."""
+"""The agent's set of tools, keyed by name, and its toolsets."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from good_agent.core.errors import ToolDefinitionError, UnknownToolError
 from good_agent.tools.tool import Tool
+from good_agent.tools.toolset import Toolset
 
 
 def as_tool(item: Tool | Callable[..., Any]) -> Tool:
@@ -15,13 +16,30 @@ def as_tool(item: Tool | Callable[..., Any]) -> Tool:
 
 
 class ToolRegistry:
-    """Tools by name; registering a second tool under a taken name is an error."""
+    """Tools by name, and toolsets; registering a second tool under a taken name is
+    an error (names reached through toolsets are checked when the model is asked)."""
 
-    def __init__(self, tools: Iterable[Tool | Callable[..., Any]] = ()) -> None:
+    def __init__(self, tools: Iterable[Tool | Toolset | Callable[..., Any]] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self.toolsets: list[Toolset] = []
         self.version = 0
         for item in tools:
-            self.add(item)
+            if isinstance(item, Toolset):
+                self.add_toolset(item)
+            else:
+                self.add(item)
+
+    def add_toolset(self, toolset: Toolset) -> None:
+        """Register a toolset: its tools are offered under the names it gives them."""
+        self.toolsets.append(toolset)
+        self.version += 1
+
+    def entries(self, agent: Any) -> list[tuple[str, Tool]]:
+        """``(name the model sees, tool)`` for every tool offered now, toolsets included."""
+        found = [(name, tool) for name, tool in self._tools.items()]
+        for toolset in self.toolsets:
+            found += toolset.entries(agent)
+        return found
 
     def add(self, item: Tool | Callable[..., Any]) -> Tool:
         """Register a tool (or function); raises :class:`ToolDefinitionError` on a duplicate."""

@@ -74,9 +74,15 @@ class Tool:
         takes_self: bool = False,
         retries: int | None = None,
         requires_approval: bool = False,
+        timeout: float | None = None,
+        sequential: bool = False,
     ) -> None:
         if not name:
             raise ToolDefinitionError("a tool needs a non-empty name")
+        if timeout is not None and (isinstance(timeout, bool) or not timeout > 0):
+            raise ToolDefinitionError(
+                f"tool '{name}': timeout must be a positive number of seconds, not {timeout!r}"
+            )
         self.name = name
         self.description = description
         self.parameters = parameters
@@ -86,6 +92,10 @@ class Tool:
         self.takes_self = takes_self
         self.retries = retries
         self.requires_approval = requires_approval
+        self.timeout = timeout
+        """Seconds the function may run before it is cancelled (``None``: the agent's)."""
+        self.sequential = sequential
+        """Whether a call runs alone: no other tool runs while it does."""
         self.is_async = function is not None and inspect.iscoroutinefunction(function)
         self._schema_validator = None if arguments_model else compile_schema(parameters)
         self._plain_text_fields = _fields_without_secrets(arguments_model)
@@ -108,12 +118,15 @@ class Tool:
         description: str | None = None,
         retries: int | None = None,
         requires_approval: bool = False,
+        timeout: float | None = None,
+        sequential: bool = False,
     ) -> Tool:
         """Build a tool from a sync or async function's signature and docstring.
 
         ``retries`` overrides the agent's ``max_tool_retries`` for this tool;
         ``requires_approval`` makes a run stop before each call (see
-        :attr:`good_agent.RunResult.deferred`).
+        :attr:`good_agent.RunResult.deferred`); ``timeout`` (seconds) overrides the
+        agent's ``tool_timeout``; ``sequential=True`` runs each call alone.
         """
         tool_name = name or function.__name__
         schema = function_schema(function, name=tool_name, description=description)
@@ -127,6 +140,8 @@ class Tool:
             takes_self=schema.takes_self,
             retries=retries,
             requires_approval=requires_approval,
+            timeout=timeout,
+            sequential=sequential,
         )
 
     @classmethod
@@ -173,7 +188,9 @@ class Tool:
                 if type(arguments.get(name)) not in _ATOMS:
                     # A credential injected as SecretStr into a parameter typed ``str``
                     # (not ``SecretStr``) is revealed here, at the last moment.
-                    arguments = {k: _revealed(v) if k in plain else v for k, v in arguments.items()}
+                    arguments = {
+                        k: _revealed(v) if k in plain else v for k, v in arguments.items()
+                    }
                     break
             try:
                 model = self.arguments_model.model_validate(arguments)
@@ -186,12 +203,21 @@ class Tool:
             raise ToolArgumentsError(self.name, problems)
         return dict(arguments)
 
-    async def run(self, arguments: dict[str, Any], injections: dict[str, Any] | None = None) -> Any:
+    async def run(
+        self,
+        arguments: dict[str, Any],
+        injections: dict[str, Any] | None = None,
+        *,
+        abandon_on_cancel: bool = False,
+    ) -> Any:
         """Run the function with validated ``arguments`` (sync ones in a worker thread).
 
         ``injections`` maps injection kinds (``"agent"``, ``"call"``) to values. A
         schema-defined tool has no Python types to ask for secrets, so injected
-        ``SecretStr`` values are revealed for it here, at the last moment.
+        ``SecretStr`` values are revealed for it here, at the last moment. With
+        ``abandon_on_cancel``, cancelling a sync tool returns at once and leaves its
+        thread running (a thread cannot be stopped); otherwise cancellation waits
+        for the thread to finish.
         """
         if self.function is None:
             raise ToolDefinitionError(f"tool '{self.name}' has no implementation to run")
@@ -202,7 +228,9 @@ class Tool:
                 kwargs[param] = (injections or {}).get(kind)
         if self.is_async:
             return await self.function(**kwargs)
-        return await anyio.to_thread.run_sync(functools.partial(self.function, **kwargs))
+        return await anyio.to_thread.run_sync(
+            functools.partial(self.function, **kwargs), abandon_on_cancel=abandon_on_cancel
+        )
 
     def bind(self, instance: Any) -> Tool:
         """Return this method tool bound to ``instance`` (a component)."""
@@ -243,6 +271,8 @@ def tool(
     description: str | None = None,
     retries: int | None = None,
     requires_approval: bool = False,
+    timeout: float | None = None,
+    sequential: bool = False,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -254,13 +284,18 @@ def tool(
     description: str | None = None,
     retries: int | None = None,
     requires_approval: bool = False,
+    timeout: float | None = None,
+    sequential: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a function (or a component method) into a :class:`Tool`.
 
     Use bare (``@tool``) or with options (``@tool(name="search")``). The schema comes
     from the type hints, the descriptions from a Google-style docstring.
     ``retries`` overrides the agent's ``max_tool_retries`` for this tool;
-    ``requires_approval=True`` stops a run before each call until it is approved.
+    ``requires_approval=True`` stops a run before each call until it is approved;
+    ``timeout`` (seconds) cancels a call that runs longer and tells the model (it
+    counts as a failed call); ``sequential=True`` runs each call alone, never at the
+    same time as another tool call of the turn.
     """
 
     def decorate(fn: Callable[..., Any]) -> Tool:
@@ -270,6 +305,8 @@ def tool(
             description=description,
             retries=retries,
             requires_approval=requires_approval,
+            timeout=timeout,
+            sequential=sequential,
         )
 
     if function is not None:

@@ -241,29 +241,30 @@ async def test_prompted_typed_output_in_a_streamed_run() -> None:
     assert run.output == City(name="Bergen", population=1)
 
 
-async def test_partial_output_grows_with_the_stream() -> None:
+async def test_partial_json_grows_with_the_stream() -> None:
     call = ScriptedModel.call(OUTPUT_TOOL_NAME, {"name": "Oslo", "population": 700000})
     model = ScriptedModel([ScriptedModel.streamed(call, args_chunk=6)])
     agent = Agent(model=model)
     seen: list[Any] = []
     async with agent.stream("x", output_type=City) as run:
-        assert run.partial_output() is None
+        assert run.partial_json() is None
         async for event in run:
             if isinstance(event, ToolCallArgsEvent):
-                seen.append(run.partial_output())
+                seen.append(run.partial_json())
     assert seen[0] == {"name": ""} or seen[0] == {}
     assert {"name": "Oslo"} in seen
     assert seen[-1] == {"name": "Oslo", "population": 700000}
     assert run.output == City(name="Oslo", population=700000)
 
 
-async def test_partial_output_of_a_prompted_list_answer() -> None:
+async def test_partial_json_and_output_of_a_prompted_list_answer() -> None:
     model = ScriptedModel([ScriptedModel.streamed('Sure: [{"name": "A", "popu', 'lation": 1}]')])
     agent = Agent(model=model)
     async with agent.stream("x", output_type=list[City], output_mode="prompted") as run:
         first = await run.__anext__()
         assert isinstance(first, TextDeltaEvent)
-        assert run.partial_output() == [{"name": "A"}]
+        assert run.partial_json() == [{"name": "A"}]
+        assert run.partial_output() == []  # the one item still lacks its population
         await run.wait()
     assert run.output == [City(name="A", population=1)]
 

@@ -1,7 +1,8 @@
-"""Model doubles for testing agents without a network.
+"""The scripted model double and the request recording every double shares.
 
-:class:`ScriptedModel` replays scripted replies and records every request it gets,
-including the exact tool signatures the model would have seen.
+:class:`RecordingModel` records every request it gets, including the exact tool
+signatures the model would have seen; :class:`ScriptedModel` replays scripted
+replies on it.
 """
 
 from __future__ import annotations
@@ -189,7 +190,105 @@ class RecordedRequest:
         return [t["function"]["name"] for t in self.tools]
 
 
-class ScriptedModel:
+class RecordingModel:
+    """The base of the model doubles: records each request, replies with :meth:`_reply`.
+
+    Subclasses implement :meth:`_reply`; :meth:`request` and :meth:`stream` record
+    the request in :attr:`requests` first.
+    """
+
+    def __init__(self, *, name: str) -> None:
+        self._name = name
+        self.requests: list[RecordedRequest] = []
+        self.streams_closed_early = 0
+        self._copies: dict[int, tuple[Any, Any]] = {}
+        self._sent: list[Any] = []
+        self._log: list[Any] = []
+        self._tools_seen: list[dict[str, Any]] | None = None
+        self._tools_copied: list[dict[str, Any]] = []
+
+    @property
+    def model_name(self) -> str:
+        """The double's name."""
+        return self._name
+
+    async def _reply(self, request: ModelRequest) -> ModelResponse | StreamedReply:
+        raise NotImplementedError
+
+    async def _next(self, request: ModelRequest) -> ModelResponse | StreamedReply:
+        self._record_request(request)
+        return await self._reply(request)
+
+    def _record_request(self, request: ModelRequest) -> None:
+        """Append a copy of ``request`` to :attr:`requests`."""
+        tools = request.tools
+        # The same signatures as the last request (list equality checks identity
+        # first): the record shares the list of their copies.
+        if tools != self._tools_seen:
+            self._tools_seen = list(tools)
+            self._tools_copied = [self._copy(t) for t in tools]
+        self.requests.append(
+            RecordedRequest(
+                self._record(request.messages),
+                len(request.messages),
+                self._tools_copied,
+                _copied(request.tool_choice),
+                dict(request.settings),
+                _copied(request.response_format),
+            )
+        )
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """Record ``request`` and return the reply (a streamed one whole)."""
+        entry = await self._next(request)
+        return entry.response() if isinstance(entry, StreamedReply) else entry
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        """Record ``request`` and stream the reply's deltas, then the reply.
+
+        Closing the stream before its end counts in :attr:`streams_closed_early`.
+        """
+        entry = await self._next(request)
+        response = entry.response() if isinstance(entry, StreamedReply) else entry
+        deltas = entry.deltas if isinstance(entry, StreamedReply) else tuple(deltas_of(response))
+        finished = False
+        try:
+            for delta in deltas:
+                yield delta
+            yield response
+            finished = True
+        finally:
+            if not finished:
+                self.streams_closed_early += 1
+
+    def _record(self, messages: list[Any]) -> list[Any]:
+        """The log holding copies of ``messages``: the last one, extended, when the
+        history only grew since the last request, else a new one."""
+        count = len(self._sent)
+        # List equality checks identity first, so an unchanged prefix compares at C speed.
+        if count and len(messages) >= count and messages[:count] == self._sent:
+            added = messages[count:]
+            log, copy_of = self._log, self._copy
+            for message in added:
+                log.append(copy_of(message))
+            self._sent.extend(added)
+        else:
+            self._log = [self._copy(m) for m in messages]
+            self._sent = list(messages)
+        return self._log
+
+    def _copy(self, value: Any) -> Any:
+        """A deep copy of ``value``, made once per object (the original is kept alive,
+        so its ``id`` is not reused)."""
+        known = self._copies.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        copied = _Sent(value) if isinstance(value, BaseModel) else copy.deepcopy(value)
+        self._copies[id(value)] = (value, copied)
+        return copied
+
+
+class ScriptedModel(RecordingModel):
     """A :class:`~good_agent.models.LanguageModel` that replays a script.
 
     Each scripted entry is a text answer (``str``), a reply built with
@@ -213,21 +312,9 @@ class ScriptedModel:
         *,
         name: str = "scripted",
     ) -> None:
+        super().__init__(name=name)
         self._script = list(responses)
         self._position = 0
-        self._name = name
-        self.requests: list[RecordedRequest] = []
-        self.streams_closed_early = 0
-        self._copies: dict[int, tuple[Any, Any]] = {}
-        self._sent: list[Any] = []
-        self._log: list[Any] = []
-        self._tools_seen: list[dict[str, Any]] | None = None
-        self._tools_copied: list[dict[str, Any]] = []
-
-    @property
-    def model_name(self) -> str:
-        """The double's name (``"scripted"`` by default)."""
-        return self._name
 
     @property
     def remaining(self) -> int:
@@ -305,23 +392,7 @@ class ScriptedModel:
         """A tool call, as a chunk of :meth:`streamed`."""
         return ToolCall(id=id or f"call_{next(cls._ids)}", name=name, arguments=arguments or {})
 
-    async def _next(self, request: ModelRequest) -> ModelResponse | StreamedReply:
-        tools = request.tools
-        # The same signatures as the last request (list equality checks identity
-        # first): the record shares the list of their copies.
-        if tools != self._tools_seen:
-            self._tools_seen = list(tools)
-            self._tools_copied = [self._copy(t) for t in tools]
-        self.requests.append(
-            RecordedRequest(
-                self._record(request.messages),
-                len(request.messages),
-                self._tools_copied,
-                _copied(request.tool_choice),
-                dict(request.settings),
-                _copied(request.response_format),
-            )
-        )
+    async def _reply(self, request: ModelRequest) -> ModelResponse | StreamedReply:
         if self._position >= len(self._script):
             raise ScriptExhaustedError(
                 f"ScriptedModel ran out of replies after {len(self._script)} "
@@ -343,52 +414,3 @@ class ScriptedModel:
             "a scripted reply must be str, ModelResponse or StreamedReply, "
             f"got {type(entry).__name__}"
         )
-
-    async def request(self, request: ModelRequest) -> ModelResponse:
-        """Record ``request`` and return the next scripted reply (a streamed one whole)."""
-        entry = await self._next(request)
-        return entry.response() if isinstance(entry, StreamedReply) else entry
-
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
-        """Record ``request`` and stream the next scripted reply's deltas, then the reply.
-
-        Closing the stream before its end counts in :attr:`streams_closed_early`.
-        """
-        entry = await self._next(request)
-        response = entry.response() if isinstance(entry, StreamedReply) else entry
-        deltas = entry.deltas if isinstance(entry, StreamedReply) else tuple(deltas_of(response))
-        finished = False
-        try:
-            for delta in deltas:
-                yield delta
-            yield response
-            finished = True
-        finally:
-            if not finished:
-                self.streams_closed_early += 1
-
-    def _record(self, messages: list[Any]) -> list[Any]:
-        """The log holding copies of ``messages``: the last one, extended, when the
-        history only grew since the last request, else a new one."""
-        count = len(self._sent)
-        # List equality checks identity first, so an unchanged prefix compares at C speed.
-        if count and len(messages) >= count and messages[:count] == self._sent:
-            added = messages[count:]
-            log, copy_of = self._log, self._copy
-            for message in added:
-                log.append(copy_of(message))
-            self._sent.extend(added)
-        else:
-            self._log = [self._copy(m) for m in messages]
-            self._sent = list(messages)
-        return self._log
-
-    def _copy(self, value: Any) -> Any:
-        """A deep copy of ``value``, made once per object (the original is kept alive,
-        so its ``id`` is not reused)."""
-        known = self._copies.get(id(value))
-        if known is not None and known[0] is value:
-            return known[1]
-        copied = _Sent(value) if isinstance(value, BaseModel) else copy.deepcopy(value)
-        self._copies[id(value)] = (value, copied)
-        return copied
