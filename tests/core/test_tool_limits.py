@@ -104,10 +104,14 @@ async def test_the_agents_tool_timeout_applies_and_a_tools_own_overrides_it() ->
 
 async def test_a_sync_tool_times_out_while_its_thread_runs_on() -> None:
     go_on = threading.Event()
+    started = threading.Event()
     finished = threading.Event()
 
-    @tool(timeout=0.01)
+    # The limit leaves a loaded machine time to start the worker thread: a limit that
+    # fires before the thread starts cancels the call before the tool ever runs.
+    @tool(timeout=1.0)
     def blocking() -> str:
+        started.set()
         go_on.wait(30)
         finished.set()
         return "late"
@@ -116,7 +120,7 @@ async def test_a_sync_tool_times_out_while_its_thread_runs_on() -> None:
     agent = Agent(model=model, tools=[blocking])
     result = await agent.run("go")
     # the run ended while the thread was still blocked: it was left running
-    assert not finished.is_set()
+    assert started.is_set() and not finished.is_set()
     assert result.output == "moved on"
     assert "time limit" in _results(agent)[0].content
     go_on.set()
