@@ -104,8 +104,8 @@ class AnthropicModel(SDKModel):
 
     Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
     ``base_url`` defaults to ``ANTHROPIC_BASE_URL``, ``api_key`` to
-    ``ANTHROPIC_API_KEY`` for Anthropic's own endpoint only, ``client`` is a ready ``anthropic.AsyncAnthropic``, and
-    ``max_tokens`` defaults to 4096.
+    ``ANTHROPIC_API_KEY`` for Anthropic's own endpoint only, ``client`` is a ready
+    ``anthropic.AsyncAnthropic``, and ``max_tokens`` defaults to 4096.
     """
 
     provider_prefix = "anthropic"

@@ -109,9 +109,10 @@ class OpenAIChatModel(SDKModel):
     Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
     ``base_url`` defaults to ``OPENAI_BASE_URL`` or OpenAI's own, ``api_key`` to
     ``OPENAI_API_KEY`` for OpenAI's own endpoint only (with another ``base_url`` and no
-    key a placeholder is sent, as local servers expect), ``client`` is a ready ``openai.AsyncOpenAI``. Built
-    directly, it uses ``NATIVE`` tools and sends schemas exactly as given
-    (``strict=False``); :func:`~good_agent.resolve_model` follows the profile.
+    key a placeholder is sent, as local servers expect), ``client`` is a ready
+    ``openai.AsyncOpenAI``. Built directly, it uses ``NATIVE`` tools and sends schemas
+    exactly as given (``strict=False``); :func:`~good_agent.resolve_model` follows the
+    profile.
     """
 
     provider_prefix = "openai"
