@@ -129,6 +129,9 @@ OPENAI_FAMILIES = (
 )
 """OpenAI's own models: native tools with strict schemas."""
 
+OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
+"""OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
+
 OPEN_FAMILIES = (
     "gpt-oss*",
     "mistral*",
@@ -159,9 +162,16 @@ OPEN_FAMILIES = (
 """Model families served by OpenAI-compatible servers with a tools API."""
 
 _OPENAI_RULES = [
-    ProfileRule(pattern, dict(_OPENAI), provider=provider)
-    for provider in ("openai", "openai-responses")
-    for pattern in OPENAI_FAMILIES
+    *(
+        ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED}, provider=provider)
+        for provider in ("openai", "openai-responses")
+        for pattern in OPENAI_WITHOUT_TOOLS
+    ),
+    *(
+        ProfileRule(pattern, dict(_OPENAI), provider=provider)
+        for provider in ("openai", "openai-responses")
+        for pattern in OPENAI_FAMILIES
+    ),
 ]
 
 BUILTIN_RULES: list[ProfileRule] = [
