@@ -1,6 +1,6 @@
 """Data-only model profiles, resolved from the model name by a registry of rules.
 
-A name may carry a provider prefix (``anthropic:claude-sonnet-4-5``,
+A name may carry a provider prefix (``anthropic:claude-sonnet-4-6``,
 ``ollama:qwen2.5``); the prefix picks the provider and its codec. Rules match the
 bare name (lower-cased, shell-style patterns); the first matching rule wins and
 user rules come first. Users add rules in code with :func:`register_profile` or from
