@@ -1,7 +1,7 @@
 """Run the same agent against a different provider with one argument.
 
     python examples/switch_providers.py gpt-4o-mini
-    python examples/switch_providers.py anthropic:claude-sonnet-4-5
+    python examples/switch_providers.py anthropic:claude-sonnet-4-6
     python examples/switch_providers.py gemini-2.5-flash
     python examples/switch_providers.py ollama:qwen2.5
     python examples/switch_providers.py ollama:qwen2.5 --mode validated
@@ -25,7 +25,7 @@ from good_agent.models.resolve import resolve_model
 
 OFFLINE_MODELS = [
     "gpt-4.1-mini",
-    "anthropic:claude-sonnet-4-5",
+    "anthropic:claude-sonnet-4-6",
     "gemini-2.5-flash",
     "ollama:qwen2.5",
 ]

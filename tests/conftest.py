@@ -21,13 +21,15 @@ class FakeUpstream:
     """An HTTP server on loopback that answers POSTs from a script of replies.
 
     Each reply is ``(status, json_body)`` or a callable taking the request body and
-    returning one. ``bodies`` keeps every JSON body received, ``paths`` the paths.
+    returning one. ``bodies`` keeps every JSON body received, ``paths`` the paths,
+    ``headers`` the request headers (names in lower case).
     """
 
     def __init__(self, replies: list[Any]) -> None:
         self.replies = list(replies)
         self.bodies: list[dict[str, Any]] = []
         self.paths: list[str] = []
+        self.headers: list[dict[str, str]] = []
         upstream = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -35,6 +37,7 @@ class FakeUpstream:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 upstream.bodies.append(body)
                 upstream.paths.append(self.path)
+                upstream.headers.append({k.lower(): v for k, v in self.headers.items()})
                 reply = (
                     upstream.replies.pop(0) if upstream.replies else (500, {"error": "no reply"})
                 )

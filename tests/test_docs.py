@@ -65,3 +65,22 @@ def test_docs_toml_blocks_parse() -> None:
         for match in TOML_FENCE.finditer(page.read_text()):
             if "--8<--" not in match.group(1):
                 tomllib.loads(match.group(1))
+
+
+RETIRED_CLAUDE = re.compile(r"claude-(3|instant|2|sonnet-4-5|sonnet-4-0|opus-4-0|sonnet-4-2025)")
+"""Claude models past (or announced for) end of life: the docs name current ones."""
+
+
+def test_docs_and_examples_name_current_claude_models() -> None:
+    from good_agent.providers.profiles import get_profile
+
+    pages = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"), *(ROOT / "examples").rglob("*")]
+    named: set[str] = set()
+    for page in (p for p in pages if p.is_file()):
+        for name in re.findall(r"claude-[a-z0-9][a-z0-9.-]*[a-z0-9]", page.read_text()):
+            assert not RETIRED_CLAUDE.match(name), f"{page.relative_to(ROOT)} names {name}"
+            named.add(name)
+    assert named
+    for name in named:
+        profile = get_profile(name)
+        assert profile.provider == "anthropic" and profile.rule is not None, name

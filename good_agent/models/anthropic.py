@@ -2,8 +2,8 @@
 
 Uses the official ``anthropic`` SDK
 (the ``anthropic`` extra: ``pip install '.[anthropic]'`` from a checkout).
-``api_key`` defaults to ``ANTHROPIC_API_KEY`` and ``base_url`` to
-``ANTHROPIC_BASE_URL`` (the SDK reads both).
+``api_key`` defaults to ``ANTHROPIC_API_KEY`` (for Anthropic's own endpoint only,
+see :mod:`good_agent.models.endpoint`) and ``base_url`` to ``ANTHROPIC_BASE_URL``.
 """
 
 from __future__ import annotations
@@ -40,16 +40,20 @@ class AnthropicTransport(SDKTransport):
     """Sends Messages API bodies with ``anthropic.AsyncAnthropic``."""
 
     provider = "anthropic"
+    url_env = "ANTHROPIC_BASE_URL"
+    key_env = ("ANTHROPIC_API_KEY",)
 
     def build_client(self) -> Any:
-        """An ``AsyncAnthropic`` (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``)."""
+        """An ``AsyncAnthropic`` (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``).
+
+        The key is always given, so the SDK never takes another from the environment.
+        """
         try:
             from anthropic import AsyncAnthropic
         except ImportError as exc:
             raise self.missing_sdk("anthropic", "anthropic") from exc
-        api_key = self.require_key("ANTHROPIC_API_KEY")
-        base_url = self.setting(self._base_url, "ANTHROPIC_BASE_URL")
-        return AsyncAnthropic(api_key=api_key, base_url=base_url)
+        base_url, api_key = self.credentials()
+        return AsyncAnthropic(api_key=api_key, base_url=base_url, **self.retry_options())
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``messages.create``.
@@ -100,8 +104,8 @@ class AnthropicModel(SDKModel):
 
     Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
     ``base_url`` defaults to ``ANTHROPIC_BASE_URL``, ``api_key`` to
-    ``ANTHROPIC_API_KEY``, ``client`` is a ready ``anthropic.AsyncAnthropic``, and
-    ``max_tokens`` defaults to 4096.
+    ``ANTHROPIC_API_KEY`` for Anthropic's own endpoint only, ``client`` is a ready
+    ``anthropic.AsyncAnthropic``, and ``max_tokens`` defaults to 4096.
     """
 
     provider_prefix = "anthropic"

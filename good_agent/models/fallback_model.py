@@ -7,6 +7,7 @@ native tool calling to prompt-based calling.)
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from typing import cast
 
 from good_agent.core.errors import (
     ModelConnectionError,
@@ -35,6 +36,13 @@ class AllModelsFailedError(ModelError):
         self.errors = list(errors)
 
 
+def one_attempt(model: LanguageModel) -> LanguageModel:
+    """``model`` sending each request once, when it can say so (its ``one_attempt()``),
+    else ``model`` itself."""
+    once = getattr(model, "one_attempt", None)
+    return model if once is None else cast("LanguageModel", once())
+
+
 class FallbackModel:
     """Try ``primary``, then each of ``others`` in turn, when a model fails with ``on``.
 
@@ -42,6 +50,11 @@ class FallbackModel:
     resolved like ``Agent(model="...")``. Another error is raised at once. A streamed
     reply falls back only while nothing has been streamed yet: once deltas were
     yielded, an error is raised as is.
+
+    Every model but the last sends each request once: its SDK client's own retries
+    (with their back-off) are turned off, so a failure moves on to the next model at
+    once (``models`` holds those copies, see :func:`one_attempt`). The last model
+    keeps its retries.
 
     Args:
         primary: The model tried first.
@@ -57,7 +70,8 @@ class FallbackModel:
     ) -> None:
         from good_agent.models.resolve import resolve_model
 
-        self.models: list[LanguageModel] = [resolve_model(m) for m in (primary, *others)]
+        resolved = [resolve_model(m) for m in (primary, *others)]
+        self.models: list[LanguageModel] = [*map(one_attempt, resolved[:-1]), resolved[-1]]
         self.on = on
 
     @property

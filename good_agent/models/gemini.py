@@ -2,7 +2,8 @@
 
 Uses the official ``google-genai`` SDK
 (the ``google`` extra: ``pip install '.[google]'`` from a checkout).
-``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``; ``base_url`` to
+``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY`` (for Google's own
+endpoint only, see :mod:`good_agent.models.endpoint`); ``base_url`` to
 ``GOOGLE_GEMINI_BASE_URL``. The codec's snake_case body maps one to one onto
 ``generate_content(model=, contents=, config=)``. Thought signatures Gemini returns
 with function calls are remembered (by call name and arguments) and sent back,
@@ -44,6 +45,8 @@ class GeminiTransport(SDKTransport):
     """
 
     provider = "gemini"
+    url_env = "GOOGLE_GEMINI_BASE_URL"
+    key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
 
     def __init__(self, model: str, *, signature_cache: int = 256, **connection: Any) -> None:
         super().__init__(model, **connection)
@@ -51,16 +54,23 @@ class GeminiTransport(SDKTransport):
         self._cache_size = signature_cache
 
     def build_client(self) -> Any:
-        """A ``genai.Client`` (``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``)."""
+        """A ``genai.Client`` (``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``).
+
+        The key is always given, so the SDK never takes another from the environment.
+        """
         try:
             from google import genai
             from google.genai import types
         except ImportError as exc:
             raise self.missing_sdk("google-genai", "google") from exc
-        api_key = self.require_key("GEMINI_API_KEY", "GOOGLE_API_KEY")
-        base_url = self.setting(self._base_url, "GOOGLE_GEMINI_BASE_URL")
+        base_url, api_key = self.credentials()
+        retries = self.retry_options().get("max_retries")
         # v1beta, as the HTTP transport and the codec's field set expect.
-        options = types.HttpOptions(base_url=base_url, api_version="v1beta")
+        options = types.HttpOptions(
+            base_url=base_url,
+            api_version="v1beta",
+            retry_options=None if retries is None else types.HttpRetryOptions(attempts=1 + retries),
+        )
         return genai.Client(api_key=api_key, http_options=options)
 
     async def send(self, body: JSONDict) -> JSONDict:
@@ -125,7 +135,8 @@ class GeminiModel(SDKModel):
     """Gemini models through the Gemini API.
 
     Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
-    ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY``, ``client`` is
+    ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY`` for Google's own
+    endpoint only, ``client`` is
     a ready ``google.genai.Client``.
     """
 

@@ -28,6 +28,7 @@ from good_agent.core.errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
+from good_agent.models.endpoint import checked_base_url, is_vendor_host
 from good_agent.models.errors import error_for_status
 from good_agent.models.http_wire import HttpxWire, Wire, WireStream
 from good_agent.providers.reply_shape import preview
@@ -94,7 +95,7 @@ class HttpTransport:
         stream_timeout: float | None = None,
     ) -> None:
         self.model = model
-        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.base_url = (checked_base_url(base_url) or self.default_base_url).rstrip("/")
         self.api_key = api_key
         self._client = client
         self._owns_client = client is None and wire is None
@@ -315,18 +316,21 @@ class GeminiHttpTransport(HttpTransport):
 class OllamaHttpTransport(HttpTransport):
     """Ollama's native ``/api/chat`` (NDJSON when streaming).
 
-    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``; the key
-    (or ``OLLAMA_API_KEY``) is sent as a bearer token, for hosted Ollama.
+    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434`` (a host
+    without a scheme gets ``http://``, as Ollama's own tools do); the key is sent as a
+    bearer token, for hosted Ollama. ``OLLAMA_API_KEY`` is the key when none is given
+    and the endpoint is not a given ``base_url`` of a host other than ``ollama.com``.
     """
 
     provider = "ollama"
     profile_provider = "ollama"
     default_base_url = DEFAULT_OLLAMA_HOST
 
-    def __init__(self, model: str = "", **options: Any) -> None:
-        super().__init__(model, **options)
-        self.base_url = ollama_host(options.get("base_url"))
-        self.api_key = self.api_key or os.environ.get("OLLAMA_API_KEY")
+    def __init__(self, model: str = "", *, base_url: str | None = None, **options: Any) -> None:
+        host = ollama_host(base_url)
+        super().__init__(model, base_url=host, **options)
+        if not self.api_key and (base_url is None or is_vendor_host("ollama", host)):
+            self.api_key = os.environ.get("OLLAMA_API_KEY") or None
 
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The chat endpoint."""

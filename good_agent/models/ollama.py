@@ -4,8 +4,9 @@ Talks to Ollama with ``httpx2`` directly (installed with the openai SDK) through
 :class:`~good_agent.models.http_transport.OllamaHttpTransport`, so the native codec
 is used: arguments as objects, ``tool_name`` on tool results, ``options`` for
 sampling, NDJSON when streaming. ``base_url`` defaults to ``OLLAMA_HOST`` or
-``http://localhost:11434``; an ``api_key`` (or ``OLLAMA_API_KEY``) is sent as a
-bearer token, for hosted Ollama.
+``http://localhost:11434``; an ``api_key`` is sent as a bearer token, for hosted
+Ollama (``OLLAMA_API_KEY`` when none is given, unless ``base_url`` names a host other
+than ``ollama.com``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ class OllamaModel(SDKModel):
 
     Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
     ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``,
-    ``api_key`` (a bearer token) to ``OLLAMA_API_KEY``, ``client`` is a ready
+    ``api_key`` (a bearer token) to ``OLLAMA_API_KEY`` (not for a given ``base_url`` of
+    another host than ``ollama.com``), ``client`` is a ready
     ``httpx2.AsyncClient``; settings map to Ollama ``options``.
     """
 

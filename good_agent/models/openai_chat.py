@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from good_agent.core.errors import ModelConfigError
 from good_agent.models.errors import dump_reply, map_openai_error
 from good_agent.models.provider_model import SDKModel
 from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
@@ -31,12 +30,14 @@ class OpenAIClientTransport(SDKTransport):
     """Sends bodies with ``openai.AsyncOpenAI`` (Chat Completions or Responses).
 
     Takes the arguments of :class:`~good_agent.models.sdk_transport.SDKTransport`
-    (``OPENAI_API_KEY``, ``OPENAI_BASE_URL``; with a custom ``base_url`` and no key a
-    placeholder is sent, as local servers expect), and ``api``: ``"chat"`` or
-    ``"responses"``.
+    (``OPENAI_API_KEY``, for OpenAI's own endpoint only, and ``OPENAI_BASE_URL``; with
+    another ``base_url`` and no key a placeholder is sent, as local servers expect),
+    and ``api``: ``"chat"`` or ``"responses"``.
     """
 
     provider = "openai"
+    url_env = "OPENAI_BASE_URL"
+    key_env = ("OPENAI_API_KEY",)
 
     def __init__(self, model: str, *, api: str = "chat", **connection: Any) -> None:
         super().__init__(model, **connection)
@@ -46,16 +47,8 @@ class OpenAIClientTransport(SDKTransport):
         """An ``AsyncOpenAI``."""
         from openai import AsyncOpenAI
 
-        base_url = self.setting(self._base_url, "OPENAI_BASE_URL")
-        api_key = self.setting(self._api_key, "OPENAI_API_KEY")
-        if not api_key:
-            if not base_url:
-                raise ModelConfigError(
-                    f"no API key for model '{self._model}': set OPENAI_API_KEY, "
-                    "or pass api_key=... (or base_url=... for a local server)"
-                )
-            api_key = "not-needed"
-        return AsyncOpenAI(base_url=base_url, api_key=api_key)
+        base_url, api_key = self.credentials()
+        return AsyncOpenAI(base_url=base_url, api_key=api_key, **self.retry_options())
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``chat.completions.create`` or ``responses.create``.
@@ -115,10 +108,11 @@ class OpenAIChatModel(SDKModel):
 
     Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
     ``base_url`` defaults to ``OPENAI_BASE_URL`` or OpenAI's own, ``api_key`` to
-    ``OPENAI_API_KEY`` (with a custom ``base_url`` and no key a placeholder is sent, as
-    local servers expect), ``client`` is a ready ``openai.AsyncOpenAI``. Built
-    directly, it uses ``NATIVE`` tools and sends schemas exactly as given
-    (``strict=False``); :func:`~good_agent.resolve_model` follows the profile.
+    ``OPENAI_API_KEY`` for OpenAI's own endpoint only (with another ``base_url`` and no
+    key a placeholder is sent, as local servers expect), ``client`` is a ready
+    ``openai.AsyncOpenAI``. Built directly, it uses ``NATIVE`` tools and sends schemas
+    exactly as given (``strict=False``); :func:`~good_agent.resolve_model` follows the
+    profile.
     """
 
     provider_prefix = "openai"

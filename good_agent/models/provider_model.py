@@ -11,6 +11,7 @@ streamed or not. ``ModelRequest.settings`` may carry ``mode`` (a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
@@ -98,6 +99,17 @@ class ProviderModel:
         close = getattr(self.transport, "aclose", None)
         if close is not None:
             await close()
+
+    def one_attempt(self) -> ProviderModel:
+        """This model sending each request once (no retries by its SDK client): a copy
+        on the transport's :meth:`one_attempt`, or this model when its transport has
+        none (the HTTP transports never retry)."""
+        once = getattr(self.transport, "one_attempt", None)
+        if once is None:
+            return self
+        clone = copy.copy(self)
+        clone.transport = once()
+        return clone
 
     def adapter_for(self, mode: ToolCallingMode) -> CodecAdapter:
         """The strategy for ``mode`` (``AUTO``: the model's own)."""

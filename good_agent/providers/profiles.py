@@ -1,6 +1,6 @@
 """Data-only model profiles, resolved from the model name by a registry of rules.
 
-A name may carry a provider prefix (``anthropic:claude-sonnet-4-5``,
+A name may carry a provider prefix (``anthropic:claude-sonnet-4-6``,
 ``ollama:qwen2.5``); the prefix picks the provider and its codec. Rules match the
 bare name (lower-cased, shell-style patterns); the first matching rule wins and
 user rules come first. Users add rules in code with :func:`register_profile` or from
@@ -129,6 +129,9 @@ OPENAI_FAMILIES = (
 )
 """OpenAI's own models: native tools with strict schemas."""
 
+OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
+"""OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
+
 OPEN_FAMILIES = (
     "gpt-oss*",
     "mistral*",
@@ -159,9 +162,16 @@ OPEN_FAMILIES = (
 """Model families served by OpenAI-compatible servers with a tools API."""
 
 _OPENAI_RULES = [
-    ProfileRule(pattern, dict(_OPENAI), provider=provider)
-    for provider in ("openai", "openai-responses")
-    for pattern in OPENAI_FAMILIES
+    *(
+        ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED}, provider=provider)
+        for provider in ("openai", "openai-responses")
+        for pattern in OPENAI_WITHOUT_TOOLS
+    ),
+    *(
+        ProfileRule(pattern, dict(_OPENAI), provider=provider)
+        for provider in ("openai", "openai-responses")
+        for pattern in OPENAI_FAMILIES
+    ),
 ]
 
 BUILTIN_RULES: list[ProfileRule] = [

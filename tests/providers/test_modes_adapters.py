@@ -22,7 +22,7 @@ from good_agent.providers.strategies.validation import tools_by_name
 EXPECTED = {
     "gpt-4o-mini": (NativeAdapter, "openai_chat"),
     "gpt-4.1-nano": (NativeAdapter, "openai_chat"),
-    "o1-preview": (NativeAdapter, "openai_chat"),
+    "o1-preview": (ValidatedAdapter, "openai_chat"),
     "o3-mini": (NativeAdapter, "openai_chat"),
     "openai/gpt-oss-20b": (NativeAdapter, "openai_chat"),
     "gpt-3.5-turbo": (NativeAdapter, "openai_chat"),

@@ -64,6 +64,22 @@ def test_openai_models_are_native_and_strict_in_auto(model: str) -> None:
     assert adapter.strict is None  # strict wherever the schema allows
 
 
+@pytest.mark.parametrize(
+    "model",
+    ["o1-mini", "o1-mini-2024-09-12", "o1-preview", "openai:o1-mini", "openai-responses:o1-mini"],
+)
+def test_openai_models_without_tools_are_prompted(model: str) -> None:
+    """o1-mini and o1-preview take no tools: AUTO prompts them, even at a base_url."""
+    profile = get_profile(model)
+    assert profile.rule is not None and profile.provider.startswith("openai")
+    assert profile.mode is ToolCallingMode.VALIDATED
+    assert not profile.supports_strict and not profile.supports_response_format
+    assert type(get_adapter(model)) is not NativeAdapter
+    served = resolve_model(model, base_url="http://127.0.0.1:1/v1")
+    assert served.adapter.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
+    assert get_profile("o1").mode is ToolCallingMode.NATIVE
+
+
 @pytest.mark.parametrize("model", OPEN_NATIVE)
 def test_open_model_names_resolve_to_native_profiles(model: str) -> None:
     profile = get_profile(model)
