@@ -97,7 +97,8 @@ def _notation(style: PromptStyle) -> str:
         '{"name": "<tool name>", "arguments": {<arguments as a JSON object>}}'
         f"{CLOSE_TAG}. Write one block per call; several blocks call several tools at "
         "once. The arguments must match the tool's parameters. Stop after your calls: "
-        "the results arrive in the next message inside <tool_response> blocks. When no "
+        "the results arrive in the next message inside <tool_response> blocks, each "
+        "naming its tool and the id of the call it answers. When no "
         f"tool is needed, answer in plain text without any {OPEN_TAG} block."
     )
 

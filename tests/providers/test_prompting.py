@@ -123,7 +123,7 @@ def test_history_is_rendered_as_text_and_tools_go_in_the_system_prompt() -> None
     assert system["content"].startswith("Be terse. Always answer in YAML.\n\n# Tools")
     assert assistant == {
         "role": "assistant",
-        "content": '<tool_call>{"name":"add","arguments":{"a":2,"b":3}}</tool_call>',
+        "content": '<tool_call>{"id":"c1","name":"add","arguments":{"a":2,"b":3}}</tool_call>',
     }
     assert results["role"] == "user"
     assert results["content"] == "<tool_response>\nTool add (call c1) returned: 5\n</tool_response>"
@@ -152,7 +152,7 @@ def test_constrained_decoding_request(style: Any, expected: dict[str, Any]) -> N
     assert body[key] == value
     assert (
         body["messages"][2]["content"]
-        == '{"tool_calls":[{"name":"add","arguments":{"a":2,"b":3}}]}'
+        == '{"tool_calls":[{"id":"c1","name":"add","arguments":{"a":2,"b":3}}]}'
     )
     assert "Reply with exactly one JSON object" in body["messages"][0]["content"]
 

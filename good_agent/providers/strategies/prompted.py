@@ -31,6 +31,7 @@ from good_agent.providers.strategies.rewrite import (
     dumps,
     result_text,
     rewrite_history,
+    with_id,
     with_system,
 )
 from good_agent.providers.strategies.validation import tools_by_name, validate_payload
@@ -214,8 +215,8 @@ class ValidatedAdapter(PromptedAdapter):
 def _write_calls(message: JSONDict) -> str:
     text = str(message.get("content") or "")
     blocks = "".join(
-        f"{OPEN_TAG}{dumps({'name': name, 'arguments': args})}{CLOSE_TAG}"
-        for name, args in calls_of(message)
+        f"{OPEN_TAG}{dumps(with_id(call_id, {'name': name, 'arguments': args}))}{CLOSE_TAG}"
+        for call_id, name, args in calls_of(message)
     )
     return f"{text}\n{blocks}".strip()
 
@@ -228,8 +229,8 @@ def new_call_id() -> str:
 def _write_thought(message: JSONDict) -> str:
     thought = str(message.get("content") or "")
     objects = [
-        {"thought": thought, "tool_name": name, "tool_args": args}
-        for name, args in calls_of(message)
+        with_id(call_id, {"thought": thought, "tool_name": name, "tool_args": args})
+        for call_id, name, args in calls_of(message)
     ]
     return dumps(objects[0]) if len(objects) == 1 else dumps(objects)
 
@@ -240,7 +241,10 @@ def unique_id(call: ParsedToolCall) -> ParsedToolCall:
 
 
 def _write_payload(message: JSONDict) -> str:
-    calls = [{"name": name, "arguments": args} for name, args in calls_of(message)]
+    calls = [
+        with_id(call_id, {"name": name, "arguments": args})
+        for call_id, name, args in calls_of(message)
+    ]
     return dumps({"tool_calls": calls})
 
 
