@@ -27,7 +27,13 @@ from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
 from good_agent.models.errors import malformed_reply, stream_cut
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
-from good_agent.models.transport import AnyTransport, Transport, events_of, streams
+from good_agent.models.transport import (
+    AnyTransport,
+    Transport,
+    events_of,
+    streams,
+    transport_address,
+)
 from good_agent.providers.profiles import ModelProfile, get_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -85,6 +91,7 @@ class ProviderModel:
             strict=strict,
             text_format=text_format,
             own_endpoint=own_endpoint,
+            upstream=transport_address(transport),
         )
         self.adapter = self.strategy.default
 
@@ -150,7 +157,8 @@ class ProviderModel:
 
     @property
     def fallback_key(self) -> str:
-        """The name under which fallback decisions for this model are remembered."""
+        """The name under which fallback decisions for this model are remembered: its
+        provider, model and server (see :func:`good_agent.models.fallback.upstream_key`)."""
         return self.strategy.key
 
     def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:

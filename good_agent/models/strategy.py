@@ -8,7 +8,8 @@ The one place that decides, for the agent's models and the bridge alike:
   assumed to take the tools API (``NATIVE``), since such servers generally
   implement it (register a profile with ``mode="validated"`` for one that does not);
 - an ``AUTO`` model that ends up ``NATIVE`` falls back to prompt-based calling
-  (``VALIDATED``) when its server refuses tools, remembered per process, and has
+  (``VALIDATED``) when its server refuses tools, remembered per process for that
+  server and model (:func:`~good_agent.models.fallback.upstream_key`), and has
   calls it writes into its text parsed (see :mod:`good_agent.models.fallback`);
 - a request with no tools and no tool calls in its history is sent plainly in
   every mode (a structured or prompted rewrite would only change it).
@@ -23,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile
 from good_agent.providers.profiles import ModelProfile, with_mode
@@ -87,6 +89,8 @@ class StrategyChoice:
         text_format: The text format prompted replies are parsed in.
         own_endpoint: The model is served at an explicit ``base_url`` (see
             :func:`guesses_native`).
+        upstream: The server's address (the transport's ``base_url``): a fallback
+            is remembered for this model on this server only.
     """
 
     def __init__(
@@ -97,6 +101,7 @@ class StrategyChoice:
         strict: StrictSetting = "profile",
         text_format: str = "auto",
         own_endpoint: bool = False,
+        upstream: str | None = None,
     ) -> None:
         self.requested = ToolCallingMode(mode)
         self.auto = self.requested is ToolCallingMode.AUTO
@@ -105,7 +110,7 @@ class StrategyChoice:
         self.profile = with_mode(profile, self.requested)
         self.strict = strict
         self.text_format = text_format
-        self.key = f"{profile.provider}:{profile.model}"
+        self.key = fallback.upstream_key(profile.provider, profile.model, upstream)
         self._adapters: dict[ToolCallingMode, CodecAdapter] = {}
         self.default = self.adapter(None)
         self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE
@@ -144,8 +149,6 @@ class StrategyChoice:
         **kw: Any,
     ) -> Plan:
         """Encode one request; ``mode`` overrides the model's for this request only."""
-        from good_agent.models import fallback
-
         chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
         if chosen is None and self.auto_native and tools:
             chosen = fallback.remembered_mode(self.key)
