@@ -9,7 +9,7 @@ from typing import Any
 import anthropic
 import pytest
 from bridge_fakes import Fake, Reply
-from bridge_harness import CLIENT_KEY, TIME, WEATHER
+from bridge_harness import CLIENT_KEY, TIME, WEATHER, collect_stream
 
 pytestmark = pytest.mark.anyio
 
@@ -97,3 +97,63 @@ async def test_messages_history_to_a_text_model(
         )
     assert message.content[0].text == "21C at noon."
     assert_paired(fake.requests[-1]["messages"])
+
+
+ANSWER_SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "celsius": {"type": "number"}},
+    "required": ["city", "celsius"],
+    "additionalProperties": False,
+}
+STRICT_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {"name": "weather", "schema": ANSWER_SCHEMA, "strict": True},
+}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tools_and_a_strict_response_format_make_one_instruction(
+    client: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["text"][0]
+    fake.reply = Reply(
+        text='<tool_call>{"name": "get_weather", "arguments": {"city": "P"}}</tool_call>'
+    )
+    kw: dict[str, Any] = {
+        "model": "local",
+        "messages": [{"role": "user", "content": "Weather in Paris?"}],
+        "tools": [WEATHER],
+        "response_format": STRICT_FORMAT,
+    }
+    if stream:
+        _, calls, finish, _ = await collect_stream(client, **kw)
+        assert finish == "tool_calls" and calls[0]["name"] == "get_weather"
+    else:
+        reply = await client.chat.completions.create(**kw)
+        assert reply.choices[0].message.tool_calls[0].function.name == "get_weather"
+    sent = fake.requests[-1]
+    # Nothing in the request forbids writing a call; the schema is on the answer only.
+    assert "response_format" not in sent and "tools" not in sent
+    system = sent["messages"][0]["content"]
+    assert "<tool_call>" in system and "get_weather" in system
+    rule = system[system.index("# Format of the final answer") :]
+    assert "final answer only, never your tool calls" in rule
+    assert json.dumps(ANSWER_SCHEMA) in rule
+
+
+async def test_without_possible_calls_the_response_format_is_sent(
+    client: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["text"][0]
+    fake.reply = Reply(text='{"city": "Paris", "celsius": 21}')
+    reply = await client.chat.completions.create(
+        model="local",
+        messages=[{"role": "user", "content": "Weather in Paris?"}],
+        tools=[WEATHER],
+        tool_choice="none",
+        response_format=STRICT_FORMAT,
+    )
+    assert json.loads(reply.choices[0].message.content) == {"city": "Paris", "celsius": 21}
+    sent = fake.requests[-1]
+    assert sent["response_format"]["json_schema"]["schema"] == ANSWER_SCHEMA
+    assert "# Format of the final answer" not in sent["messages"][0]["content"]
