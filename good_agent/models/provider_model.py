@@ -34,7 +34,7 @@ from good_agent.models.transport import (
     streams,
     transport_address,
 )
-from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
@@ -79,7 +79,9 @@ class ProviderModel:
         own_endpoint: bool = False,
         validation_retries: int = 0,
     ) -> None:
-        self.profile = profile or get_profile(model)
+        self.profile = unknown_name_profile(
+            profile or get_profile(model), own_endpoint=own_endpoint
+        )
         self.validation_retries = validation_retries
         self.strict = strict
         self.transport = transport
