@@ -4,10 +4,13 @@ its tool and that id, in every text format and prompt style."""
 from __future__ import annotations
 
 import json
+import string
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from good_agent import Agent, resolve_model, tool
 from good_agent.providers.codecs import get_codec
@@ -178,3 +181,46 @@ async def test_agent_history_sent_to_a_text_model_pairs_results_with_calls(
     results = sent[-1]["content"]
     assert f"Tool get_weather (call {ids[0]}) returned: 21C in Paris" in results
     assert f"Tool get_time (call {ids[1]}) returned: 12:00 CET" in results
+
+
+NAMES = st.text(alphabet=string.ascii_letters + string.digits + "_.-", min_size=1, max_size=24)
+IDS = st.text(alphabet=string.ascii_letters + string.digits + "_-", min_size=1, max_size=24)
+ARGS = st.dictionaries(
+    st.text(string.ascii_letters, min_size=1, max_size=8),
+    st.one_of(st.integers(), st.text(max_size=20), st.booleans(), st.none()),
+    max_size=4,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    calls=st.lists(st.tuples(IDS, NAMES, ARGS), min_size=1, max_size=4, unique_by=lambda c: c[0]),
+    text_format=st.sampled_from(available_formats()),
+)
+def test_any_calls_round_trip_and_every_result_names_its_call(
+    calls: list[tuple[str, str, dict[str, Any]]], text_format: str
+) -> None:
+    tools = [tool_def(name) for name in dict.fromkeys(name for _, name, _ in calls)]
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "go"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [call(call_id, name, args) for call_id, name, args in calls],
+        },
+        *[
+            {"role": "tool", "tool_call_id": call_id, "content": f"r{n}"}
+            for n, (call_id, _, _) in reversed(list(enumerate(calls)))
+        ],
+    ]
+    adapter = prompted(text_format)
+    sent = adapter.format_request(tools, history)["messages"]
+    written = next(m for m in sent if m["role"] == "assistant")["content"]
+    assert id_and_name(written) == [(call_id, name) for call_id, name, _ in calls]
+    reply = {"choices": [{"message": {"role": "assistant", "content": written}}]}
+    decoded = adapter.decode(reply, tools)
+    assert [(c.name, c.arguments) for c in decoded.tool_calls] == [
+        (name, args) for _, name, args in calls
+    ]
+    for n, (call_id, name, _) in enumerate(calls):
+        assert f"Tool {name} (call {call_id}) returned: r{n}" in sent[-1]["content"]
