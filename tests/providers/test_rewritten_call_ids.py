@@ -18,7 +18,7 @@ from good_agent.providers.prompting import PromptStyle
 from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.strategies.prompted import PromptedAdapter, ValidatedAdapter
 from good_agent.providers.strategies.structured import StructuredAdapter
-from good_agent.providers.text import available_formats
+from good_agent.providers.text.registry import BUILTIN_FORMATS
 
 
 def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def prompted(text_format: str) -> PromptedAdapter:
 
 
 STYLES: dict[str, Callable[[], CodecAdapter]] = {
-    **{f"format-{name}": (lambda name=name: prompted(name)) for name in available_formats()},
+    **{f"format-{name}": (lambda name=name: prompted(name)) for name in BUILTIN_FORMATS},
     "notation-thought": lambda: ValidatedAdapter(
         "m", get_codec("openai_chat"), style=PromptStyle(notation="thought")
     ),
@@ -108,7 +108,7 @@ def test_calls_carry_ids_and_results_name_tool_and_id(style: str) -> None:
     assert "Tool tool" not in results["content"]
 
 
-@pytest.mark.parametrize("text_format", available_formats())
+@pytest.mark.parametrize("text_format", BUILTIN_FORMATS)
 def test_written_calls_parse_back_with_the_adapters_own_parser(text_format: str) -> None:
     adapter = prompted(text_format)
     sent = adapter.format_request(TOOLS, HISTORY)["messages"]
@@ -195,7 +195,7 @@ ARGS = st.dictionaries(
 @settings(max_examples=60, deadline=None)
 @given(
     calls=st.lists(st.tuples(IDS, NAMES, ARGS), min_size=1, max_size=4, unique_by=lambda c: c[0]),
-    text_format=st.sampled_from(available_formats()),
+    text_format=st.sampled_from(BUILTIN_FORMATS),
 )
 def test_any_calls_round_trip_and_every_result_names_its_call(
     calls: list[tuple[str, str, dict[str, Any]]], text_format: str
