@@ -1,11 +1,13 @@
-"""Automatic fallback from native to prompt-based tool calling, remembered per process.
+"""Automatic fallback from native to prompt-based tool calling, remembered per process
+and per upstream (see :func:`upstream_key`).
 
 In ``AUTO`` mode, when a model resolved to native tool calling
 
 - has a request rejected *because of its tools* (Ollama's HTTP 400 "does not
   support tools", vLLM started without a tool parser...), the request is retried
-  once in ``VALIDATED`` (prompt-based) mode, and later requests to that model go
-  straight to prompt mode;
+  once in ``VALIDATED`` (prompt-based) mode, and later requests to that model on that
+  server go straight to prompt mode (the same model name on another server keeps
+  native tools);
 - answers with tool calls written in ``content`` (a server without a tool parser, a
   model that writes ``{"tool_calls": [...]}`` or ``<tool_call>`` tags as text), the
   content is parsed into real tool calls.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Sequence
+from urllib.parse import urlsplit
 
 from good_agent.core.errors import ModelBadRequestError, ModelError
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -48,6 +51,21 @@ _REMEMBERED: dict[str, ToolCallingMode] = {}
 _LOGGED: set[tuple[str, str]] = set()
 
 
+def upstream_key(provider: str, model: str, base_url: str | None = None) -> str:
+    """The name fallback decisions are remembered and logged under: provider, model and
+    the server's address (``provider:model@host/path``; no address: the provider's
+    default endpoint). Credentials, query and fragment of ``base_url`` are left out."""
+    key = f"{provider}:{model}"
+    if not base_url:
+        return key
+    parts = urlsplit(base_url.strip())
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    address = f"{parts.scheme}://{host}{parts.path.rstrip('/')}" if host else "(unparsed address)"
+    return f"{key}@{address}"
+
+
 def rejects_tools(error: ModelError) -> bool:
     """Whether ``error`` is a provider refusing the request because of its tools."""
     if not isinstance(error, ModelBadRequestError):
@@ -57,7 +75,7 @@ def rejects_tools(error: ModelError) -> bool:
 
 
 def remembered_mode(key: str) -> ToolCallingMode | None:
-    """The mode this process learned works for ``key`` (a provider and model)."""
+    """The mode this process learned works for ``key`` (see :func:`upstream_key`)."""
     return _REMEMBERED.get(key)
 
 

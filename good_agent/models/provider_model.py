@@ -28,8 +28,14 @@ from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
 from good_agent.models.errors import malformed_reply, stream_cut
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
-from good_agent.models.transport import AnyTransport, Transport, events_of, streams
-from good_agent.providers.profiles import ModelProfile, get_profile
+from good_agent.models.transport import (
+    AnyTransport,
+    Transport,
+    events_of,
+    streams,
+    transport_address,
+)
+from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecAdapter
@@ -74,7 +80,9 @@ class ProviderModel:
         own_endpoint: bool = False,
         validation_retries: int = 0,
     ) -> None:
-        self.profile = profile or get_profile(model)
+        self.profile = unknown_name_profile(
+            profile or get_profile(model), own_endpoint=own_endpoint
+        )
         self.validation_retries = validation_retries
         self.strict = strict
         self.transport = transport
@@ -86,6 +94,7 @@ class ProviderModel:
             strict=strict,
             text_format=text_format,
             own_endpoint=own_endpoint,
+            upstream=transport_address(transport),
         )
         self.adapter = self.strategy.default
 
@@ -162,7 +171,8 @@ class ProviderModel:
 
     @property
     def fallback_key(self) -> str:
-        """The name under which fallback decisions for this model are remembered."""
+        """The name under which fallback decisions for this model are remembered: its
+        provider, model and server (see :func:`good_agent.models.fallback.upstream_key`)."""
         return self.strategy.key
 
     def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:

@@ -6,16 +6,15 @@ a prefix (``openai:``, ``openai-responses:``, ``anthropic:``, ``gemini:``/``goog
 names go to an OpenAI-compatible endpoint). The tool-calling mode follows the
 profile unless ``mode`` is given. A name no rule knows, sent to an explicit
 ``base_url`` (a local or self-hosted server), or an ``ollama:`` name, is "native
-with fallback": native
-tools first, and in ``AUTO`` mode a server that refuses tools makes the model fall
-back to prompt-based calling, and calls written into ``content`` are parsed (see
-:mod:`good_agent.models.fallback`). Register a profile with ``mode="validated"``
-for a server known not to support tools.
+with fallback" (:func:`good_agent.providers.profiles.unknown_name_profile`, the rule the
+bridge follows too): native tools first, and in ``AUTO`` mode a server that refuses
+tools makes the model fall back to prompt-based calling, and calls written into
+``content`` are parsed (see :mod:`good_agent.models.fallback`). Register a profile
+with ``mode="validated"`` for a server known not to support tools.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from good_agent.core.errors import ModelConfigError
@@ -25,7 +24,12 @@ from good_agent.models.gemini import GeminiModel
 from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.registry import MODEL_FACTORIES, register_model_factory
-from good_agent.providers.profiles import DEFAULT_REGISTRY, ProfileRegistry, get_profile
+from good_agent.providers.profiles import (
+    DEFAULT_REGISTRY,
+    NATIVE_WITH_FALLBACK,
+    ProfileRegistry,
+    get_profile,
+)
 from good_agent.providers.strategies.base import ToolCallingMode
 
 for _name, _factory in (
@@ -37,9 +41,7 @@ for _name, _factory in (
 ):
     register_model_factory(_name, _factory)
 
-
-NATIVE_WITH_FALLBACK = "(base_url: native with fallback)"
-"""The ``rule`` of the profile given to an unknown name served from a ``base_url``."""
+__all__ = ["NATIVE_WITH_FALLBACK", "resolve_model"]
 
 
 def resolve_model(
@@ -61,9 +63,8 @@ def resolve_model(
     factory = MODEL_FACTORIES.get(profile.provider)
     if factory is None:
         raise ModelConfigError(f"no model class for provider '{profile.provider}' ('{model}')")
-    if profile.rule is None and (base_url or profile.provider == "ollama"):
-        # Native with fallback: the mode stays AUTO, so a tools refusal falls back.
-        profile = replace(profile, mode=ToolCallingMode.NATIVE, rule=NATIVE_WITH_FALLBACK)
+    # A name no rule knows is settled by the model's strategy choice
+    # (good_agent.providers.profiles.unknown_name_profile), as for the bridge.
     extra: dict[str, Any] = {"strict": "profile"} if factory is OpenAIChatModel else {}
     return factory(
         profile.model,

@@ -50,6 +50,13 @@ class SDKTransport:
         self._owns_client = client is None
         self._retries: int | None = None
 
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint root: the one given, else the given client's, else ``None`` (the
+        provider's environment variable or default)."""
+        given = self._base_url or getattr(self._client, "base_url", None)
+        return str(given) if given else None
+
     def get_client(self) -> Any:
         """The SDK client, built on first use."""
         if self._client is None:

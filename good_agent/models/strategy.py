@@ -4,11 +4,13 @@ The one place that decides, for the agent's models and the bridge alike:
 
 - an explicit mode is used as given and never falls back;
 - ``AUTO`` follows the model's profile, except that a model no profile rule
-  knows, served by an OpenAI-compatible endpoint at an explicit ``base_url``, is
-  assumed to take the tools API (``NATIVE``), since such servers generally
-  implement it (register a profile with ``mode="validated"`` for one that does not);
+  knows, served from an explicit ``base_url`` or by Ollama, is assumed to take the
+  tools API (``NATIVE``), since such servers generally implement it (register a
+  profile with ``mode="validated"`` for one that does not); elsewhere such a name is
+  ``VALIDATED`` (:func:`~good_agent.providers.profiles.unknown_name_profile`, the one rule);
 - an ``AUTO`` model that ends up ``NATIVE`` falls back to prompt-based calling
-  (``VALIDATED``) when its server refuses tools, remembered per process, and has
+  (``VALIDATED``) when its server refuses tools, remembered per process for that
+  server and model (:func:`~good_agent.models.fallback.upstream_key`), and has
   calls it writes into its text parsed (see :mod:`good_agent.models.fallback`);
 - a request with no tools and no tool calls in its history is sent plainly in
   every mode (a structured or prompted rewrite would only change it).
@@ -20,12 +22,13 @@ reply is decoded with, and what may happen next.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import adapter_for_profile
-from good_agent.providers.profiles import ModelProfile, with_mode
+from good_agent.providers.profiles import ModelProfile, unknown_name_profile, with_mode
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.context import RequestContext
 from good_agent.providers.strategies.native import CodecAdapter
@@ -71,12 +74,6 @@ class Plan:
         return self.adapter.reply_stream(self.context)
 
 
-def guesses_native(profile: ModelProfile, *, own_endpoint: bool) -> bool:
-    """Whether ``AUTO`` assumes the tools API: a model no rule knows, on an
-    OpenAI-compatible endpoint at an explicit address (``own_endpoint``)."""
-    return own_endpoint and profile.rule is None and profile.provider == "openai"
-
-
 class StrategyChoice:
     """Chooses the strategy of each request of one model.
 
@@ -86,7 +83,9 @@ class StrategyChoice:
         strict: Strict tool schemas: ``"profile"`` or the codec's tri-state value.
         text_format: The text format prompted replies are parsed in.
         own_endpoint: The model is served at an explicit ``base_url`` (see
-            :func:`guesses_native`).
+            :func:`~good_agent.providers.profiles.unknown_name_profile`).
+        upstream: The server's address (the transport's ``base_url``): a fallback
+            is remembered for this model on this server only.
     """
 
     def __init__(
@@ -97,15 +96,15 @@ class StrategyChoice:
         strict: StrictSetting = "profile",
         text_format: str = "auto",
         own_endpoint: bool = False,
+        upstream: str | None = None,
     ) -> None:
         self.requested = ToolCallingMode(mode)
         self.auto = self.requested is ToolCallingMode.AUTO
-        if self.auto and guesses_native(profile, own_endpoint=own_endpoint):
-            profile = replace(profile, mode=ToolCallingMode.NATIVE)
+        profile = unknown_name_profile(profile, own_endpoint=own_endpoint)
         self.profile = with_mode(profile, self.requested)
         self.strict = strict
         self.text_format = text_format
-        self.key = f"{profile.provider}:{profile.model}"
+        self.key = fallback.upstream_key(profile.provider, profile.model, upstream)
         self._adapters: dict[ToolCallingMode, CodecAdapter] = {}
         self.default = self.adapter(None)
         self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE
@@ -144,8 +143,6 @@ class StrategyChoice:
         **kw: Any,
     ) -> Plan:
         """Encode one request; ``mode`` overrides the model's for this request only."""
-        from good_agent.models import fallback
-
         chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
         if chosen is None and self.auto_native and tools:
             chosen = fallback.remembered_mode(self.key)

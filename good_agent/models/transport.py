@@ -48,6 +48,13 @@ AnyTransport = Transport | SendOnly
 """What a model accepts: a streaming transport, or one that only sends."""
 
 
+def transport_address(transport: AnyTransport) -> str | None:
+    """The server ``transport`` sends to (its ``base_url``), or ``None`` when it does not
+    say (the provider's default endpoint)."""
+    address = getattr(transport, "base_url", None)
+    return str(address) if address else None
+
+
 def streams(transport: AnyTransport) -> bool:
     """Whether ``transport`` streams replies itself."""
     return callable(getattr(transport, "stream", None))

@@ -7,9 +7,10 @@ model whose profile supports native tools (OpenAI's ``gpt-4o*``, ``gpt-4.1*``,
 with a tools API), with strict schemas for each tool whose schema allows it.
 ``STRUCTURED`` is used only when asked for: an explicit mode, or a profile rule
 registered with ``mode="structured"``. Names no rule knows get ``VALIDATED``
-(prompt-based); a model resolved with a ``base_url`` is instead "native with
-fallback" (see :func:`good_agent.models.resolve.resolve_model`). The chosen mode is
-logged once per model at DEBUG on the ``good_agent.providers.modes`` logger.
+(prompt-based) here; a model served from a ``base_url`` or by Ollama is instead
+"native with fallback" (:func:`~good_agent.providers.profiles.unknown_name_profile`,
+applied by the model core, which can fall back). The chosen mode is logged once per
+model at DEBUG on the ``good_agent.providers.modes`` logger.
 """
 
 from __future__ import annotations

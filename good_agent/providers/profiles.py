@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from good_agent.providers.prompting import Constraint, Notation, SchemaFormat
 from good_agent.providers.strategies.base import ToolCallingMode
 
 
@@ -40,10 +41,15 @@ class ModelProfile:
     supports_parallel: bool = True
     supports_tool_choice: bool = True
     supports_response_format: bool = False
-    prompt_format: str = "json"
-    constrained_decoding: str | None = None
+    prompt_format: SchemaFormat = "json"
+    constrained_decoding: Constraint | None = None
     rule: str | None = None
-    prompt_notation: str = "tags"
+    prompt_notation: Notation = "tags"
+
+
+IDENTITY_FIELDS = frozenset({"model", "provider", "codec", "rule"})
+"""The :class:`ModelProfile` fields that say which model it describes and how it was
+found, not what the model can do (a configuration cannot override them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +306,25 @@ def load_profiles(path: str | Path, registry: ProfileRegistry | None = None) -> 
         restrict = values.pop("for", None)
         register_profile(pattern, provider=restrict, registry=registry, **values)
     return len(tables)
+
+
+NATIVE_WITH_FALLBACK = "(base_url: native with fallback)"
+"""The ``rule`` of the profile given to a name no rule knows that is served from a
+``base_url`` or by Ollama (see :func:`unknown_name_profile`)."""
+
+
+def unknown_name_profile(profile: ModelProfile, *, own_endpoint: bool) -> ModelProfile:
+    """The one rule for a model name no profile rule knows, applied by the model core
+    for the agent's models and the bridge alike.
+
+        Served from an explicit ``base_url`` (``own_endpoint``: a local or self-hosted
+        server) or by Ollama, it is "native with fallback": ``NATIVE``, and in ``AUTO`` mode
+        a refusal of tools falls back to prompting. Otherwise the profile is kept (on an
+        OpenAI-compatible provider: ``VALIDATED``, prompt-based).
+    """
+    if profile.rule is None and (own_endpoint or profile.provider == "ollama"):
+        return replace(profile, mode=ToolCallingMode.NATIVE, rule=NATIVE_WITH_FALLBACK)
+    return profile
 
 
 def with_mode(profile: ModelProfile, mode: ToolCallingMode) -> ModelProfile:

@@ -8,6 +8,11 @@ system prompt. With constrained decoding the model writes one JSON object, shape
 Hermes and Qwen models are trained on), or, with ``notation="thought"``, one
 ``{"thought", "tool_name", "tool_args"}`` object per reply (the ``thought`` text
 format, :mod:`good_agent.providers.text.formats.thought`).
+
+A client's JSON response format cannot be sent to the server beside tools written
+as text (a schema for the whole reply would forbid writing a call): while calls are
+possible it becomes an instruction on the final answer only
+(:func:`answer_format_rule`).
 """
 
 from __future__ import annotations
@@ -97,8 +102,46 @@ def _notation(style: PromptStyle) -> str:
         '{"name": "<tool name>", "arguments": {<arguments as a JSON object>}}'
         f"{CLOSE_TAG}. Write one block per call; several blocks call several tools at "
         "once. The arguments must match the tool's parameters. Stop after your calls: "
-        "the results arrive in the next message inside <tool_response> blocks. When no "
+        "the results arrive in the next message inside <tool_response> blocks, each "
+        "naming its tool and the id of the call it answers. When no "
         f"tool is needed, answer in plain text without any {OPEN_TAG} block."
+    )
+
+
+def answer_format_rule(response_format: Any, style: PromptStyle | None = None) -> str | None:
+    """The prompt section that puts a client's ``response_format`` on the final answer
+    only (``None`` for a plain-text format or none).
+
+    A ``json_schema`` format gives its schema, ``json_object`` asks for one JSON object.
+    In the notations whose answers are JSON themselves (constrained decoding, ``thought``)
+    the rule applies to the text of ``answer``.
+    """
+    if not isinstance(response_format, dict):
+        return None
+    kind = response_format.get("type")
+    if kind == "json_schema":
+        spec = response_format.get("json_schema")
+        schema = spec.get("schema") if isinstance(spec, dict) else None
+        if not isinstance(schema, dict):
+            return None
+        shape = "one JSON object matching this JSON schema:\n" + json.dumps(
+            schema, ensure_ascii=False
+        )
+    elif kind == "json_object":
+        shape = "one JSON object"
+    else:
+        return None
+    style = style or PromptStyle()
+    answer = (
+        'the text of your "answer" must be'
+        if style.constrained or style.notation == "thought"
+        else "your whole answer must be"
+    )
+    return (
+        "# Format of the final answer\n\n"
+        "This format governs your final answer only, never your tool calls: call tools "
+        "exactly as described above whenever they help, and when you answer without "
+        f"calling a tool, {answer} {shape}"
     )
 
 

@@ -20,12 +20,22 @@ names the file, the entry (``models[2]``) and the field.
 from __future__ import annotations
 
 import tomllib
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 from good_agent.core.errors import GoodAgentError
+from good_agent.providers.profiles import IDENTITY_FIELDS, ModelProfile
 
 DEFAULT_HOST = "127.0.0.1"
 """The address the bridge binds to unless told otherwise (loopback)."""
@@ -68,17 +78,43 @@ class ServerConfig(_Strict):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
 
-class ProfileOverrides(_Strict):
-    """Optional ``[models.profile]`` overrides of the model's capability profile."""
+OVERRIDABLE_PROFILE_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(ModelProfile) if f.name not in IDENTITY_FIELDS | {"mode"}
+)
+"""The :class:`~good_agent.providers.profiles.ModelProfile` fields a ``[models.profile]``
+table may set: every field but the model's identity
+(:data:`~good_agent.providers.profiles.IDENTITY_FIELDS`) and ``mode`` (the entry's own)."""
 
-    supports_strict: bool | None = None
-    supports_parallel: bool | None = None
-    supports_tool_choice: bool | None = None
-    supports_response_format: bool | None = None
 
-    def values(self) -> dict[str, bool]:
+class _Overrides(_Strict):
+    def values(self) -> dict[str, Any]:
         """The overrides that are set."""
         return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+def _overrides_model() -> type[_Overrides]:
+    hints = get_type_hints(ModelProfile)
+    optional: dict[str, Any] = {
+        name: (hints[name] | None, None) for name in OVERRIDABLE_PROFILE_FIELDS
+    }
+    return create_model(
+        "ProfileOverrides",
+        __base__=_Overrides,
+        __module__=__name__,
+        __doc__=(
+            "Optional ``[models.profile]`` overrides of the model's capability profile: "
+            "any of :data:`OVERRIDABLE_PROFILE_FIELDS`, typed as in ``ModelProfile``."
+        ),
+        **optional,
+    )
+
+
+if TYPE_CHECKING:
+    ProfileOverrides = _Overrides
+else:
+    ProfileOverrides = _overrides_model()
+    """Optional ``[models.profile]`` overrides: the fields of ``ModelProfile`` in
+    :data:`OVERRIDABLE_PROFILE_FIELDS`, with their types; ``values()`` gives those set."""
 
 
 class ModelConfig(_Strict):
@@ -186,13 +222,23 @@ def _location(loc: tuple[int | str, ...]) -> str:
     return out or "(top level)"
 
 
+def _message(loc: tuple[int | str, ...], error_type: str, message: str) -> str:
+    if error_type != "extra_forbidden" or len(loc) < 2 or loc[-2] != "profile":
+        return message
+    if loc[-1] == "mode":
+        return "mode is set on the model entry (mode = ...), not in its profile"
+    return f"unknown profile field; known: {', '.join(OVERRIDABLE_PROFILE_FIELDS)}"
+
+
 def parse_config(data: dict[str, Any], source: str = "<config>") -> BridgeConfig:
     """Validate an already-parsed mapping; ``source`` names it in errors."""
     try:
         return BridgeConfig.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{_location(tuple(err['loc']))}: {err['msg']}" for err in exc.errors()
+            f"{_location(tuple(err['loc']))}: "
+            f"{_message(tuple(err['loc']), err['type'], err['msg'])}"
+            for err in exc.errors()
         )
         raise ConfigError(f"{source}: invalid configuration: {problems}") from None
 

@@ -122,9 +122,9 @@ class ServedModel:
         """Whether the transport keeps ``stream_timeout`` itself (then no per-item check)."""
         self.registered = entry.provider not in HTTP_TRANSPORTS
         profile = get_profile(f"{profile_provider}:{entry.model}")
-        overrides: dict[str, Any] = dict(entry.profile.values())
+        overrides: dict[str, Any] = entry.profile.values()
         profile = dataclasses.replace(profile, **overrides)
-        strict_default = profile_provider == "openai" and entry.profile.supports_strict is None
+        strict_default = profile_provider == "openai" and "supports_strict" not in overrides
         self.model = ProviderModel(
             entry.model,
             transport,
@@ -133,7 +133,7 @@ class ServedModel:
             profile=profile,
             strict=False if strict_default else "profile",
             text_format=entry.text_format,
-            own_endpoint=True,
+            own_endpoint=entry.base_url is not None,
             validation_retries=entry.validation_retries,
         )
 

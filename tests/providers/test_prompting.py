@@ -123,7 +123,7 @@ def test_history_is_rendered_as_text_and_tools_go_in_the_system_prompt() -> None
     assert system["content"].startswith("Be terse. Always answer in YAML.\n\n# Tools")
     assert assistant == {
         "role": "assistant",
-        "content": '<tool_call>{"name":"add","arguments":{"a":2,"b":3}}</tool_call>',
+        "content": '<tool_call>{"id":"c1","name":"add","arguments":{"a":2,"b":3}}</tool_call>',
     }
     assert results["role"] == "user"
     assert results["content"] == "<tool_response>\nTool add (call c1) returned: 5\n</tool_response>"
@@ -152,7 +152,7 @@ def test_constrained_decoding_request(style: Any, expected: dict[str, Any]) -> N
     assert body[key] == value
     assert (
         body["messages"][2]["content"]
-        == '{"tool_calls":[{"name":"add","arguments":{"a":2,"b":3}}]}'
+        == '{"tool_calls":[{"id":"c1","name":"add","arguments":{"a":2,"b":3}}]}'
     )
     assert "Reply with exactly one JSON object" in body["messages"][0]["content"]
 
@@ -273,3 +273,45 @@ def test_reasoning_is_kept_apart_from_content() -> None:
     assert decoded.reasoning == "Sum needed."
     assert decoded.content == "Sure."
     assert decoded.tool_calls[0].arguments == {"a": 1, "b": 2}
+
+
+CLIENT_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "sum",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {"total": {"type": "integer"}},
+            "required": ["total"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("style", "answer_words"),
+    [
+        (PromptStyle(), "your whole answer must be"),
+        (PromptStyle(notation="thought"), 'the text of your "answer" must be'),
+        (PromptStyle(constrained="json_schema"), 'the text of your "answer" must be'),
+        (PromptStyle(constrained="vllm"), 'the text of your "answer" must be'),
+    ],
+)
+def test_a_client_response_format_governs_the_final_answer_only(
+    style: PromptStyle, answer_words: str
+) -> None:
+    adapter = ValidatedAdapter("m", get_codec("openai_chat"), style=style)
+    body = adapter.format_request(
+        [add.signature], HISTORY[1:2], response_format=CLIENT_FORMAT, tool_choice="auto"
+    )
+    assert "sum" not in json.dumps(body.get("response_format"))
+    if style.constrained == "json_schema":
+        assert body["response_format"]["json_schema"]["name"] == "reply"
+    elif style.constrained is None:
+        assert "response_format" not in body
+    system = body["messages"][0]["content"]
+    assert system.index("# How to call tools") < system.index("# Format of the final answer")
+    assert answer_words in system
+    assert json.dumps(CLIENT_FORMAT["json_schema"]["schema"]) in system

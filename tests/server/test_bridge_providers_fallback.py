@@ -350,3 +350,44 @@ async def test_prompted_reasoning_comes_back_as_reasoning_content() -> None:
     assert (message.model_extra or {}).get("reasoning_content") == "The user wants a sum."
     assert not message.content and message.tool_calls
     assert reasoning == "The user wants a sum."
+
+
+async def test_a_fallback_is_remembered_per_upstream_not_per_model_name() -> None:
+    refusing, accepting = QuirkyServer(refuse_tools=True), QuirkyServer(refuse_tools=False)
+    servers = [BackgroundServer(upstream.app()).start() for upstream in (refusing, accepting)]
+    bridge = bridge_for(
+        [
+            {"name": name, "provider": "openai", "model": "llama3.2", "base_url": f"{s.url}/v1"}
+            for name, s in zip(("old-box", "new-box"), servers, strict=True)
+        ]
+    )
+    ask = [{"role": "user", "content": "2+3?"}]
+    try:
+        async with client_for(bridge) as client:
+            first = await client.chat.completions.create(model="old-box", messages=ask, tools=[ADD])
+            assert first.choices[0].finish_reason == "tool_calls"
+            assert ["tools" in body for body in refusing.bodies] == [True, False]
+            for _ in range(2):
+                other = await client.chat.completions.create(
+                    model="new-box", messages=ask, tools=[ADD]
+                )
+                assert other.choices[0].finish_reason == "tool_calls"
+            streamed, finish = await streamed_calls(client, "new-box")
+            assert [n for n, _ in streamed] == ["add"] and finish == "tool_calls"
+            # The other server still gets native tools; the refusing one goes straight to text.
+            assert len(accepting.bodies) == 3 and all("tools" in b for b in accepting.bodies)
+            await client.chat.completions.create(model="old-box", messages=ask, tools=[ADD])
+            assert len(refusing.bodies) == 3 and "tools" not in refusing.bodies[-1]
+    finally:
+        bridge.stop()
+        for server in servers:
+            server.stop()
+
+
+def test_the_fallback_key_names_the_server_without_its_credentials() -> None:
+    key = fallback.upstream_key("openai", "m", "http://user:secret@10.0.0.5:8000/v1/?token=t#x")
+    assert key == "openai:m@http://10.0.0.5:8000/v1"
+    assert fallback.upstream_key("openai", "m", None) == "openai:m"
+    assert fallback.upstream_key("openai", "m", "http://a/v1") != fallback.upstream_key(
+        "openai", "m", "http://b/v1"
+    )

@@ -19,6 +19,7 @@ from good_agent.providers.prompting import (
     CLOSE_TAG,
     OPEN_TAG,
     PromptStyle,
+    answer_format_rule,
     constrained_request,
     tools_prompt,
 )
@@ -31,6 +32,7 @@ from good_agent.providers.strategies.rewrite import (
     dumps,
     result_text,
     rewrite_history,
+    with_id,
     with_system,
 )
 from good_agent.providers.strategies.validation import tools_by_name, validate_payload
@@ -41,6 +43,7 @@ from good_agent.providers.text import (
     get_parser,
     parse_text,
 )
+from good_agent.providers.tool_choice import filter_tools, parse_tool_choice
 from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
 
@@ -154,14 +157,24 @@ class PromptedAdapter(CodecAdapter):
     def format_request(
         self, tools: list[JSONDict], messages: list[JSONDict], **kw: Any
     ) -> JSONDict:
-        """A request without the tools API; tools listed in the system prompt."""
+        """A request without the tools API; tools listed in the system prompt.
+
+        While calls are possible, a client's JSON ``response_format`` is not sent (it
+        would forbid writing a call): the prompt puts it on the final answer only.
+        """
         json_payload = self.style.constrained is not None and bool(tools)
         writer = _write_payload if json_payload else self._call_writer()
         history = rewrite_history(messages, writer, _write_result)
         settings = dict(kw.get("settings") or {})
         response_format = kw.get("response_format")
         if tools:
-            history = with_system(history, tools_prompt(tools, kw.get("tool_choice"), self.style))
+            tool_choice = kw.get("tool_choice")
+            prompt = tools_prompt(tools, tool_choice, self.style)
+            if filter_tools(tools, parse_tool_choice(tool_choice)):
+                rule = answer_format_rule(response_format, self.style)
+                if rule is not None:
+                    prompt, response_format = f"{prompt}\n\n{rule}", None
+            history = with_system(history, prompt)
             constrained_format, extra = constrained_request(self.style, tools)
             response_format = constrained_format or response_format
             if extra:
@@ -214,8 +227,8 @@ class ValidatedAdapter(PromptedAdapter):
 def _write_calls(message: JSONDict) -> str:
     text = str(message.get("content") or "")
     blocks = "".join(
-        f"{OPEN_TAG}{dumps({'name': name, 'arguments': args})}{CLOSE_TAG}"
-        for name, args in calls_of(message)
+        f"{OPEN_TAG}{dumps(with_id(call_id, {'name': name, 'arguments': args}))}{CLOSE_TAG}"
+        for call_id, name, args in calls_of(message)
     )
     return f"{text}\n{blocks}".strip()
 
@@ -228,8 +241,8 @@ def new_call_id() -> str:
 def _write_thought(message: JSONDict) -> str:
     thought = str(message.get("content") or "")
     objects = [
-        {"thought": thought, "tool_name": name, "tool_args": args}
-        for name, args in calls_of(message)
+        with_id(call_id, {"thought": thought, "tool_name": name, "tool_args": args})
+        for call_id, name, args in calls_of(message)
     ]
     return dumps(objects[0]) if len(objects) == 1 else dumps(objects)
 
@@ -240,7 +253,10 @@ def unique_id(call: ParsedToolCall) -> ParsedToolCall:
 
 
 def _write_payload(message: JSONDict) -> str:
-    calls = [{"name": name, "arguments": args} for name, args in calls_of(message)]
+    calls = [
+        with_id(call_id, {"name": name, "arguments": args})
+        for call_id, name, args in calls_of(message)
+    ]
     return dumps({"tool_calls": calls})
 
 

@@ -30,6 +30,7 @@ from good_agent.providers.strategies.rewrite import (
     dumps,
     result_text,
     rewrite_history,
+    with_id,
     with_system,
 )
 from good_agent.providers.tool_choice import filter_tools, parse_tool_choice
@@ -285,7 +286,10 @@ class StructuredAdapter(CodecAdapter):
 
 def _write_calls(message: JSONDict) -> str:
     actions = [
-        {"action": {"tool": name, "arguments": args, "scratchpad": message.get("content")}}
-        for name, args in calls_of(message)
+        with_id(
+            call_id,
+            {"action": {"tool": name, "arguments": args, "scratchpad": message.get("content")}},
+        )
+        for call_id, name, args in calls_of(message)
     ]
     return dumps(actions[0]) if len(actions) == 1 else dumps(actions)

@@ -92,6 +92,10 @@ _REGISTRY: dict[str, ToolCallParser] = {
     "thought": FormatParser("thought", thought.MARKERS),
 }
 
+BUILTIN_FORMATS: tuple[str, ...] = tuple(sorted(_REGISTRY))
+"""The names of the formats registered out of the box (:func:`available_formats` also
+lists those added with :func:`register_format`)."""
+
 
 def get_parser(name: str = "auto") -> ToolCallParser:
     """Return the registered parser called ``name`` (raises :class:`TextParseError`)."""

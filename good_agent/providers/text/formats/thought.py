@@ -17,8 +17,9 @@ from good_agent.providers.text.markers import Marker, Region
 from good_agent.providers.text.openings import Lit, Open, Ws
 from good_agent.providers.text.shapes import CallSpec, Decoded, make_call
 
-CALL_KEYS = frozenset({"thought", "tool_name", "tool_args"})
-"""The keys of a call object (``thought`` and ``tool_args`` may be missing)."""
+CALL_KEYS = frozenset({"id", "thought", "tool_name", "tool_args"})
+"""The keys of a call object (``thought``, ``tool_args`` and ``id`` may be missing; an
+``id``, as rewritten history writes it, is not the call's: each parsed call gets a new one)."""
 
 ANSWER_KEYS = ("answer", "final_answer")
 """The keys that carry a final answer."""
