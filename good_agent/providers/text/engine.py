@@ -353,6 +353,9 @@ class StreamingParser:
             if not final and closing.startswith(text[j:]):
                 self._carry = text[i:]
                 return len(text)
+            if marker.closing_optional:
+                self._complete(closed=True)
+                return i
             # Something other than the closing literal follows the value: the
             # whole body up to the closing literal is decoded as one piece.
             self._values = []

@@ -7,6 +7,7 @@ signed numbers and the names ``true``/``false``/``null`` are accepted.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from typing import Any
 
@@ -22,6 +23,8 @@ _NAMES: dict[str, Any] = {
 }
 _PARSE_ERRORS = (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError)
 # UnicodeEncodeError (lone surrogates in the source) is a ValueError.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_ESCAPED_SURROGATE = re.compile("\\\\[\ud800-\udfff]")
 
 
 class NotLiteralError(ValueError):
@@ -57,18 +60,32 @@ def literal_value(node: ast.expr) -> Any:
 def parse_expression(text: str) -> ast.expr | None:
     """Parse ``text`` as one Python expression, or return None.
 
-    Input nested deeper than :data:`MAX_DEPTH` is refused before parsing.
+    Input nested deeper than :data:`MAX_DEPTH` is refused before parsing. Lone
+    surrogates (which the parser cannot encode) are written as ``\\uXXXX``
+    escapes first, so inside a string literal they decode to themselves.
     """
     if nesting_depth(text) > MAX_DEPTH:
         return None
     try:
-        with warnings.catch_warnings():
-            # Model text like '\\d' inside a string literal is an invalid escape:
-            # the parse keeps it as written; no warning is printed for model output.
-            warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
-            return ast.parse(text.strip(), mode="eval").body
+        return _parse(text)
+    except UnicodeEncodeError:
+        if _ESCAPED_SURROGATE.search(text):
+            return None  # an escape would change what the backslash means
+        text = _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
     except _PARSE_ERRORS:
         return None
+    try:
+        return _parse(text)
+    except _PARSE_ERRORS:
+        return None
+
+
+def _parse(text: str) -> ast.expr:
+    with warnings.catch_warnings():
+        # Model text like '\\d' inside a string literal is an invalid escape:
+        # the parse keeps it as written; no warning is printed for model output.
+        warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
+        return ast.parse(text.strip(), mode="eval").body
 
 
 def python_literal(text: str) -> tuple[bool, Any]:

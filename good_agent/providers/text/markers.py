@@ -74,7 +74,9 @@ class Marker:
     text). Otherwise the opening must contain an :class:`~.openings.Open`
     element, and the region is the bracketed value starting there, plus further
     values while ``separator`` follows, plus ``closing`` if that literal follows
-    (after at most 16 whitespace characters). ``reasoning`` regions stream as
+    (after at most 16 whitespace characters). Other text after the value makes
+    the whole body up to ``closing`` one region, unless ``closing_optional``:
+    then the region ends with its value. ``reasoning`` regions stream as
     reasoning. ``requires`` (``until`` regions only) lists words one of which
     the body must contain to be worth decoding; a body with none of them stays
     content without a call to ``decode`` (a cheap rejection of look-alikes).
@@ -86,6 +88,7 @@ class Marker:
     until: str | None = None
     separator: str | None = None
     closing: str | None = None
+    closing_optional: bool = False
     reasoning: bool = False
     json_values: bool = True
     requires: tuple[str, ...] = ()

@@ -13,10 +13,9 @@ from typing import Protocol, runtime_checkable
 
 from good_agent.providers.text.engine import StreamingParser
 from good_agent.providers.text.errors import TextParseError
-from good_agent.providers.text.formats import granite, json_bare, thought
+from good_agent.providers.text.formats import granite, json_bare, pythonic, thought
 from good_agent.providers.text.formats.llama import PYTHON_TAG
 from good_agent.providers.text.formats.mistral import MISTRAL
-from good_agent.providers.text.formats.pythonic import PYTHONIC
 from good_agent.providers.text.formats.tagged import FENCED, HERMES, HERMES_JSON, THINK
 from good_agent.providers.text.markers import Marker, MarkerTable, compile_markers
 from good_agent.providers.text.results import ParseResult
@@ -77,7 +76,7 @@ _ALL: tuple[Marker, ...] = (
     PYTHON_TAG,
     *granite.MARKERS,
     *json_bare.MARKERS,
-    PYTHONIC,
+    *pythonic.MARKERS,
 )
 
 _REGISTRY: dict[str, ToolCallParser] = {
@@ -87,7 +86,7 @@ _REGISTRY: dict[str, ToolCallParser] = {
     "hermes": FormatParser("hermes", (HERMES_JSON, HERMES)),
     "mistral": FormatParser("mistral", (MISTRAL,)),
     "llama3": FormatParser("llama3", (PYTHON_TAG, json_bare.OBJECT)),
-    "pythonic": FormatParser("pythonic", (PYTHONIC,)),
+    "pythonic": FormatParser("pythonic", pythonic.MARKERS),
     "granite": FormatParser("granite", granite.MARKERS),
     "thought": FormatParser("thought", thought.MARKERS),
 }

@@ -11,7 +11,10 @@ Accepted shapes, in both bare and explicit (inside a tool-call marker) form:
 
 Bare values (found in plain text) must match a shape exactly, with no unknown
 keys and with ``arguments``/``parameters`` present, so ordinary JSON in an answer
-stays content. Inside an explicit marker, ``arguments`` may be missing (``{}``)
+stays content; their string arguments are decoded without json-repair, and a call
+whose arguments hold a placeholder (``"..."``, ``"<value>"``, see
+:mod:`.placeholders`) makes the whole value content: prose showing what a call
+would look like. Inside an explicit marker, ``arguments`` may be missing (``{}``)
 and unknown keys are ignored.
 """
 
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from good_agent.providers.text.lenient import dumps, lenient_json
+from good_agent.providers.text.placeholders import has_placeholder, holds_placeholder
 
 _CALL_KEYS = frozenset({"name", "arguments", "parameters", "id", "type"})
 _OPENAI_KEYS = frozenset({"id", "type", "function", "index"})
@@ -51,14 +55,18 @@ class Decoded:
     reasoning: str = ""
 
 
-def make_call(name: str, arguments: Any) -> CallSpec:
-    """Build a call from a name and arguments given as an object, a JSON string or None."""
+def make_call(name: str, arguments: Any, *, repair: bool = True) -> CallSpec:
+    """Build a call from a name and arguments given as an object, a JSON string or None.
+
+    ``repair=False`` decodes string arguments without json-repair (see
+    :func:`~.lenient.lenient_json`).
+    """
     if arguments is None:
         return CallSpec(name, {}, "{}")
     if isinstance(arguments, str):
         if not arguments.strip():
             return CallSpec(name, {}, "{}")
-        ok, value = lenient_json(arguments)
+        ok, value = lenient_json(arguments, repair=repair)
         if not ok or not isinstance(value, dict):
             return error_call(name, arguments, "the arguments are not a JSON object")
         arguments = value
@@ -100,7 +108,9 @@ def calls_from_value(value: Any, *, explicit: bool) -> Decoded | None:
         name = _name(value["tool"])
         if name is None or (not explicit and "arguments" not in value):
             return None
-        seed = make_call(name, value.get("arguments"))
+        seed = _make(name, value.get("arguments"), explicit=explicit)
+        if seed is None:
+            return None
         return Decoded((seed,), "", _reasoning(value.get("scratchpad")))
     call = _call_object(value, explicit=explicit)
     return Decoded((call,)) if call is not None else None
@@ -155,7 +165,21 @@ def _call_object(obj: dict[str, Any], *, explicit: bool) -> CallSpec | None:
     if not explicit and (not has_arguments or not obj.keys() <= _CALL_KEYS):
         return None
     arguments = obj["arguments"] if "arguments" in obj else obj.get("parameters")
-    return make_call(name, arguments)
+    return _make(name, arguments, explicit=explicit)
+
+
+def _make(name: str, arguments: Any, *, explicit: bool) -> CallSpec | None:
+    """A call, or None for a bare one whose arguments are (or hold) a placeholder."""
+    if explicit:
+        return make_call(name, arguments)
+    if has_placeholder(arguments):
+        return None
+    call = make_call(name, arguments, repair=False)
+    if isinstance(arguments, str) and (
+        has_placeholder(call.arguments) or (call.error is not None and holds_placeholder(arguments))
+    ):
+        return None
+    return call
 
 
 def _name(value: Any) -> str | None:

@@ -14,12 +14,13 @@ QUOTE: Element = Alt(((Lit('"'),), (Lit("'"),)))
 """A double or single quote (the start of a key in a call object)."""
 
 
-def span_value(span: ValueSpan) -> tuple[bool, Any]:
+def span_value(span: ValueSpan, *, repair: bool = True) -> tuple[bool, Any]:
     """Decode a value span: the value decoded while scanning, or a lenient decode.
 
     A complete value is first decoded as strict JSON (within the limit of
     :func:`~.scanner.json_depth_ok`), as the one-shot fast path does, so
-    chunking never changes the result.
+    chunking never changes the result. ``repair=False`` (values outside a
+    tool-call marker) skips json-repair.
     """
     if span.decoded is not None:
         return True, span.decoded[0]
@@ -29,7 +30,7 @@ def span_value(span: ValueSpan) -> tuple[bool, Any]:
             return True, value
     if span.depth > MAX_DEPTH:
         return False, None
-    return lenient_json(span.text)
+    return lenient_json(span.text, repair=repair)
 
 
 def explicit_calls(text: str, decoded: tuple[bool, Any]) -> Decoded | None:

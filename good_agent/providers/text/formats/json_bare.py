@@ -4,7 +4,10 @@ Covers ``{"name": ..., "arguments": ...}``, OpenAI-shaped ``{"tool_calls": [...]
 the seed payload ``{"tool": ..., "arguments": ..., "scratchpad": ...}``, the final
 answer ``{"answer": ..., "scratchpad": ...}`` and Python dict reprs
 (``{'name': 'f', 'arguments': {'a': 1}}``). An object must open with a quoted key
-and an array with an object; values that are not call-shaped stay content.
+and an array with an object; values that are not call-shaped stay content. Text
+here is not marked as a call, so it must be JSON or a Python literal as written
+(json-repair is not tried) and hold no placeholder arguments: a malformed or
+sketched call in prose stays prose.
 """
 
 from __future__ import annotations
@@ -16,11 +19,11 @@ from good_agent.providers.text.shapes import Decoded, calls_from_value
 
 
 def decode_bare(region: Region) -> Decoded | None:
-    """Decode a complete bare value; incomplete or non-call values stay content."""
+    """Decode a complete bare value; incomplete, malformed or non-call values stay content."""
     span = region.values[0]
     if not span.complete:
         return None
-    ok, value = span_value(span)
+    ok, value = span_value(span, repair=False)
     return calls_from_value(value, explicit=False) if ok else None
 
 

@@ -37,8 +37,12 @@ def decode_hermes_json(region: Region) -> Decoded | None:
 
 
 def decode_fenced(region: Region) -> Decoded | None:
-    """Decode a fenced JSON block; anything but a call-shaped value stays content."""
-    ok, value = lenient_json(region.body)
+    """Decode a fenced JSON block; anything but a well-formed call-shaped value stays content.
+
+    A fence is not a tool-call marker, so it is read like bare JSON: no
+    json-repair, and no placeholder arguments.
+    """
+    ok, value = lenient_json(region.body, repair=False)
     return calls_from_value(value, explicit=False) if ok else None
 
 
