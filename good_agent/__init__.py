@@ -59,6 +59,7 @@ from good_agent.core.payloads import (
 )
 from good_agent.core.redaction import RedactedError, SecretRegistry, agent_secrets
 from good_agent.core.results import DeferredCall, RunResult
+from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import (
     ReasoningDeltaEvent,
     RunEndEvent,
@@ -169,6 +170,7 @@ __all__ = [
     "ReasoningDeltaEvent",
     "RedactedError",
     "RedisStore",
+    "RunContext",
     "RunEndEvent",
     "RunEndPayload",
     "RunEvent",

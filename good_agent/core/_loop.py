@@ -10,7 +10,6 @@ its tool calls live in :mod:`good_agent.core._run_state`.
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -201,7 +200,7 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
             agent.messages,
         )
     run = _Run(agent, options, sink)
-    run_id = uuid.uuid4().hex
+    run_id = run.run_id
     output_type = options.output.type if options.output is not None else None
     start = RunStartPayload(
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None

@@ -28,9 +28,10 @@ from good_agent.core.messages import (
 )
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
 from good_agent.core.results import RunResult
+from good_agent.core.run_context import RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
-from good_agent.core.usage import UsageLimits
+from good_agent.core.usage import RunUsage, UsageLimits
 from good_agent.models.base import LanguageModel
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
@@ -80,6 +81,8 @@ class Agent:
         output_retries: Invalid typed answers sent back to the model before
             :class:`~good_agent.OutputValidationError`.
         usage_limits: Default :class:`~good_agent.UsageLimits` of every run.
+        deps_type: The type of the dependencies runs take (``run(..., deps=...)``);
+            it documents and types them, it is not checked at run time.
     """
 
     __tool_injection__: ClassVar[str] = "agent"
@@ -106,6 +109,7 @@ class Agent:
         output_mode: OutputMode = "auto",
         output_retries: int = 1,
         usage_limits: UsageLimits | None = None,
+        deps_type: type[Any] | None = None,
     ) -> None:
         check_agent_arguments(model, tool_choice)
         check_tool_limits(tool_timeout, max_concurrency)
@@ -138,6 +142,7 @@ class Agent:
         self.output_mode: OutputMode = output_mode
         self.output_retries = output_retries
         self.usage_limits = usage_limits
+        self.deps_type = deps_type
         self._runner: asyncio.Runner | None = None
         self._running = False
 
@@ -215,13 +220,14 @@ class Agent:
         prompt: str | None = None,
         *,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
         The same run as :meth:`run` without an output type; returns its ``message``.
         ``tools`` are added for this run only.
         """
-        return (await self.run(prompt, output_type=str, tools=tools)).message
+        return (await self.run(prompt, output_type=str, tools=tools, deps=deps)).message
 
     @overload
     async def run(
@@ -234,6 +240,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> RunResult[T]: ...
 
     @overload
@@ -247,6 +254,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> RunResult[Any]: ...
 
     async def run(
@@ -259,6 +267,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> RunResult[Any]:
         """Run the loop once and return a :class:`~good_agent.RunResult`.
 
@@ -272,9 +281,12 @@ class Agent:
                 ``{call_id: True | False | "reason"}``.
             tool_choice: This run's first-request tool choice (the agent's by default).
             tools: Tools, functions and toolsets added for this run only.
+            deps: This run's dependencies, for its tools, adapters, instructions,
+                output validators and history processors (as ``RunContext.deps``);
+                never sent to the model.
         """
         options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
         await self.install()
         return await run_engine(self, options)
@@ -308,6 +320,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> StreamedRun:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
@@ -315,7 +328,7 @@ class Agent:
         :mod:`good_agent.core.run_events`.
         """
         options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
 
         async def engine(sink: Any) -> RunResult[Any]:
@@ -333,6 +346,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None,
         tool_choice: ToolChoice | None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> RunOptions:
         kind = self.output_type if output_type is None else output_type
         mode = output_mode or self.output_mode
@@ -345,20 +359,24 @@ class Agent:
             tool_choice=tool_choice,
             output_retries=self.output_retries,
             tools=Toolset(tools) if tools else None,
+            deps=deps,
         )
 
     async def invoke(self, tool_name: str, **arguments: Any) -> ToolResponse:
         """Run a tool as if the model had called it, through the same pipeline.
 
         ``arguments`` are what the model would send (the adapted signature's
-        parameters). The call and its result are recorded in the history.
+        parameters). The call and its result are recorded in the history. It is not
+        a run: a tool or adapter asking for the :class:`~good_agent.RunContext` gets
+        one with ``deps=None`` and the call id as ``run_id``.
         """
         await self.install()
         plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
         await self.append(AssistantMessage(tool_calls=[call]))
         try:
-            response = await execute_call(self, call, plans)
+            run = RunContext(None, self, RunUsage(), self.messages, call.id)
+            response = await execute_call(self, call, plans, run=run)
         except BaseException as error:
             with anyio.CancelScope(shield=True):
                 reason = f"the call did not finish ({type(error).__name__})"
