@@ -26,6 +26,7 @@ from good_agent.core.errors import (
     ToolDefinitionError,
 )
 from good_agent.core.events import AgentEvents
+from good_agent.core.instructions import with_system_text
 from good_agent.core.messages import AssistantMessage, ToolCall, Usage, UserMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
 from good_agent.core.payloads import RunEndPayload, RunStartPayload
@@ -53,6 +54,8 @@ class _Run(RunState):
             await self.resume(unanswered_calls(agent.messages), approvals)
         if self.options.prompt is not None:
             await agent.append(UserMessage(content=self.options.prompt))
+        instructions = agent._instructions
+        self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):
             if self.limits is not None:
                 self.stop(self.limits.before_request(self.usage))
@@ -99,7 +102,7 @@ class _Run(RunState):
             # The output tool is the way to answer. (Anthropic refuses a forced tool
             # with extended thinking: then the choice stays "auto".)
             choice = "required"
-        messages = list(agent.messages)
+        messages = with_system_text(list(agent.messages), self.instructions)
         if output is not None:
             messages = output.with_instructions(messages)
         return ModelRequest(

@@ -90,6 +90,7 @@ class RunState:
             run_id=self.run_id,
             prompt=options.prompt,
         )
+        self.instructions: str | None = None
 
     async def send(self, event: RunEvent) -> None:
         if self.sink is not None:

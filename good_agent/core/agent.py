@@ -18,6 +18,7 @@ from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
+from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
 from good_agent.core.messages import (
     AssistantMessage,
     Message,
@@ -41,6 +42,7 @@ from good_agent.tools.toolset import Toolset
 
 C = TypeVar("C", bound=AgentComponent)
 T = TypeVar("T")
+F = TypeVar("F", bound=InstructionsFunction)
 
 
 class Agent:
@@ -83,6 +85,10 @@ class Agent:
         usage_limits: Default :class:`~good_agent.UsageLimits` of every run.
         deps_type: The type of the dependencies runs take (``run(..., deps=...)``);
             it documents and types them, it is not checked at run time.
+        instructions: Text, or functions computing it (sync or async, taking the
+            :class:`~good_agent.RunContext` or nothing), added to the system slot of
+            every request; evaluated for each run and never stored in the history
+            (see :meth:`instructions`).
     """
 
     __tool_injection__: ClassVar[str] = "agent"
@@ -110,6 +116,7 @@ class Agent:
         output_retries: int = 1,
         usage_limits: UsageLimits | None = None,
         deps_type: type[Any] | None = None,
+        instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
     ) -> None:
         check_agent_arguments(model, tool_choice)
         check_tool_limits(tool_timeout, max_concurrency)
@@ -143,6 +150,7 @@ class Agent:
         self.output_retries = output_retries
         self.usage_limits = usage_limits
         self.deps_type = deps_type
+        self._instructions = Instructions(instructions)
         self._runner: asyncio.Runner | None = None
         self._running = False
 
@@ -208,6 +216,16 @@ class Agent:
             if isinstance(component, component_type):
                 return component
         raise KeyError(f"no {component_type.__name__} is installed on this agent")
+
+    def instructions(self, function: F) -> F:
+        """Decorator: ``function`` computes instructions for every run.
+
+        It may be sync or async and take the run's :class:`~good_agent.RunContext` (or
+        nothing); what it returns (``None``: nothing) is added, after the agent's
+        other instructions, to the system slot of the run's requests.
+        """
+        self._instructions.add(function)
+        return function
 
     async def append(self, message: Message) -> Message:
         """Append ``message`` to the history through :attr:`AgentEvents.MESSAGE_APPEND`."""

@@ -24,7 +24,8 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from good_agent.core.errors import ModelConfigError
-from good_agent.core.messages import Message, SystemMessage
+from good_agent.core.instructions import with_system_text
+from good_agent.core.messages import Message
 from good_agent.providers.schema.openai import to_openai_schema
 from good_agent.providers.strategies.base import ToolCallingMode
 
@@ -161,13 +162,7 @@ class OutputSpec:
 
     def with_instructions(self, messages: list[Message]) -> list[Message]:
         """``messages`` with :meth:`instructions` added to the system message (a copy)."""
-        text = self.instructions()
-        if text is None:
-            return messages
-        if messages and isinstance(messages[0], SystemMessage):
-            first = messages[0]
-            return [SystemMessage(content=f"{first.content}\n\n{text}"), *messages[1:]]
-        return [SystemMessage(content=text), *messages]
+        return with_system_text(messages, self.instructions())
 
     def from_arguments(self, arguments: dict[str, Any]) -> Any:
         """Validate the output tool's arguments; raise :class:`OutputInvalid`."""
