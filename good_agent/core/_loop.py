@@ -29,6 +29,7 @@ from good_agent.core.events import AgentEvents
 from good_agent.core.instructions import with_system_text
 from good_agent.core.messages import AssistantMessage, ToolCall, Usage, UserMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
+from good_agent.core.output_validators import OutputRejected
 from good_agent.core.payloads import RunEndPayload, RunStartPayload
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import RunEndEvent, TurnEndEvent
@@ -126,19 +127,35 @@ class _Run(RunState):
                 return await self.final_call(message, finals, plans)
         if calls:
             return await self.run_calls(message, calls, plans)
-        if output is None:
-            return self.result(message, message.content or "")
         try:
-            return self.result(message, output.from_text(message.content))
+            if output is None:
+                value: Any = message.content or ""
+            else:
+                value = output.from_text(message.content)
+            return self.result(message, await self.validated(value))
         except OutputInvalid as invalid:
             self.count_output_failure(invalid)
-            if output.mode == "tool":
-                text = f"Call the {OUTPUT_TOOL_NAME} tool to give your final answer."
-                text = f"{output.retry_prompt(invalid.problems)}\n{text}"
-            else:
-                text = output.retry_prompt(invalid.problems)
+            text = self.retry_text(invalid)
+            if output is not None and output.mode == "tool":
+                text = f"{text}\nCall the {OUTPUT_TOOL_NAME} tool to give your final answer."
             await self.agent.append(UserMessage(content=text))
             return None
+
+    async def validated(self, value: Any) -> Any:
+        """``value`` through the agent's output validators (:class:`OutputRejected`)."""
+        validators = self.agent._output_validators
+        if not validators:
+            return value
+        return await validators.validate(value, self.context.with_retry(self.output_failures))
+
+    def retry_text(self, invalid: OutputInvalid) -> str:
+        """What sends the model back after ``invalid``."""
+        output = self.options.output
+        if output is None:
+            return str(invalid)
+        if isinstance(invalid, OutputRejected):
+            return f"{invalid}\n{output.how_to_retry()}"
+        return output.retry_prompt(invalid.problems)
 
     async def final_call(
         self, message: AssistantMessage, finals: list[ToolCall], plans: dict[str, ToolPlan]
@@ -149,10 +166,10 @@ class _Run(RunState):
         try:
             if final.arguments_error is not None:
                 raise OutputInvalid([final.arguments_error])
-            value = output.from_arguments(final.arguments)
+            value = await self.validated(output.from_arguments(final.arguments))
         except OutputInvalid as invalid:
             await self.append_result(
-                final, result_message(final, output.retry_prompt(invalid.problems), error=True)
+                final, result_message(final, self.retry_text(invalid), error=True)
             )
             self.count_output_failure(invalid)
             for extra in finals[1:]:
@@ -175,13 +192,13 @@ class _Run(RunState):
         retries = self.options.output_retries
         if self.output_failures > retries:
             output = self.options.output
-            assert output is not None
-            raise OutputValidationError(
-                f"the answer did not match {output.name} after {retries} retr"
-                f"{'y' if retries == 1 else 'ies'} (output_retries): {invalid}",
-                self.agent.messages,
-                invalid.problems,
-            )
+            tries = f"after {retries} retr{'y' if retries == 1 else 'ies'} (output_retries)"
+            if isinstance(invalid, OutputRejected):
+                what = f"an output validator rejected the answer {tries}"
+            else:
+                assert output is not None
+                what = f"the answer did not match {output.name} {tries}"
+            raise OutputValidationError(f"{what}: {invalid}", self.agent.messages, invalid.problems)
 
 
 async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None) -> RunResult[Any]:

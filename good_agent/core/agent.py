@@ -28,6 +28,7 @@ from good_agent.core.messages import (
     ToolResponse,
 )
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
+from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
 from good_agent.core.run_context import RunContext
 from good_agent.core.specs import resolve_spec
@@ -43,6 +44,7 @@ from good_agent.tools.toolset import Toolset
 C = TypeVar("C", bound=AgentComponent)
 T = TypeVar("T")
 F = TypeVar("F", bound=InstructionsFunction)
+V = TypeVar("V", bound=OutputValidator)
 
 
 class Agent:
@@ -151,6 +153,7 @@ class Agent:
         self.usage_limits = usage_limits
         self.deps_type = deps_type
         self._instructions = Instructions(instructions)
+        self._output_validators = OutputValidators()
         self._runner: asyncio.Runner | None = None
         self._running = False
 
@@ -225,6 +228,18 @@ class Agent:
         other instructions, to the system slot of the run's requests.
         """
         self._instructions.add(function)
+        return function
+
+    def output_validator(self, function: V) -> V:
+        """Decorator: ``function`` checks the output of every run.
+
+        It receives the validated output (the answer text for a run without an
+        output type), and the run's :class:`~good_agent.RunContext` first if it asks
+        for it; sync or async. It returns the output (possibly changed) or raises
+        :class:`~good_agent.ModelRetry` to send the model back with the message, which
+        counts against ``output_retries`` (then :class:`~good_agent.OutputValidationError`).
+        """
+        self._output_validators.add(function)
         return function
 
     async def append(self, message: Message) -> Message:

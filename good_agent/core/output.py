@@ -214,12 +214,16 @@ class OutputSpec:
     def retry_prompt(self, problems: list[str]) -> str:
         """The message that sends validation problems back to the model."""
         listed = "\n".join(f"- {problem}" for problem in problems)
-        how = {
+        how = self.how_to_retry()
+        return f"The answer does not match the required {self.name} schema:\n{listed}\n{how}"
+
+    def how_to_retry(self) -> str:
+        """How the model gives a corrected answer in this mode."""
+        return {
             "tool": f"Call the {OUTPUT_TOOL_NAME} tool again with corrected arguments.",
             "native": "Reply again with corrected JSON.",
             "prompted": "Reply again with only the corrected JSON value.",
         }.get(self.mode, "")
-        return f"The answer does not match the required {self.name} schema:\n{listed}\n{how}"
 
 
 def validation_problems(error: ValidationError) -> list[str]:
