@@ -39,6 +39,7 @@ from good_agent.core.errors import (
     UnknownToolError,
 )
 from good_agent.core.events import AgentEvents, EventBus, EventContext
+from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.messages import (
     AssistantMessage,
     Message,
@@ -143,6 +144,7 @@ __all__ = [
     "FallbackModel",
     "GeminiModel",
     "GoodAgentError",
+    "HistoryProcessorError",
     "LanguageModel",
     "MCPTools",
     "MaxIterationsError",

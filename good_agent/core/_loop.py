@@ -61,7 +61,7 @@ class _Run(RunState):
             if self.limits is not None:
                 self.stop(self.limits.before_request(self.usage))
             plans = await current_plans(agent, self.options.tools)
-            request = self.request(plans, first=index == 0)
+            request = await self.request(plans, first=index == 0)
             if self.sink is None:
                 response = await request_model(agent, request)
             else:
@@ -82,7 +82,7 @@ class _Run(RunState):
             agent.messages,
         )
 
-    def request(self, plans: dict[str, ToolPlan], *, first: bool) -> ModelRequest:
+    async def request(self, plans: dict[str, ToolPlan], *, first: bool) -> ModelRequest:
         agent, output = self.agent, self.options.output
         tools = [plan.signature for plan in plans.values()]
         output_tool = output is not None and output.mode == "tool"
@@ -103,7 +103,10 @@ class _Run(RunState):
             # The output tool is the way to answer. (Anthropic refuses a forced tool
             # with extended thinking: then the choice stays "auto".)
             choice = "required"
-        messages = with_system_text(list(agent.messages), self.instructions)
+        messages = list(agent.messages)
+        if agent._history_processors:
+            messages = await agent._history_processors.apply(messages, self.context)
+        messages = with_system_text(messages, self.instructions)
         if output is not None:
             messages = output.with_instructions(messages)
         return ModelRequest(

@@ -18,6 +18,7 @@ from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
+from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
 from good_agent.core.messages import (
     AssistantMessage,
@@ -91,6 +92,9 @@ class Agent:
             :class:`~good_agent.RunContext` or nothing), added to the system slot of
             every request; evaluated for each run and never stored in the history
             (see :meth:`instructions`).
+        history_processors: Functions (sync or async, taking the messages, or the
+            :class:`~good_agent.RunContext` and the messages) that return the messages
+            to send before each model request; the stored history is unchanged.
     """
 
     __tool_injection__: ClassVar[str] = "agent"
@@ -119,6 +123,7 @@ class Agent:
         usage_limits: UsageLimits | None = None,
         deps_type: type[Any] | None = None,
         instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
+        history_processors: Iterable[HistoryProcessor] = (),
     ) -> None:
         check_agent_arguments(model, tool_choice)
         check_tool_limits(tool_timeout, max_concurrency)
@@ -154,6 +159,7 @@ class Agent:
         self.deps_type = deps_type
         self._instructions = Instructions(instructions)
         self._output_validators = OutputValidators()
+        self._history_processors = HistoryProcessors(history_processors)
         self._runner: asyncio.Runner | None = None
         self._running = False
 
