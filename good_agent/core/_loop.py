@@ -27,7 +27,7 @@ from good_agent.core.errors import (
 )
 from good_agent.core.events import AgentEvents
 from good_agent.core.instructions import with_system_text
-from good_agent.core.messages import AssistantMessage, ToolCall, Usage, UserMessage
+from good_agent.core.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
 from good_agent.core.output_validators import OutputRejected
 from good_agent.core.payloads import RunEndPayload, RunStartPayload
@@ -61,7 +61,10 @@ class _Run(RunState):
             if self.limits is not None:
                 self.stop(self.limits.before_request(self.usage))
             plans = await current_plans(agent, self.options.tools)
-            request = await self.request(plans, first=index == 0)
+            messages = list(agent.messages)
+            if agent._history_processors:
+                messages = await agent._history_processors.apply(messages, self.context)
+            request = self.request(plans, messages, first=index == 0)
             if self.sink is None:
                 response = await request_model(agent, request)
             else:
@@ -82,7 +85,10 @@ class _Run(RunState):
             agent.messages,
         )
 
-    async def request(self, plans: dict[str, ToolPlan], *, first: bool) -> ModelRequest:
+    def request(
+        self, plans: dict[str, ToolPlan], messages: list[Message], *, first: bool
+    ) -> ModelRequest:
+        """The request of one model turn, with ``messages`` (the history as processed)."""
         agent, output = self.agent, self.options.output
         tools = [plan.signature for plan in plans.values()]
         output_tool = output is not None and output.mode == "tool"
@@ -103,10 +109,8 @@ class _Run(RunState):
             # The output tool is the way to answer. (Anthropic refuses a forced tool
             # with extended thinking: then the choice stays "auto".)
             choice = "required"
-        messages = list(agent.messages)
-        if agent._history_processors:
-            messages = await agent._history_processors.apply(messages, self.context)
-        messages = with_system_text(messages, self.instructions)
+        if self.instructions is not None:
+            messages = with_system_text(messages, self.instructions)
         if output is not None:
             messages = output.with_instructions(messages)
         return ModelRequest(
