@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, ClassVar, Literal, TypeVar, overload
+from typing import Any, ClassVar, Generic, Literal, Self, Unpack, overload
 
 import anyio
+from typing_extensions import TypeVar
 
 from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
+from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
@@ -31,7 +35,7 @@ from good_agent.core.messages import (
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
 from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
-from good_agent.core.run_context import RunContext
+from good_agent.core.run_context import DepsT, RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
 from good_agent.core.usage import RunUsage, UsageLimits
@@ -46,10 +50,21 @@ C = TypeVar("C", bound=AgentComponent)
 T = TypeVar("T")
 F = TypeVar("F", bound=InstructionsFunction)
 V = TypeVar("V", bound=OutputValidator)
+OutputT = TypeVar("OutputT", default=Any)
 
 
-class Agent:
+class _Unset(enum.Enum):
+    UNSET = enum.auto()
+
+
+"""The output type of an agent's runs (``Agent(output_type=...)``)."""
+
+
+class Agent(Generic[DepsT, OutputT]):
     """An LLM agent: a conversation, tools, components and a model.
+
+    ``Agent[Deps, Output]`` is generic in the type of its runs' deps and its output
+    type, both inferred from ``deps_type=`` and ``output_type=`` (text: ``str``).
 
     Args:
         *system_prompt_parts: Joined with blank lines into the system message.
@@ -98,6 +113,33 @@ class Agent:
     """
 
     __tool_injection__: ClassVar[str] = "agent"
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, str],
+        *system_prompt_parts: str,
+        output_type: None = None,
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, OutputT],
+        *system_prompt_parts: str,
+        output_type: type[OutputT],
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, Any],
+        *system_prompt_parts: str,
+        output_type: Any,
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
 
     def __init__(
         self,
@@ -161,6 +203,7 @@ class Agent:
         self._output_validators = OutputValidators()
         self._history_processors = HistoryProcessors(history_processors)
         self._runner: asyncio.Runner | None = None
+        self._deps_override: Any = _Unset.UNSET
         self._running = False
 
     @property
@@ -174,7 +217,7 @@ class Agent:
             )
         return self._model
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Self:
         await self.install()
         return self
 
@@ -259,7 +302,7 @@ class Agent:
         prompt: str | None = None,
         *,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
-        deps: Any = None,
+        deps: DepsT | None = None,
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
@@ -273,13 +316,19 @@ class Agent:
         self,
         prompt: str | None = None,
         *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[OutputT]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
         output_type: type[T],
-        output_mode: OutputMode | None = None,
-        usage_limits: UsageLimits | None = None,
-        approvals: Mapping[str, Approval] | None = None,
-        tool_choice: ToolChoice | None = None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
-        deps: Any = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
     ) -> RunResult[T]: ...
 
     @overload
@@ -287,13 +336,9 @@ class Agent:
         self,
         prompt: str | None = None,
         *,
-        output_type: Any = None,
-        output_mode: OutputMode | None = None,
-        usage_limits: UsageLimits | None = None,
-        approvals: Mapping[str, Approval] | None = None,
-        tool_choice: ToolChoice | None = None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
-        deps: Any = None,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
     ) -> RunResult[Any]: ...
 
     async def run(
@@ -330,6 +375,36 @@ class Agent:
         await self.install()
         return await run_engine(self, options)
 
+    @overload
+    def run_sync(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[OutputT]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[Any]: ...
+
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> RunResult[Any]:
         """:meth:`run` for scripts and notebooks without an event loop.
 
@@ -349,6 +424,36 @@ class Agent:
             self._runner = asyncio.Runner()
         return self._runner.run(self.run(prompt, **kwargs))
 
+    @overload
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[OutputT]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[Any]: ...
+
     def stream(
         self,
         prompt: str | None = None,
@@ -360,7 +465,7 @@ class Agent:
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
-    ) -> StreamedRun:
+    ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
         Takes the arguments of :meth:`run`; events are listed in
@@ -375,6 +480,32 @@ class Agent:
             return await run_engine(self, options, sink)
 
         return StreamedRun(engine, options.output)
+
+    @contextmanager
+    def override(
+        self,
+        *,
+        model: str | LanguageModel | None = None,
+        deps: DepsT | Literal[_Unset.UNSET] = _Unset.UNSET,
+    ) -> Iterator[None]:
+        """For tests: inside the block, runs use ``model`` and ``deps`` instead.
+
+        ``model`` replaces the agent's model (a name is resolved as ``Agent(model=...)``
+        would); ``deps`` replaces whatever deps a run is given, so code under test
+        that calls ``agent.run(..., deps=real_deps)`` runs with the test's. Both are
+        restored on leaving the block. It changes the agent itself, so every run of
+        the agent during the block sees it.
+        """
+        saved = self._model_spec, self._model, self._deps_override
+        if model is not None:
+            self._model_spec = model
+            self._model = None if isinstance(model, str) else model
+        if deps is not _Unset.UNSET:
+            self._deps_override = deps
+        try:
+            yield
+        finally:
+            self._model_spec, self._model, self._deps_override = saved
 
     def _options(
         self,
@@ -398,7 +529,7 @@ class Agent:
             tool_choice=tool_choice,
             output_retries=self.output_retries,
             tools=Toolset(tools) if tools else None,
-            deps=deps,
+            deps=deps if self._deps_override is _Unset.UNSET else self._deps_override,
         )
 
     async def invoke(self, tool_name: str, **arguments: Any) -> ToolResponse:

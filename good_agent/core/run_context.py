@@ -12,7 +12,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic
+
+from typing_extensions import TypeVar
 
 from good_agent.core.usage import RunUsage
 
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from good_agent.core.messages import Message, ToolCall
     from good_agent.models.base import LanguageModel
 
-DepsT = TypeVar("DepsT")
+DepsT = TypeVar("DepsT", default=Any)
 """The type of a run's dependencies (``Agent(deps_type=...)``)."""
 
 __all__ = ["DepsT", "RunContext", "takes_context"]
