@@ -1,9 +1,11 @@
 """Per-run dependencies and the run context, offline.
 
 One agent serves a support desk. Each run gets its user as ``deps``: a tool reads the
-user from its ``RunContext``, and an adapter injects the user's own API token into the
-tool that needs it, so the model never sees it. A scripted model stands in for a real
-one; swap in ``model="gpt-4o-mini"`` to run it against OpenAI.
+user from its ``RunContext``, an adapter injects the user's own API token into the tool
+that needs it (the model never sees it), instructions name the user for every run
+without storing it in the history, and an output validator sends the model back when
+its answer names none of the user's orders. A scripted model stands in for a real one;
+swap in ``model="gpt-4o-mini"`` to run it against OpenAI.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from good_agent import Agent, AgentComponent, CallContext, RunContext, ToolAdapter, tool
+from good_agent import (
+    Agent,
+    AgentComponent,
+    CallContext,
+    ModelRetry,
+    RunContext,
+    ToolAdapter,
+    tool,
+)
 from good_agent.testing import ScriptedModel
 
 
@@ -82,6 +92,7 @@ def main() -> None:
         [
             ScriptedModel.tool_call("my_orders"),
             ScriptedModel.tool_call("open_ticket", {"subject": "order A-1 is late"}),
+            "I opened a ticket.",
             "I opened a ticket about order A-1.",
         ]
     )
@@ -92,9 +103,23 @@ def main() -> None:
         extensions=[UserToken()],
         deps_type=Deps,
     )
+
+    @agent.instructions
+    def name_the_user(ctx: RunContext[Deps]) -> str:
+        return f"The user's name is {ctx.deps.user}."
+
+    @agent.output_validator
+    def names_an_order(ctx: RunContext[Deps], answer: str) -> str:
+        orders = ctx.deps.orders.get(ctx.deps.user, [])
+        if orders and not any(order in answer for order in orders):
+            raise ModelRetry(f"Name the order your answer is about ({', '.join(orders)}).")
+        return answer
+
     deps = Deps("ada", SecretStr("tok-ada"), {"ada": ["A-1"]})
     result = agent.run_sync("Where is my order?", deps=deps)
     print(result.output)
+    print("system text sent:", repr(model.requests[0].messages[0].content))
+    print("feedback after the first answer:", repr(model.requests[-1].messages[-1].content))
     visible = [t["function"]["name"] for t in model.requests[0].tools]
     print("tools the model saw:", visible)
     for message in result.new_messages:
