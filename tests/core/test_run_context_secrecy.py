@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic import SecretStr
 
-from good_agent import Agent, CallContext, RunContext, ToolAdapter, tool
+from good_agent import Agent, AuthInjector, CallContext, RunContext, ToolAdapter, tool
 from good_agent.core.components import AgentComponent
 from good_agent.extensions import MemoryStore, Telemetry, ToolCache, ToolLogger
 from good_agent.messages import dump_messages
@@ -107,10 +107,12 @@ def exporter() -> Iterator[InMemorySpanExporter]:
     provider.shutdown()
 
 
+@pytest.mark.parametrize("injector", ["adapter", "AuthInjector"])
 async def test_deps_and_the_credential_from_deps_appear_in_no_channel(
     fake_upstream: Callable[[list[Any]], Any],
     exporter: InMemorySpanExporter,
     caplog: pytest.LogCaptureFixture,
+    injector: str,
 ) -> None:
     upstream = fake_upstream(
         [
@@ -126,7 +128,9 @@ async def test_deps_and_the_credential_from_deps_appear_in_no_channel(
         api_key="sk-test",
         tools=[lookup],
         extensions=[
-            TokenFromDeps(),
+            TokenFromDeps()
+            if injector == "adapter"
+            else AuthInjector().inject("token", lambda ctx: ctx.deps.token, tools=["lookup"]),
             ToolCache(store, tools=["lookup"]),
             ToolLogger(level=logging.DEBUG),
             Telemetry(exporter.tracer, agent_name="bot"),  # type: ignore[attr-defined]
