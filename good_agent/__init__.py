@@ -26,6 +26,7 @@ from good_agent.core.errors import (
     ModelOverloadedError,
     ModelRateLimitError,
     ModelResponseError,
+    ModelRetry,
     ModelTimeoutError,
     OutputValidationError,
     ScriptExhaustedError,
@@ -38,6 +39,7 @@ from good_agent.core.errors import (
     UnknownToolError,
 )
 from good_agent.core.events import AgentEvents, EventBus, EventContext
+from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.messages import (
     AssistantMessage,
     Message,
@@ -59,6 +61,7 @@ from good_agent.core.payloads import (
 )
 from good_agent.core.redaction import RedactedError, SecretRegistry, agent_secrets
 from good_agent.core.results import DeferredCall, RunResult
+from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import (
     ReasoningDeltaEvent,
     RunEndEvent,
@@ -141,6 +144,7 @@ __all__ = [
     "FallbackModel",
     "GeminiModel",
     "GoodAgentError",
+    "HistoryProcessorError",
     "LanguageModel",
     "MCPTools",
     "MaxIterationsError",
@@ -158,6 +162,7 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "ModelResponseError",
+    "ModelRetry",
     "ModelTimeoutError",
     "OllamaModel",
     "OpenAIChatModel",
@@ -169,6 +174,7 @@ __all__ = [
     "ReasoningDeltaEvent",
     "RedactedError",
     "RedisStore",
+    "RunContext",
     "RunEndEvent",
     "RunEndPayload",
     "RunEvent",

@@ -11,6 +11,7 @@ from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
+    from good_agent.core.run_context import RunContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +28,7 @@ class CallContext:
         parameters: What the tool will receive. In ``adapt_parameters`` these are the
             model's arguments (the unwrapping is in progress); in ``around_call`` and
             ``adapt_response`` they are the fully unwrapped parameters.
+        run: The run's :class:`~good_agent.RunContext` (its ``deps``, usage, model...).
     """
 
     agent: Agent
@@ -35,6 +37,7 @@ class CallContext:
     arguments: Mapping[str, Any]
     attempt: int
     parameters: Mapping[str, Any]
+    run: RunContext[Any]
 
     @property
     def tool_name(self) -> str:
@@ -59,7 +62,7 @@ class CallContext:
 
 _SLOTS = tuple(
     CallContext.__dict__[name].__set__
-    for name in ("agent", "call", "tool", "arguments", "attempt", "parameters")
+    for name in ("agent", "call", "tool", "arguments", "attempt", "parameters", "run")
 )
 
 
@@ -70,17 +73,19 @@ def make_context(
     arguments: Mapping[str, Any],
     attempt: int,
     parameters: Mapping[str, Any],
+    run: RunContext[Any],
 ) -> CallContext:
     """``CallContext(...)`` for the agent's hot path: the frozen instance is filled
     through its slots, without the per-field checks of the generated ``__init__``."""
     ctx = object.__new__(CallContext)
-    set_agent, set_call, set_tool, set_arguments, set_attempt, set_parameters = _SLOTS
+    set_agent, set_call, set_tool, set_arguments, set_attempt, set_parameters, set_run = _SLOTS
     set_agent(ctx, agent)
     set_call(ctx, call)
     set_tool(ctx, tool)
     set_arguments(ctx, arguments)
     set_attempt(ctx, attempt)
     set_parameters(ctx, parameters)
+    set_run(ctx, run)
     return ctx
 
 

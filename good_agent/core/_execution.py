@@ -27,6 +27,7 @@ from good_agent.core.payloads import (
     ToolCallErrorPayload,
 )
 from good_agent.core.redaction import agent_secrets
+from good_agent.core.run_context import RunContext
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
@@ -88,12 +89,15 @@ async def execute_call(
     call: ToolCall,
     plans: dict[str, ToolPlan],
     *,
+    run: RunContext[Any],
     attempt: int = 1,
     on_execute: OnExecute | None = None,
 ) -> ToolResponse:
     """Run one call (see :func:`_execute_call`), logged at DEBUG with its duration."""
     started = tool_clock()
-    response = await _execute_call(agent, call, plans, attempt=attempt, on_execute=on_execute)
+    response = await _execute_call(
+        agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
+    )
     log_tool_call(call, response, started)
     return response
 
@@ -103,6 +107,7 @@ async def _execute_call(
     call: ToolCall,
     plans: dict[str, ToolPlan],
     *,
+    run: RunContext[Any],
     attempt: int = 1,
     on_execute: OnExecute | None = None,
 ) -> ToolResponse:
@@ -140,15 +145,15 @@ async def _execute_call(
         params = dict(call.arguments)
         if plan.unwrappers:
             if plan.unwrappers_take_ctx:
-                ctx = make_context(agent, call, tool, call.arguments, attempt, call.arguments)
+                ctx = make_context(agent, call, tool, call.arguments, attempt, call.arguments, run)
             unwrapped = plan.unwrap(params, ctx, agent)
             params = unwrapped if isinstance(unwrapped, dict) else await unwrapped
         arguments = tool.validate(params)
         if on_execute is not None:
             await on_execute(call, params)
-        innermost = _Innermost(agent, call, tool, params, arguments)
+        innermost = _Innermost(agent, call, tool, params, arguments, run, attempt)
         if plan.wrappers:
-            ctx = make_context(agent, call, tool, call.arguments, attempt, params)
+            ctx = make_context(agent, call, tool, call.arguments, attempt, params, run)
             response = await plan.around(ctx, innermost)
         else:
             response = await innermost.run(params, arguments)
@@ -157,7 +162,7 @@ async def _execute_call(
         response = _failure(call, str(exc))
     if plan.responders:
         if plan.responders_take_ctx and (ctx is None or ctx.parameters is not params):
-            ctx = make_context(agent, call, tool, call.arguments, attempt, params)
+            ctx = make_context(agent, call, tool, call.arguments, attempt, params, run)
         adapted = plan.adapt_response(response, ctx, agent)
         response = adapted if isinstance(adapted, ToolResponse) else await adapted
     if agent.events.has_handlers(AgentEvents.TOOL_CALL_AFTER):
@@ -171,7 +176,7 @@ async def _execute_call(
 class _Innermost:
     """The bottom of the ``around_call`` chain: ``TOOL_CALL_BEFORE``, then the tool."""
 
-    __slots__ = ("agent", "arguments", "call", "params", "tool")
+    __slots__ = ("agent", "arguments", "attempt", "call", "params", "run_context", "tool")
 
     def __init__(
         self,
@@ -180,9 +185,12 @@ class _Innermost:
         tool: Tool,
         params: dict[str, Any],
         arguments: dict[str, Any],
+        run: RunContext[Any],
+        attempt: int,
     ) -> None:
         self.agent, self.call, self.tool = agent, call, tool
         self.params, self.arguments = params, arguments
+        self.run_context, self.attempt = run, attempt
 
     def __call__(self, ctx: CallContext) -> Awaitable[ToolResponse]:
         params = ctx.parameters
@@ -203,7 +211,13 @@ class _Innermost:
             if before.parameters is not params:
                 arguments = tool.validate(before.parameters)
         try:
-            value = await call_tool(agent, tool, arguments, call)
+            injections = None
+            if tool.injected:
+                run = self.run_context
+                if "run" in tool.injected.values():
+                    run = run.for_call(call, self.attempt)
+                injections = {"agent": agent, "call": call, "run": run}
+            value = await call_tool(agent, tool, arguments, call, injections)
         except ToolError as exc:
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
             return _failure(call, str(exc))
@@ -225,15 +239,21 @@ def _addressed(call: ToolCall, response: ToolResponse) -> ToolResponse:
     return response
 
 
-async def call_tool(agent: Agent, tool: Any, arguments: dict[str, Any], call: ToolCall) -> Any:
-    """Run the tool function. What it returns or raises leaves with the agent's secrets
-    redacted (:func:`~good_agent.agent_secrets`), before any adapter, observer or log.
+async def call_tool(
+    agent: Agent,
+    tool: Any,
+    arguments: dict[str, Any],
+    call: ToolCall,
+    injections: dict[str, Any] | None,
+) -> Any:
+    """Run the tool function with ``injections`` (see :meth:`Tool.run`). What it returns
+    or raises leaves with the agent's secrets redacted (:func:`~good_agent.agent_secrets`),
+    before any adapter, observer or log.
 
     Past its time limit (the tool's ``timeout``, else the agent's ``tool_timeout``)
     the function is cancelled and :class:`~good_agent.ToolTimeoutError` raised.
     """
     secrets = agent_secrets(agent)
-    injections = {"agent": agent, "call": call} if tool.injected else None
     timeout = tool.timeout if tool.timeout is not None else agent.tool_timeout
     try:
         if timeout is None:
@@ -258,6 +278,7 @@ async def execute_calls(
     plans: dict[str, ToolPlan],
     failures: Mapping[str, int] | None = None,
     *,
+    run: RunContext[Any],
     on_execute: OnExecute | None = None,
 ) -> list[ToolResponse]:
     """Run ``calls`` concurrently; the responses come back in call order.
@@ -276,12 +297,12 @@ async def execute_calls(
         attempt = failed.get(call.name, 0) + 1
         if limiter is None:
             results[index] = await execute_call(
-                agent, call, plans, attempt=attempt, on_execute=on_execute
+                agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
             )
             return
         async with limiter:
             results[index] = await execute_call(
-                agent, call, plans, attempt=attempt, on_execute=on_execute
+                agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
             )
 
     for batch in _batches(calls, plans):

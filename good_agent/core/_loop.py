@@ -10,7 +10,6 @@ its tool calls live in :mod:`good_agent.core._run_state`.
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -27,8 +26,10 @@ from good_agent.core.errors import (
     ToolDefinitionError,
 )
 from good_agent.core.events import AgentEvents
-from good_agent.core.messages import AssistantMessage, ToolCall, Usage, UserMessage
+from good_agent.core.instructions import with_system_text
+from good_agent.core.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
+from good_agent.core.output_validators import OutputRejected
 from good_agent.core.payloads import RunEndPayload, RunStartPayload
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import RunEndEvent, TurnEndEvent
@@ -54,11 +55,16 @@ class _Run(RunState):
             await self.resume(unanswered_calls(agent.messages), approvals)
         if self.options.prompt is not None:
             await agent.append(UserMessage(content=self.options.prompt))
+        instructions = agent._instructions
+        self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):
             if self.limits is not None:
                 self.stop(self.limits.before_request(self.usage))
             plans = await current_plans(agent, self.options.tools)
-            request = self.request(plans, first=index == 0)
+            messages = list(agent.messages)
+            if agent._history_processors:
+                messages = await agent._history_processors.apply(messages, self.context)
+            request = self.request(plans, messages, first=index == 0)
             if self.sink is None:
                 response = await request_model(agent, request)
             else:
@@ -79,7 +85,10 @@ class _Run(RunState):
             agent.messages,
         )
 
-    def request(self, plans: dict[str, ToolPlan], *, first: bool) -> ModelRequest:
+    def request(
+        self, plans: dict[str, ToolPlan], messages: list[Message], *, first: bool
+    ) -> ModelRequest:
+        """The request of one model turn, with ``messages`` (the history as processed)."""
         agent, output = self.agent, self.options.output
         tools = [plan.signature for plan in plans.values()]
         output_tool = output is not None and output.mode == "tool"
@@ -100,7 +109,8 @@ class _Run(RunState):
             # The output tool is the way to answer. (Anthropic refuses a forced tool
             # with extended thinking: then the choice stays "auto".)
             choice = "required"
-        messages = list(agent.messages)
+        if self.instructions is not None:
+            messages = with_system_text(messages, self.instructions)
         if output is not None:
             messages = output.with_instructions(messages)
         return ModelRequest(
@@ -124,19 +134,35 @@ class _Run(RunState):
                 return await self.final_call(message, finals, plans)
         if calls:
             return await self.run_calls(message, calls, plans)
-        if output is None:
-            return self.result(message, message.content or "")
         try:
-            return self.result(message, output.from_text(message.content))
+            if output is None:
+                value: Any = message.content or ""
+            else:
+                value = output.from_text(message.content)
+            return self.result(message, await self.validated(value))
         except OutputInvalid as invalid:
             self.count_output_failure(invalid)
-            if output.mode == "tool":
-                text = f"Call the {OUTPUT_TOOL_NAME} tool to give your final answer."
-                text = f"{output.retry_prompt(invalid.problems)}\n{text}"
-            else:
-                text = output.retry_prompt(invalid.problems)
+            text = self.retry_text(invalid)
+            if output is not None and output.mode == "tool":
+                text = f"{text}\nCall the {OUTPUT_TOOL_NAME} tool to give your final answer."
             await self.agent.append(UserMessage(content=text))
             return None
+
+    async def validated(self, value: Any) -> Any:
+        """``value`` through the agent's output validators (:class:`OutputRejected`)."""
+        validators = self.agent._output_validators
+        if not validators:
+            return value
+        return await validators.validate(value, self.context.with_retry(self.output_failures))
+
+    def retry_text(self, invalid: OutputInvalid) -> str:
+        """What sends the model back after ``invalid``."""
+        output = self.options.output
+        if output is None:
+            return str(invalid)
+        if isinstance(invalid, OutputRejected):
+            return f"{invalid}\n{output.how_to_retry()}"
+        return output.retry_prompt(invalid.problems)
 
     async def final_call(
         self, message: AssistantMessage, finals: list[ToolCall], plans: dict[str, ToolPlan]
@@ -147,10 +173,10 @@ class _Run(RunState):
         try:
             if final.arguments_error is not None:
                 raise OutputInvalid([final.arguments_error])
-            value = output.from_arguments(final.arguments)
+            value = await self.validated(output.from_arguments(final.arguments))
         except OutputInvalid as invalid:
             await self.append_result(
-                final, result_message(final, output.retry_prompt(invalid.problems), error=True)
+                final, result_message(final, self.retry_text(invalid), error=True)
             )
             self.count_output_failure(invalid)
             for extra in finals[1:]:
@@ -173,13 +199,13 @@ class _Run(RunState):
         retries = self.options.output_retries
         if self.output_failures > retries:
             output = self.options.output
-            assert output is not None
-            raise OutputValidationError(
-                f"the answer did not match {output.name} after {retries} retr"
-                f"{'y' if retries == 1 else 'ies'} (output_retries): {invalid}",
-                self.agent.messages,
-                invalid.problems,
-            )
+            tries = f"after {retries} retr{'y' if retries == 1 else 'ies'} (output_retries)"
+            if isinstance(invalid, OutputRejected):
+                what = f"an output validator rejected the answer {tries}"
+            else:
+                assert output is not None
+                what = f"the answer did not match {output.name} {tries}"
+            raise OutputValidationError(f"{what}: {invalid}", self.agent.messages, invalid.problems)
 
 
 async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None) -> RunResult[Any]:
@@ -201,7 +227,7 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
             agent.messages,
         )
     run = _Run(agent, options, sink)
-    run_id = uuid.uuid4().hex
+    run_id = run.run_id
     output_type = options.output.type if options.output is not None else None
     start = RunStartPayload(
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None

@@ -7,6 +7,7 @@ typed output) on it.
 
 from __future__ import annotations
 
+import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from good_agent.core.errors import AgentRunError, ToolRetriesExceededError
 from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
 from good_agent.core.output import OutputSpec
 from good_agent.core.results import DeferredCall, RunResult
+from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
 from good_agent.core.usage import RunUsage, UsageLimitExceeded, UsageLimits
 from good_agent.providers.types import ToolChoice
@@ -47,6 +49,7 @@ class RunOptions:
     output_retries: int = 1
     tools: Toolset | None = None
     """Tools added for this run only."""
+    deps: Any = None
 
 
 class _Deferred(Exception):
@@ -78,6 +81,16 @@ class RunState:
         self.failures: Counter[str] = Counter()
         self.output_failures = 0
         self.start = len(agent.messages)
+        self.run_id = uuid.uuid4().hex
+        self.context: RunContext[Any] = RunContext(
+            deps=options.deps,
+            agent=agent,
+            usage=self.usage,
+            messages=agent.messages,
+            run_id=self.run_id,
+            prompt=options.prompt,
+        )
+        self.instructions: str | None = None
 
     async def send(self, event: RunEvent) -> None:
         if self.sink is not None:
@@ -118,6 +131,7 @@ class RunState:
                     self.agent,
                     call,
                     plans,
+                    run=self.context,
                     attempt=self.failures[call.name] + 1,
                     on_execute=_defer,
                 )
@@ -140,7 +154,7 @@ class RunState:
         hook = self.executing if self.sink is not None else None
         try:
             responses = await execute_calls(
-                self.agent, calls, plans, self.failures, on_execute=hook
+                self.agent, calls, plans, self.failures, run=self.context, on_execute=hook
             )
         except BaseExceptionGroup as group:
             # Parallel calls run in a task group: one tool's exception (with

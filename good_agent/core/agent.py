@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import enum
 import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, ClassVar, Literal, TypeVar, overload
+from typing import Any, ClassVar, Generic, Literal, Self, Unpack, overload
 
 import anyio
+from typing_extensions import TypeVar
 
 from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, run_engine
+from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
+from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
+from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
 from good_agent.core.messages import (
     AssistantMessage,
     Message,
@@ -27,10 +33,12 @@ from good_agent.core.messages import (
     ToolResponse,
 )
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
+from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
+from good_agent.core.run_context import DepsT, RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
-from good_agent.core.usage import UsageLimits
+from good_agent.core.usage import RunUsage, UsageLimits
 from good_agent.models.base import LanguageModel
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
@@ -40,10 +48,23 @@ from good_agent.tools.toolset import Toolset
 
 C = TypeVar("C", bound=AgentComponent)
 T = TypeVar("T")
+F = TypeVar("F", bound=InstructionsFunction)
+V = TypeVar("V", bound=OutputValidator)
+OutputT = TypeVar("OutputT", default=Any)
 
 
-class Agent:
+class _Unset(enum.Enum):
+    UNSET = enum.auto()
+
+
+"""The output type of an agent's runs (``Agent(output_type=...)``)."""
+
+
+class Agent(Generic[DepsT, OutputT]):
     """An LLM agent: a conversation, tools, components and a model.
+
+    ``Agent[Deps, Output]`` is generic in the type of its runs' deps and its output
+    type, both inferred from ``deps_type=`` and ``output_type=`` (text: ``str``).
 
     Args:
         *system_prompt_parts: Joined with blank lines into the system message.
@@ -80,9 +101,45 @@ class Agent:
         output_retries: Invalid typed answers sent back to the model before
             :class:`~good_agent.OutputValidationError`.
         usage_limits: Default :class:`~good_agent.UsageLimits` of every run.
+        deps_type: The type of the dependencies runs take (``run(..., deps=...)``);
+            it documents and types them, it is not checked at run time.
+        instructions: Text, or functions computing it (sync or async, taking the
+            :class:`~good_agent.RunContext` or nothing), added to the system slot of
+            every request; evaluated for each run and never stored in the history
+            (see :meth:`instructions`).
+        history_processors: Functions (sync or async, taking the messages, or the
+            :class:`~good_agent.RunContext` and the messages) that return the messages
+            to send before each model request; the stored history is unchanged.
     """
 
     __tool_injection__: ClassVar[str] = "agent"
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, str],
+        *system_prompt_parts: str,
+        output_type: None = None,
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, OutputT],
+        *system_prompt_parts: str,
+        output_type: type[OutputT],
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, Any],
+        *system_prompt_parts: str,
+        output_type: Any,
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
 
     def __init__(
         self,
@@ -106,6 +163,9 @@ class Agent:
         output_mode: OutputMode = "auto",
         output_retries: int = 1,
         usage_limits: UsageLimits | None = None,
+        deps_type: type[Any] | None = None,
+        instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
+        history_processors: Iterable[HistoryProcessor] = (),
     ) -> None:
         check_agent_arguments(model, tool_choice)
         check_tool_limits(tool_timeout, max_concurrency)
@@ -138,7 +198,12 @@ class Agent:
         self.output_mode: OutputMode = output_mode
         self.output_retries = output_retries
         self.usage_limits = usage_limits
+        self.deps_type = deps_type
+        self._instructions = Instructions(instructions)
+        self._output_validators = OutputValidators()
+        self._history_processors = HistoryProcessors(history_processors)
         self._runner: asyncio.Runner | None = None
+        self._deps_override: Any = _Unset.UNSET
         self._running = False
 
     @property
@@ -152,7 +217,7 @@ class Agent:
             )
         return self._model
 
-    async def __aenter__(self) -> Agent:
+    async def __aenter__(self) -> Self:
         await self.install()
         return self
 
@@ -204,6 +269,28 @@ class Agent:
                 return component
         raise KeyError(f"no {component_type.__name__} is installed on this agent")
 
+    def instructions(self, function: F) -> F:
+        """Decorator: ``function`` computes instructions for every run.
+
+        It may be sync or async and take the run's :class:`~good_agent.RunContext` (or
+        nothing); what it returns (``None``: nothing) is added, after the agent's
+        other instructions, to the system slot of the run's requests.
+        """
+        self._instructions.add(function)
+        return function
+
+    def output_validator(self, function: V) -> V:
+        """Decorator: ``function`` checks the output of every run.
+
+        It receives the validated output (the answer text for a run without an
+        output type), and the run's :class:`~good_agent.RunContext` first if it asks
+        for it; sync or async. It returns the output (possibly changed) or raises
+        :class:`~good_agent.ModelRetry` to send the model back with the message, which
+        counts against ``output_retries`` (then :class:`~good_agent.OutputValidationError`).
+        """
+        self._output_validators.add(function)
+        return function
+
     async def append(self, message: Message) -> Message:
         """Append ``message`` to the history through :attr:`AgentEvents.MESSAGE_APPEND`."""
         message = await self.events.emit(AgentEvents.MESSAGE_APPEND, message)
@@ -215,13 +302,24 @@ class Agent:
         prompt: str | None = None,
         *,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: DepsT | None = None,
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
         The same run as :meth:`run` without an output type; returns its ``message``.
         ``tools`` are added for this run only.
         """
-        return (await self.run(prompt, output_type=str, tools=tools)).message
+        return (await self.run(prompt, output_type=str, tools=tools, deps=deps)).message
+
+    @overload
+    async def run(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[OutputT]: ...
 
     @overload
     async def run(
@@ -229,11 +327,8 @@ class Agent:
         prompt: str | None = None,
         *,
         output_type: type[T],
-        output_mode: OutputMode | None = None,
-        usage_limits: UsageLimits | None = None,
-        approvals: Mapping[str, Approval] | None = None,
-        tool_choice: ToolChoice | None = None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
     ) -> RunResult[T]: ...
 
     @overload
@@ -241,12 +336,9 @@ class Agent:
         self,
         prompt: str | None = None,
         *,
-        output_type: Any = None,
-        output_mode: OutputMode | None = None,
-        usage_limits: UsageLimits | None = None,
-        approvals: Mapping[str, Approval] | None = None,
-        tool_choice: ToolChoice | None = None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
     ) -> RunResult[Any]: ...
 
     async def run(
@@ -259,6 +351,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> RunResult[Any]:
         """Run the loop once and return a :class:`~good_agent.RunResult`.
 
@@ -272,12 +365,45 @@ class Agent:
                 ``{call_id: True | False | "reason"}``.
             tool_choice: This run's first-request tool choice (the agent's by default).
             tools: Tools, functions and toolsets added for this run only.
+            deps: This run's dependencies, for its tools, adapters, instructions,
+                output validators and history processors (as ``RunContext.deps``);
+                never sent to the model.
         """
         options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
         await self.install()
         return await run_engine(self, options)
+
+    @overload
+    def run_sync(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[OutputT]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[Any]: ...
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> RunResult[Any]:
         """:meth:`run` for scripts and notebooks without an event loop.
@@ -298,6 +424,36 @@ class Agent:
             self._runner = asyncio.Runner()
         return self._runner.run(self.run(prompt, **kwargs))
 
+    @overload
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[OutputT]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[Any]: ...
+
     def stream(
         self,
         prompt: str | None = None,
@@ -308,14 +464,15 @@ class Agent:
         approvals: Mapping[str, Approval] | None = None,
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
-    ) -> StreamedRun:
+        deps: Any = None,
+    ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
         Takes the arguments of :meth:`run`; events are listed in
         :mod:`good_agent.core.run_events`.
         """
         options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools
+            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
 
         async def engine(sink: Any) -> RunResult[Any]:
@@ -323,6 +480,32 @@ class Agent:
             return await run_engine(self, options, sink)
 
         return StreamedRun(engine, options.output)
+
+    @contextmanager
+    def override(
+        self,
+        *,
+        model: str | LanguageModel | None = None,
+        deps: DepsT | Literal[_Unset.UNSET] = _Unset.UNSET,
+    ) -> Iterator[None]:
+        """For tests: inside the block, runs use ``model`` and ``deps`` instead.
+
+        ``model`` replaces the agent's model (a name is resolved as ``Agent(model=...)``
+        would); ``deps`` replaces whatever deps a run is given, so code under test
+        that calls ``agent.run(..., deps=real_deps)`` runs with the test's. Both are
+        restored on leaving the block. It changes the agent itself, so every run of
+        the agent during the block sees it.
+        """
+        saved = self._model_spec, self._model, self._deps_override
+        if model is not None:
+            self._model_spec = model
+            self._model = None if isinstance(model, str) else model
+        if deps is not _Unset.UNSET:
+            self._deps_override = deps
+        try:
+            yield
+        finally:
+            self._model_spec, self._model, self._deps_override = saved
 
     def _options(
         self,
@@ -333,6 +516,7 @@ class Agent:
         approvals: Mapping[str, Approval] | None,
         tool_choice: ToolChoice | None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
+        deps: Any = None,
     ) -> RunOptions:
         kind = self.output_type if output_type is None else output_type
         mode = output_mode or self.output_mode
@@ -345,20 +529,24 @@ class Agent:
             tool_choice=tool_choice,
             output_retries=self.output_retries,
             tools=Toolset(tools) if tools else None,
+            deps=deps if self._deps_override is _Unset.UNSET else self._deps_override,
         )
 
     async def invoke(self, tool_name: str, **arguments: Any) -> ToolResponse:
         """Run a tool as if the model had called it, through the same pipeline.
 
         ``arguments`` are what the model would send (the adapted signature's
-        parameters). The call and its result are recorded in the history.
+        parameters). The call and its result are recorded in the history. It is not
+        a run: a tool or adapter asking for the :class:`~good_agent.RunContext` gets
+        one with ``deps=None`` and the call id as ``run_id``.
         """
         await self.install()
         plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
         await self.append(AssistantMessage(tool_calls=[call]))
         try:
-            response = await execute_call(self, call, plans)
+            run = RunContext(None, self, RunUsage(), self.messages, call.id)
+            response = await execute_call(self, call, plans, run=run)
         except BaseException as error:
             with anyio.CancelScope(shield=True):
                 reason = f"the call did not finish ({type(error).__name__})"

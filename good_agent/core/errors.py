@@ -34,6 +34,11 @@ class ToolRetry(ToolError):
     """
 
 
+ModelRetry = ToolRetry
+"""The name other frameworks use for :class:`ToolRetry`: raise it from a tool or an
+output validator to send the model back with the message."""
+
+
 class ToolTimeoutError(ToolError, TimeoutError):
     """A tool ran past its time limit (``@tool(timeout=...)`` or ``Agent(tool_timeout=...)``).
 

@@ -24,7 +24,8 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from good_agent.core.errors import ModelConfigError
-from good_agent.core.messages import Message, SystemMessage
+from good_agent.core.instructions import with_system_text
+from good_agent.core.messages import Message
 from good_agent.providers.schema.openai import to_openai_schema
 from good_agent.providers.strategies.base import ToolCallingMode
 
@@ -161,13 +162,7 @@ class OutputSpec:
 
     def with_instructions(self, messages: list[Message]) -> list[Message]:
         """``messages`` with :meth:`instructions` added to the system message (a copy)."""
-        text = self.instructions()
-        if text is None:
-            return messages
-        if messages and isinstance(messages[0], SystemMessage):
-            first = messages[0]
-            return [SystemMessage(content=f"{first.content}\n\n{text}"), *messages[1:]]
-        return [SystemMessage(content=text), *messages]
+        return with_system_text(messages, self.instructions())
 
     def from_arguments(self, arguments: dict[str, Any]) -> Any:
         """Validate the output tool's arguments; raise :class:`OutputInvalid`."""
@@ -219,12 +214,16 @@ class OutputSpec:
     def retry_prompt(self, problems: list[str]) -> str:
         """The message that sends validation problems back to the model."""
         listed = "\n".join(f"- {problem}" for problem in problems)
-        how = {
+        how = self.how_to_retry()
+        return f"The answer does not match the required {self.name} schema:\n{listed}\n{how}"
+
+    def how_to_retry(self) -> str:
+        """How the model gives a corrected answer in this mode."""
+        return {
             "tool": f"Call the {OUTPUT_TOOL_NAME} tool again with corrected arguments.",
             "native": "Reply again with corrected JSON.",
             "prompted": "Reply again with only the corrected JSON value.",
         }.get(self.mode, "")
-        return f"The answer does not match the required {self.name} schema:\n{listed}\n{how}"
 
 
 def validation_problems(error: ValidationError) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 import pydantic_core
@@ -24,11 +24,13 @@ from good_agent.core.run_events import (
 )
 from good_agent.core.usage import RunUsage
 
+OutputT = TypeVar("OutputT")
+
 Engine = Callable[[Callable[[RunEvent], Awaitable[None]]], Awaitable[RunResult[Any]]]
 """Starts the run engine with a sink for its events."""
 
 
-class StreamedRun:
+class StreamedRun(Generic[OutputT]):
     """The handle of :meth:`good_agent.Agent.stream`: iterate it for the run's events.
 
     The run starts on entering ``async with`` and advances as events are read (the
@@ -54,7 +56,7 @@ class StreamedRun:
         self._send: MemoryObjectSendStream[RunEvent] | None = None
         self._receive: MemoryObjectReceiveStream[RunEvent] | None = None
 
-    async def __aenter__(self) -> StreamedRun:
+    async def __aenter__(self) -> StreamedRun[OutputT]:
         self._send, self._receive = anyio.create_memory_object_stream[RunEvent](0)
         self._group = anyio.create_task_group()
         await self._group.__aenter__()
@@ -177,14 +179,14 @@ class StreamedRun:
             if isinstance(event, TextDeltaEvent):
                 yield event.text
 
-    async def wait(self) -> RunResult[Any]:
+    async def wait(self) -> RunResult[OutputT]:
         """Read the remaining events and return the run's :class:`RunResult`."""
         async for _ in self:
             pass
         return self.run_result
 
     @property
-    def run_result(self) -> RunResult[Any]:
+    def run_result(self) -> RunResult[OutputT]:
         """The :class:`RunResult` (what :meth:`~good_agent.Agent.run` returns)."""
         if self._result is None:
             raise RuntimeError("the run has not finished: read its events first")
@@ -196,7 +198,7 @@ class StreamedRun:
         return self.run_result.message
 
     @property
-    def output(self) -> Any:
+    def output(self) -> OutputT:
         """The validated output (the answer text for a run without an output type)."""
         return self.run_result.output
 

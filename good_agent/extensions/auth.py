@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from good_agent.adapters import ConflictStrategy, ToolAdapter, ToolMemo
+from good_agent.adapters import CallContext, ConflictStrategy, ToolAdapter, ToolMemo
 from good_agent.core.components import AgentComponent
 from good_agent.core.errors import GoodAgentError, ToolError
 from good_agent.core.messages import ToolResponse
@@ -94,11 +94,18 @@ class AuthAdapter(ToolAdapter):
         function["parameters"] = parameters
         return {**signature, "function": function}
 
-    def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
+    def adapt_parameters(
+        self,
+        tool_name: str,
+        parameters: dict[str, Any],
+        agent: Any,
+        ctx: CallContext | None = None,
+    ) -> Any:
         """Resolve each credential and put it in place, as a :class:`SecretStr`.
 
         Credentials given as text or :class:`SecretStr` are put in place at once;
-        one from a resolver makes this return an awaitable for the rest.
+        one from a resolver makes this return an awaitable for the rest. A resolver
+        taking the :class:`~good_agent.RunContext` gets the call's ``ctx.run``.
         """
         rules = self._rules.get(tool_name, ())
         result = dict(parameters)
@@ -111,7 +118,7 @@ class AuthAdapter(ToolAdapter):
             elif isinstance(source, str):
                 secret = self._literal(source)
             else:
-                return self._resolve_rest(tool_name, result, rules[position:], agent)
+                return self._resolve_rest(tool_name, result, rules[position:], agent, ctx)
             self._put(rule, secret, result, agent)
         return result
 
@@ -121,6 +128,7 @@ class AuthAdapter(ToolAdapter):
         result: dict[str, Any],
         rules: tuple[CredentialRule, ...],
         agent: Any,
+        ctx: CallContext | None,
     ) -> dict[str, Any]:
         for rule in rules:
             source = rule.source
@@ -130,7 +138,7 @@ class AuthAdapter(ToolAdapter):
                     if isinstance(source, SecretStr)
                     else self._literal(source)
                     if isinstance(source, str)
-                    else await resolve_credential(source)
+                    else await resolve_credential(source, _run_for(rule, ctx))
                 )
             except Exception as exc:
                 raise ToolError(
@@ -161,6 +169,15 @@ class AuthAdapter(ToolAdapter):
         return known
 
 
+def _run_for(rule: CredentialRule, ctx: CallContext | None) -> Any:
+    """The run context a rule's provider takes (``None`` for one taking nothing)."""
+    if not rule.takes_run:
+        return None
+    if ctx is None:
+        raise GoodAgentError("this credential provider needs the run context, and none was given")
+    return ctx.run
+
+
 class AuthInjector(AgentComponent):
     """Injects credentials into selected tools' parameters; the model never sees them.
 
@@ -174,7 +191,10 @@ class AuthInjector(AgentComponent):
 
     Args:
         credentials: ``{parameter: value or provider}`` applied to every tool that has
-            that parameter (narrow it with ``tools`` / ``when``).
+            that parameter (narrow it with ``tools`` / ``when``). A provider is a sync
+            or async callable taking nothing, or the run's
+            :class:`~good_agent.RunContext` (``lambda ctx: ctx.deps.token``: a
+            per-user credential from the run's deps).
         tools: Tool names the ``credentials`` apply to.
         when: A predicate selecting the tools the ``credentials`` apply to.
         scope_key: The deployment secret keying :meth:`scope_of` (default:

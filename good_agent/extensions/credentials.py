@@ -16,18 +16,25 @@ import os
 import secrets
 import warnings
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import SecretStr
 
+from good_agent.core.run_context import RunContext, takes_context
 from good_agent.extensions._common import is_secret
 from good_agent.tools import Tool
 
 SecretValue = str | SecretStr
 """A credential value; plain strings are wrapped in :class:`~pydantic.SecretStr` at once."""
 
-CredentialSource = SecretValue | Callable[[], SecretValue] | Callable[[], Awaitable[SecretValue]]
+CredentialSource = (
+    SecretValue
+    | Callable[[], SecretValue]
+    | Callable[[], Awaitable[SecretValue]]
+    | Callable[[RunContext[Any]], SecretValue]
+    | Callable[[RunContext[Any]], Awaitable[SecretValue]]
+)
 """A credential: a value, or a sync or async callable resolved at every call."""
 
 SCOPE_KEY_ENV = "GOOD_AGENT_SCOPE_KEY"
@@ -123,7 +130,9 @@ class CredentialRule:
     """Where one credential goes: a parameter (or one header of a dict parameter).
 
     ``tools`` names the tools it applies to (``None``: any tool with ``parameter``),
-    ``when`` is an optional predicate on the tool.
+    ``when`` is an optional predicate on the tool. ``takes_run`` says whether the
+    source is a provider taking the run's :class:`~good_agent.RunContext` (a per-user
+    credential read from the run's deps).
     """
 
     parameter: str
@@ -132,6 +141,12 @@ class CredentialRule:
     prefix: str = ""
     tools: frozenset[str] | None = None
     when: Callable[[Tool], bool] | None = None
+    takes_run: bool = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        source = self.source
+        takes_run = not isinstance(source, str | SecretStr) and takes_context(source, 0)
+        object.__setattr__(self, "takes_run", takes_run)
 
     def __repr__(self) -> str:
         target = f"{self.parameter}[{self.header}]" if self.header else self.parameter
@@ -139,11 +154,14 @@ class CredentialRule:
         return f"CredentialRule({target}, tools={tools})"
 
 
-async def resolve_credential(source: CredentialSource) -> SecretStr:
-    """The secret ``source`` gives now (a value, or a sync or async provider's result)."""
+async def resolve_credential(
+    source: CredentialSource, run: RunContext[Any] | None = None
+) -> SecretStr:
+    """The secret ``source`` gives now (a value, or a sync or async provider's result;
+    a provider is given ``run`` when one is passed)."""
     value: Any = source
     if callable(value) and not isinstance(value, SecretStr):
-        value = value()
+        value = value() if run is None else value(run)
         if inspect.isawaitable(value):
             value = await value
     if isinstance(value, SecretStr):

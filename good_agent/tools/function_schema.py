@@ -35,7 +35,7 @@ class FunctionSchema:
     """What was read off a function: its argument model, schema and injections.
 
     ``injected`` maps parameter names to what the agent passes for them
-    (``"agent"`` or ``"call"``); those parameters are hidden from the schema.
+    (``"agent"``, ``"call"`` or ``"run"``); those parameters are hidden from the schema.
     """
 
     description: str
@@ -48,10 +48,11 @@ class FunctionSchema:
 def injection_kind(annotation: Any) -> str | None:
     """Return what the agent injects for a parameter of this type, or ``None``.
 
-    ``Agent``, ``ToolCall`` (and their subclasses) are injected, also when written
-    as ``Agent | None``.
+    ``Agent``, ``ToolCall``, ``RunContext`` (also parameterized:
+    ``RunContext[MyDeps]``) and their subclasses are injected, also when written as
+    ``Agent | None``.
     """
-    kind = getattr(annotation, "__tool_injection__", None)
+    kind = getattr(get_origin(annotation) or annotation, "__tool_injection__", None)
     if isinstance(kind, str):
         return kind
     if get_origin(annotation) in (Union, UnionType):

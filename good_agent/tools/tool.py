@@ -188,9 +188,7 @@ class Tool:
                 if type(arguments.get(name)) not in _ATOMS:
                     # A credential injected as SecretStr into a parameter typed ``str``
                     # (not ``SecretStr``) is revealed here, at the last moment.
-                    arguments = {
-                        k: _revealed(v) if k in plain else v for k, v in arguments.items()
-                    }
+                    arguments = {k: _revealed(v) if k in plain else v for k, v in arguments.items()}
                     break
             try:
                 model = self.arguments_model.model_validate(arguments)
@@ -212,7 +210,8 @@ class Tool:
     ) -> Any:
         """Run the function with validated ``arguments`` (sync ones in a worker thread).
 
-        ``injections`` maps injection kinds (``"agent"``, ``"call"``) to values. A
+        ``injections`` maps injection kinds (``"agent"``, ``"call"``, ``"run"``) to
+        values. A
         schema-defined tool has no Python types to ask for secrets, so injected
         ``SecretStr`` values are revealed for it here, at the last moment. With
         ``abandon_on_cancel``, cancelling a sync tool returns at once and leaves its

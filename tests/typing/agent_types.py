@@ -1,0 +1,87 @@
+"""Static typing of the agent API, checked by ``mypy --strict`` (see ``.ci/run``).
+
+Never run: each ``assert_type`` is a claim mypy verifies; each ``type: ignore`` marks a
+call mypy must refuse (``warn_unused_ignores``, part of ``--strict``, fails the check
+if it does not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, assert_type
+
+from pydantic import BaseModel
+
+from good_agent import Agent, AssistantMessage, RunContext, RunResult, StreamedRun
+from good_agent.testing import ScriptedModel
+
+
+@dataclass
+class Deps:
+    user: str
+
+
+class Report(BaseModel):
+    title: str
+
+
+class Other(BaseModel):
+    size: int
+
+
+model = ScriptedModel([])
+
+
+async def typed_agent() -> None:
+    agent = Agent(model=model, deps_type=Deps, output_type=Report)
+    assert_type(agent, Agent[Deps, Report])
+    result = await agent.run("x", deps=Deps("ada"))
+    assert_type(result, RunResult[Report])
+    assert_type(result.output, Report)
+    assert_type(agent.run_sync("x").output, Report)
+    assert_type((await agent.run("x", output_type=Other)).output, Other)
+    assert_type(agent.run_sync("x", output_type=int).output, int)
+    async with agent.stream("x", deps=Deps("ada")) as run:
+        assert_type(run, StreamedRun[Report])
+        assert_type(run.output, Report)
+    assert_type(agent.stream("x", output_type=list[Other]), StreamedRun[list[Other]])
+    assert_type(await agent.call("x", deps=Deps("ada")), AssistantMessage)
+    await agent.run("x", deps="not deps")  # type: ignore[call-overload]
+    with agent.override(deps=Deps("test"), model=model):
+        pass
+    with agent.override(deps=3):  # type: ignore[arg-type]
+        pass
+
+
+async def text_agent() -> None:
+    agent = Agent("You are terse.", model=model)
+    assert_type(agent, Agent[Any, str])
+    assert_type((await agent.run("x")).output, str)
+    assert_type(agent.run_sync("x", deps=object()).output, str)
+    annotated: Agent[Deps, Report] = Agent(model=model, deps_type=Deps, output_type=Report)
+    assert_type(annotated.run_sync("x").output, Report)
+    limited = Agent(model=model, tool_timeout=5.0, max_concurrency=2, output_type=Report)
+    assert_type(limited.run_sync("x", tools=[], usage_limits=None).output, Report)
+    Agent(model=model, max_iterations="ten")  # type: ignore[call-overload]
+
+
+def union_output() -> None:
+    agent = Agent(model=model, output_type=Report | Other)  # a union is not a type[...]
+    assert_type(agent.run_sync("x").output, Any)
+
+
+def tools_and_hooks() -> None:
+    agent = Agent(model=model, deps_type=Deps, output_type=Report)
+
+    @agent.instructions
+    def who(ctx: RunContext[Deps]) -> str:
+        assert_type(ctx.deps, Deps)
+        return ctx.deps.user
+
+    @agent.output_validator
+    async def check(ctx: RunContext[Deps], report: Report) -> Report:
+        return report
+
+    def any_agent(agent: Agent) -> None: ...
+
+    any_agent(agent)  # a bare ``Agent`` annotation takes any agent
