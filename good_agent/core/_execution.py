@@ -280,6 +280,7 @@ async def execute_calls(
     *,
     run: RunContext[Any],
     on_execute: OnExecute | None = None,
+    finished: dict[str, ToolResponse] | None = None,
 ) -> list[ToolResponse]:
     """Run ``calls`` concurrently; the responses come back in call order.
 
@@ -288,7 +289,9 @@ async def execute_calls(
     after it start when it has finished.
 
     ``failures`` counts the failed calls of each tool so far in the run: a call's
-    :attr:`CallContext.attempt` is that count plus one.
+    :attr:`CallContext.attempt` is that count plus one. ``finished`` receives each
+    response by call id as soon as its call ends, so a caller that is cancelled
+    while other calls still run knows which ones completed.
     """
     failed = failures or {}
     results: list[ToolResponse | None] = [None] * len(calls)
@@ -296,14 +299,17 @@ async def execute_calls(
     async def run_one(index: int, call: ToolCall, limiter: anyio.CapacityLimiter | None) -> None:
         attempt = failed.get(call.name, 0) + 1
         if limiter is None:
-            results[index] = await execute_call(
+            response = await execute_call(
                 agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
             )
-            return
-        async with limiter:
-            results[index] = await execute_call(
-                agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
-            )
+        else:
+            async with limiter:
+                response = await execute_call(
+                    agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
+                )
+        results[index] = response
+        if finished is not None:
+            finished[call.id] = response
 
     for batch in _batches(calls, plans):
         if len(batch) == 1:

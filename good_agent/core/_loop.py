@@ -44,7 +44,8 @@ __all__ = ["RunOptions", "Sink", "request_model", "run_engine"]
 class _Run(RunState):
     """One run: the loop, its requests and how each answer ends it or goes on."""
 
-    async def loop(self) -> RunResult[Any]:
+    async def loop(self, pending: list[ToolCall]) -> RunResult[Any]:
+        """Resume the ``pending`` calls (checked against the approvals), then run."""
         agent = self.agent
         approvals = self.options.approvals
         if self.options.tools is not None:
@@ -52,7 +53,7 @@ class _Run(RunState):
             # prompt joins the history.
             await current_plans(agent, self.options.tools)
         if approvals is not None:
-            await self.resume(unanswered_calls(agent.messages), approvals)
+            await self.resume(pending, approvals)
         if self.options.prompt is not None:
             await agent.append(UserMessage(content=self.options.prompt))
         instructions = agent._instructions
@@ -218,12 +219,12 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
         )
     pending = unanswered_calls(agent.messages)
     if options.approvals is not None:
-        check_decisions(pending, options.approvals)
+        check_decisions(pending, options.approvals, agent._deferred)
     elif pending:
         ids = ", ".join(call.id for call in pending)
         raise AgentRunError(
             f"the history ends with tool calls that have no result ({ids}): resume them "
-            "with agent.run(approvals={call_id: True | False | 'reason'})",
+            "with agent.run(approvals={call_id: pending.approve() | False | 'reason'})",
             agent.messages,
         )
     run = _Run(agent, options, sink)
@@ -235,7 +236,7 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
     agent._running = True
     try:
         await agent.events.emit(AgentEvents.RUN_START, start)
-        result = await run.loop()
+        result = await run.loop(pending)
     except BaseException as error:
         with anyio.CancelScope(shield=True):
             await run.close_dangling(error)

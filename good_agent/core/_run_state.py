@@ -17,7 +17,14 @@ import anyio
 
 from good_agent.adapters import ToolPlan
 from good_agent.core._execution import current_plans, execute_call, execute_calls
-from good_agent.core.approvals import Approval, denial_text, hide_secrets, unanswered_calls
+from good_agent.core.approvals import (
+    Approval,
+    approves,
+    call_digest,
+    denial_text,
+    hide_secrets,
+    unanswered_calls,
+)
 from good_agent.core.errors import AgentRunError, ToolRetriesExceededError
 from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
 from good_agent.core.output import OutputSpec
@@ -91,6 +98,8 @@ class RunState:
             prompt=options.prompt,
         )
         self.instructions: str | None = None
+        self.finished: dict[str, ToolResponse] = {}
+        """The responses of the calls being run that have finished, by call id."""
 
     async def send(self, event: RunEvent) -> None:
         if self.sink is not None:
@@ -138,23 +147,40 @@ class RunState:
             except _Deferred as stop:
                 arguments = hide_secrets(call.arguments)
                 parameters = hide_secrets(stop.parameters)
-                deferred.append(DeferredCall(call.id, call.name, arguments, parameters))
+                digest = call_digest(call)
+                deferred.append(DeferredCall(call.id, call.name, arguments, parameters, digest))
             else:  # refused before it could run (invalid arguments): answer it now
                 await self.record([call], [response], plans)
         now = [c for c in calls if c not in waiting]
         if now:
             await self.execute(now, plans)
         if deferred:
+            # What this agent deferred: a bare True approves these exact calls only.
+            self.agent._deferred = {d.call_id: d.digest for d in deferred}
             return self.result(message, None, deferred)
         return None
 
     async def execute(self, calls: list[ToolCall], plans: dict[str, ToolPlan]) -> None:
+        await self.record(calls, await self.run_tools(calls, plans), plans)
+
+    async def run_tools(
+        self, calls: list[ToolCall], plans: dict[str, ToolPlan]
+    ) -> list[ToolResponse]:
+        """Run ``calls`` concurrently; each finished response is kept in :attr:`finished`
+        at once, so a cancellation loses none of them."""
         if self.limits is not None:
             self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
         hook = self.executing if self.sink is not None else None
+        self.finished = {}
         try:
             responses = await execute_calls(
-                self.agent, calls, plans, self.failures, run=self.context, on_execute=hook
+                self.agent,
+                calls,
+                plans,
+                self.failures,
+                run=self.context,
+                on_execute=hook,
+                finished=self.finished,
             )
         except BaseExceptionGroup as group:
             # Parallel calls run in a task group: one tool's exception (with
@@ -163,18 +189,24 @@ class RunState:
                 raise group.exceptions[0] from None
             raise
         self.usage.tool_calls += len(calls)
-        await self.record(calls, responses, plans)
+        return responses
 
     async def executing(self, call: ToolCall, parameters: dict[str, Any]) -> None:
         await self.send(ToolExecuteEvent(call, hide_secrets(parameters)))
 
     async def record(
-        self, calls: list[ToolCall], responses: list[ToolResponse], plans: dict[str, ToolPlan]
+        self,
+        calls: list[ToolCall],
+        responses: list[ToolResponse],
+        plans: dict[str, ToolPlan],
+        uncounted: frozenset[str] = frozenset(),
     ) -> None:
+        """Append the results in call order; count failures (but those of ``uncounted``
+        call ids) against each tool's retry limit."""
         failed: list[tuple[ToolCall, ToolResponse]] = []
         for call, response in zip(calls, responses, strict=True):
             await self.append_result(call, ToolMessage.from_response(response))
-            if not response.success:
+            if not response.success and call.id not in uncounted:
                 self.failures[call.name] += 1
                 failed.append((call, response))
         for call, response in failed:
@@ -195,17 +227,25 @@ class RunState:
             await self.sink(ToolResultEvent(call, appended))
 
     async def resume(self, pending: list[ToolCall], approvals: Mapping[str, Approval]) -> None:
-        """Apply the decisions on the calls that waited for approval."""
+        """Apply the (checked) decisions on the calls that waited for approval; the
+        results are appended in call order, denials among them."""
+        self.agent._deferred = {}
         plans = await current_plans(self.agent, self.options.tools)
-        approved = [call for call in pending if approvals[call.id] is True]
-        for call in pending:
-            decision = approvals[call.id]
-            if decision is not True:
-                await self.append_result(
-                    call, result_message(call, denial_text(decision), error=True)
-                )
-        if approved:
-            await self.execute(approved, plans)
+        approved = [c for c in pending if approves(approvals[c.id])]
+        ran = iter(await self.run_tools(approved, plans) if approved else [])
+        responses = [
+            next(ran)
+            if call in approved
+            else ToolResponse(
+                tool_name=call.name,
+                tool_call_id=call.id,
+                success=False,
+                error=denial_text(approvals[call.id]),
+            )
+            for call in pending
+        ]
+        denied = frozenset(c.id for c in pending if c not in approved)
+        await self.record(pending, responses, plans, uncounted=denied)
 
     async def close_dangling(self, error: BaseException) -> None:
         """Answer every call the run leaves without a result, so the history stays valid."""
@@ -215,6 +255,10 @@ class RunState:
             reason = f"the run stopped before this call finished ({type(error).__name__})"
         for call in unanswered_calls(self.agent.messages):
             # appended without an event: nobody may be reading the stream any more
-            await self.agent.append(result_message(call, reason, error=True))
+            finished = self.finished.get(call.id)
+            if finished is not None:  # it ran to the end: the model must not run it again
+                await self.agent.append(ToolMessage.from_response(finished))
+            else:
+                await self.agent.append(result_message(call, reason, error=True))
         if isinstance(error, AgentRunError):
             error.messages = list(self.agent.messages)

@@ -205,6 +205,8 @@ class Agent(Generic[DepsT, OutputT]):
         self._runner: asyncio.Runner | None = None
         self._deps_override: Any = _Unset.UNSET
         self._running = False
+        self._deferred: dict[str, str] = {}
+        """The calls the last run of this agent deferred: their id and digest."""
 
     @property
     def model(self) -> LanguageModel:
@@ -362,7 +364,8 @@ class Agent(Generic[DepsT, OutputT]):
             output_mode: How the typed output is asked for (the agent's by default).
             usage_limits: Limits of this run (the agent's by default).
             approvals: Decisions on the calls a previous run left waiting:
-                ``{call_id: True | False | "reason"}``.
+                ``{call_id: pending.approve() | True | False | "reason"}`` (a bare
+                ``True`` only for calls this agent deferred itself).
             tool_choice: This run's first-request tool choice (the agent's by default).
             tools: Tools, functions and toolsets added for this run only.
             deps: This run's dependencies, for its tools, adapters, instructions,

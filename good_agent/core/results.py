@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from good_agent.core.approvals import Approved
 from good_agent.core.messages import AssistantMessage, Message
 from good_agent.core.usage import RunUsage
 
@@ -16,13 +17,20 @@ class DeferredCall:
     """A tool call waiting for approval.
 
     ``arguments`` are what the model sent; ``parameters`` what the tool would
-    receive after the adapter chain, with every secret value hidden.
+    receive after the adapter chain, with every secret value hidden. ``digest`` is
+    the :func:`~good_agent.core.approvals.call_digest` of the call: :meth:`approve`
+    approves that exact call and no edited version of it.
     """
 
     call_id: str
     tool_name: str
     arguments: dict[str, Any]
     parameters: dict[str, Any]
+    digest: str
+
+    def approve(self) -> Approved:
+        """The decision that runs exactly this call: ``approvals={call_id: pending.approve()}``."""
+        return Approved(self.digest)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 from pydantic import SecretStr
 
@@ -158,19 +160,81 @@ async def test_resuming_applies_each_decision(decision: bool | str, expected: st
     assert result.usage.tool_calls == (1 if decision is True else 0)
 
 
+def resumed_agent(data: bytes, *script: Any) -> Agent:
+    agent = Agent(
+        model=ScriptedModel(list(script)), tools=[transfer, balance], messages=load_messages(data)
+    )
+    agent.adapter_chain.add(Secrets())
+    return agent
+
+
 async def test_a_deferred_run_resumes_in_another_agent_from_the_dumped_history() -> None:
     first = approval_agent(ScriptedModel.tool_call("transfer", {"amount": 7}, id="t9"))
-    await first.run("pay 7")
+    (pending,) = (await first.run("pay 7")).deferred
     data = dump_messages(first.messages)
 
-    second = Agent(
-        model=ScriptedModel(["paid"]),
-        tools=[transfer, balance],
-        messages=load_messages(data),
-    )
-    second.adapter_chain.add(Secrets())
-    result = await second.run(approvals={"t9": True})
+    second = resumed_agent(data, "paid")
+    # this agent did not defer t9: a bare True does not say which call was shown
+    with pytest.raises(ApprovalError, match=r"t9 \(transfer\) was not deferred by this agent"):
+        await second.run(approvals={"t9": True})
+    result = await second.run(approvals={"t9": pending.approve()})
     assert result.output == "paid" and sent == [(7, "sk-live-123")]
+
+
+def edit_call(data: bytes, **changes: Any) -> bytes:
+    """The dumped history with the last call's fields changed, as an attacker would."""
+    history = json.loads(data)
+    call = history[-1]["tool_calls"][0]
+    call.update(changes)
+    return json.dumps(history).encode()
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [{"arguments": {"amount": 9000}}, {"name": "balance"}],
+    ids=["edited-arguments", "renamed-tool"],
+)
+async def test_an_approval_does_not_run_a_call_edited_after_the_deferral(
+    changes: dict[str, Any],
+) -> None:
+    first = approval_agent(ScriptedModel.tool_call("transfer", {"amount": 7}, id="t9"), "paid")
+    (pending,) = (await first.run("pay 7")).deferred
+    original = dump_messages(first.messages)
+    edited = edit_call(original, **changes)
+
+    for agent, decision in [
+        (resumed_agent(edited, "paid"), pending.approve()),  # another process
+        (first, True),  # the same agent, its history replaced
+        (first, pending.approve()),
+    ]:
+        agent.messages = load_messages(edited)
+        with pytest.raises(ApprovalError, match=r"t9 \(\w+\) is not the call that was approved"):
+            await agent.run(approvals={"t9": decision})
+        assert sent == [] and unanswered_calls(agent.messages)[0].id == "t9"
+    # the call as it was shown still runs under its approval
+    first.messages = load_messages(original)
+    assert (await first.run(approvals={"t9": True})).output == "paid"
+    assert sent == [(7, "sk-live-123")]
+
+
+async def test_resumed_results_are_appended_in_call_order() -> None:
+    agent = approval_agent(
+        ScriptedModel.tool_calls(
+            ("transfer", {"amount": 1}, "t1"),
+            ("transfer", {"amount": 2}, "t2"),
+            ("transfer", {"amount": 3}, "t3"),
+        ),
+        "ok",
+    )
+    first, _, _ = (await agent.run("pay")).deferred
+    await agent.run(approvals={"t1": first.approve(), "t2": "no", "t3": True})
+    results = [m for m in agent.messages if isinstance(m, ToolMessage)]
+    assert [(m.tool_call_id, m.is_error) for m in results] == [
+        ("t1", False),
+        ("t2", True),
+        ("t3", False),
+    ]
+    assert sorted(sent) == [(1, "sk-live-123"), (3, "sk-live-123")]
 
 
 async def test_approvals_must_match_the_waiting_calls() -> None:
@@ -275,3 +339,31 @@ async def test_pending_calls_hide_credentials_injected_by_the_auth_extension() -
     assert "SECRET" not in repr(result)
     await agent.run(approvals={"c1": True})
     assert "charged 5 (14-char key)" in [m.content for m in agent.messages if m.role == "tool"]
+
+
+async def test_cancelling_parallel_calls_keeps_the_result_of_each_finished_call() -> None:
+    quick_done = anyio.Event()
+    charged: list[str] = []
+
+    @tool
+    async def charge() -> str:
+        charged.append("card")
+        quick_done.set()
+        return "charged once"
+
+    @tool
+    async def wait() -> str:
+        await anyio.sleep(30)
+        return "never"
+
+    model = ScriptedModel([ScriptedModel.tool_calls(("charge", {}, "c"), ("wait", {}, "w"))])
+    agent = Agent(model=model, tools=[charge, wait])
+    async with anyio.create_task_group() as group:
+        group.start_soon(agent.run, "go")
+        await quick_done.wait()
+        await anyio.lowlevel.checkpoint()  # let the finished call hand its response back
+        group.cancel_scope.cancel()
+    answers = [m for m in agent.messages if isinstance(m, ToolMessage)]
+    assert [(m.tool_call_id, m.is_error) for m in answers] == [("c", False), ("w", True)]
+    assert answers[0].content == "charged once" and "cancelled" in answers[1].content
+    assert charged == ["card"]
