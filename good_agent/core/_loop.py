@@ -143,9 +143,7 @@ class _Run(RunState):
             return self.result(message, await self.validated(value))
         except OutputInvalid as invalid:
             self.count_output_failure(invalid)
-            text = self.retry_text(invalid)
-            if output is not None and output.mode == "tool":
-                text = f"{text}\nCall the {OUTPUT_TOOL_NAME} tool to give your final answer."
+            text = self.retry_text(invalid, in_text=True)
             await self.agent.append(UserMessage(content=text))
             return None
 
@@ -156,14 +154,15 @@ class _Run(RunState):
             return value
         return await validators.validate(value, self.context.with_retry(self.output_failures))
 
-    def retry_text(self, invalid: OutputInvalid) -> str:
-        """What sends the model back after ``invalid``."""
+    def retry_text(self, invalid: OutputInvalid, *, in_text: bool = False) -> str:
+        """What sends the model back after ``invalid``, with the one instruction of the
+        output mode (``in_text``: the answer came as text, not through the output tool)."""
         output = self.options.output
         if output is None:
             return str(invalid)
         if isinstance(invalid, OutputRejected):
-            return f"{invalid}\n{output.how_to_retry()}"
-        return output.retry_prompt(invalid.problems)
+            return f"{invalid}\n{output.how_to_retry(in_text=in_text)}"
+        return output.retry_prompt(invalid.problems, in_text=in_text)
 
     async def final_call(
         self, message: AssistantMessage, finals: list[ToolCall], plans: dict[str, ToolPlan]

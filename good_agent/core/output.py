@@ -177,7 +177,7 @@ class OutputSpec:
         """Parse and validate a JSON text answer; raise :class:`OutputInvalid`."""
         value = _json_in(text or "")
         if value is _MISSING:
-            raise OutputInvalid(["the answer is not a JSON value; reply with only the JSON"])
+            raise OutputInvalid(["the answer is not a JSON value"])
         try:
             return self._validate(value)
         except OutputInvalid:
@@ -211,19 +211,25 @@ class OutputSpec:
         except ValidationError as exc:
             raise OutputInvalid(validation_problems(exc)) from None
 
-    def retry_prompt(self, problems: list[str]) -> str:
-        """The message that sends validation problems back to the model."""
+    def retry_prompt(self, problems: list[str], *, in_text: bool = False) -> str:
+        """The message that sends validation problems back to the model, with the one
+        instruction of this output mode. ``in_text``: the model answered in text where
+        the mode wants the output tool."""
         listed = "\n".join(f"- {problem}" for problem in problems)
-        how = self.how_to_retry()
-        return f"The answer does not match the required {self.name} schema:\n{listed}\n{how}"
+        return f"The answer does not match the required {self.name} schema:\n{listed}\n" + (
+            self.how_to_retry(in_text=in_text)
+        )
 
-    def how_to_retry(self) -> str:
-        """How the model gives a corrected answer in this mode."""
-        return {
-            "tool": f"Call the {OUTPUT_TOOL_NAME} tool again with corrected arguments.",
-            "native": "Reply again with corrected JSON.",
-            "prompted": "Reply again with only the corrected JSON value.",
-        }.get(self.mode, "")
+    def how_to_retry(self, *, in_text: bool = False) -> str:
+        """The one instruction for a corrected answer in this mode. ``in_text``: the
+        model answered in text where the mode wants the output tool."""
+        if self.mode == "tool":
+            if in_text:
+                return f"Call the {OUTPUT_TOOL_NAME} tool to give your final answer."
+            return f"Call the {OUTPUT_TOOL_NAME} tool again with corrected arguments."
+        if self.mode == "native":
+            return "Reply again with corrected JSON."
+        return "Reply again with only the corrected JSON value."
 
 
 def validation_problems(error: ValidationError) -> list[str]:

@@ -211,6 +211,44 @@ async def test_a_prose_answer_in_tool_mode_is_asked_to_use_the_output_tool() -> 
     assert isinstance(retry, UserMessage) and OUTPUT_TOOL_NAME in retry.content
 
 
+INSTRUCTIONS = {
+    "tool-text": "Call the final_result tool to give your final answer.",
+    "tool-arguments": "Call the final_result tool again with corrected arguments.",
+    "native": "Reply again with corrected JSON.",
+    "prompted": "Reply again with only the corrected JSON value.",
+}
+
+
+@pytest.mark.parametrize(
+    ("mode", "bad", "case"),
+    [
+        ("tool", "It is A1.", "tool-text"),
+        ("tool", ScriptedModel.tool_call(OUTPUT_TOOL_NAME, {"number": "A1"}), "tool-arguments"),
+        ("native", '{"number": "A1"}', "native"),
+        ("native", "It is A1.", "native"),
+        ("prompted", "It is A1.", "prompted"),
+        ("prompted", '{"number": "A1"}', "prompted"),
+    ],
+)
+async def test_a_retry_gives_the_one_instruction_of_the_output_mode(
+    mode: Any, bad: Any, case: str
+) -> None:
+    good = {"number": "A1", "total": 1}
+    fixed = (
+        ScriptedModel.tool_call(OUTPUT_TOOL_NAME, good) if mode == "tool" else json.dumps(good)
+    )
+    model = ScriptedModel([bad, fixed])
+    result = await Agent(model=model).run("x", output_type=Invoice, output_mode=mode)
+    assert result.output == Invoice(number="A1", total=1)
+    retry = model.requests[1].messages[-1]
+    assert isinstance(retry, UserMessage | ToolMessage)
+    given = [text for text in INSTRUCTIONS.values() if text in retry.content]
+    assert given == [INSTRUCTIONS[case]]
+    # no other instruction hides in the problems either
+    assert "reply with only" not in retry.content.lower()
+    assert retry.content.count("Call ") + retry.content.count("Reply ") == 1
+
+
 async def test_output_type_on_the_agent_applies_to_every_run_and_str_overrides() -> None:
     model = ScriptedModel(
         [ScriptedModel.tool_call(OUTPUT_TOOL_NAME, {"number": "A", "total": 1}), "plain"]
