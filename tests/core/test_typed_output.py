@@ -234,9 +234,7 @@ async def test_a_retry_gives_the_one_instruction_of_the_output_mode(
     mode: Any, bad: Any, case: str
 ) -> None:
     good = {"number": "A1", "total": 1}
-    fixed = (
-        ScriptedModel.tool_call(OUTPUT_TOOL_NAME, good) if mode == "tool" else json.dumps(good)
-    )
+    fixed = ScriptedModel.tool_call(OUTPUT_TOOL_NAME, good) if mode == "tool" else json.dumps(good)
     model = ScriptedModel([bad, fixed])
     result = await Agent(model=model).run("x", output_type=Invoice, output_mode=mode)
     assert result.output == Invoice(number="A1", total=1)
