@@ -84,3 +84,19 @@ def test_docs_and_examples_name_current_claude_models() -> None:
     for name in named:
         profile = get_profile(name)
         assert profile.provider == "anthropic" and profile.rule is not None, name
+
+
+def test_the_agent_page_lists_every_constructor_argument() -> None:
+    import inspect
+
+    from good_agent import Agent
+
+    page = (ROOT / "docs" / "agent.md").read_text()
+    block = page[page.index("agent = Agent(") : page.index("\n)\n")]
+    named = [
+        name
+        for name, parameter in inspect.signature(Agent).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    missing = [name for name in named if f"    {name}=" not in block]
+    assert missing == []

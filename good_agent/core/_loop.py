@@ -233,10 +233,12 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None
     )
     agent._running = True
+    agent.logger.debug("run %s started", run_id)
     try:
         await agent.events.emit(AgentEvents.RUN_START, start)
         result = await run.loop(pending)
     except BaseException as error:
+        agent.logger.debug("run %s stopped: %s", run_id, type(error).__name__)
         with anyio.CancelScope(shield=True):
             await run.close_dangling(error)
             await agent.events.emit(
@@ -245,6 +247,13 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
         raise
     finally:
         agent._running = False
+    agent.logger.debug(
+        "run %s ended: %d requests, %d tool calls%s",
+        run_id,
+        run.usage.requests,
+        run.usage.tool_calls,
+        ", waiting for approvals" if result.is_deferred else "",
+    )
     await agent.events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, result, None, run.usage))
     await run.send(RunEndEvent(result))
     return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import enum
 import itertools
+import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
@@ -110,6 +111,13 @@ class Agent(Generic[DepsT, OutputT]):
         history_processors: Functions (sync or async, taking the messages, or the
             :class:`~good_agent.RunContext` and the messages) that return the messages
             to send before each model request; the stored history is unchanged.
+        name: The agent's name, for logs: :attr:`logger` is
+            ``good_agent.agent.<name>`` (``good_agent.agent`` without a name).
+
+    Attributes:
+        logger: A standard :class:`logging.Logger` named for the agent; the run
+            engine logs each run's start and end on it at DEBUG (never the prompt,
+            the answer or any argument).
     """
 
     __tool_injection__: ClassVar[str] = "agent"
@@ -166,9 +174,12 @@ class Agent(Generic[DepsT, OutputT]):
         deps_type: type[Any] | None = None,
         instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
         history_processors: Iterable[HistoryProcessor] = (),
+        name: str | None = None,
     ) -> None:
         check_agent_arguments(model, tool_choice)
         check_tool_limits(tool_timeout, max_concurrency)
+        self.name = name
+        self.logger = logging.getLogger(f"good_agent.agent.{name}" if name else "good_agent.agent")
         self.events = EventBus(self)
         self.tools = ToolRegistry(tools)
         self.adapter_chain = AdapterChain(self)

@@ -48,6 +48,7 @@ class AgentOptions(TypedDict, total=False):
     usage_limits: UsageLimits | None
     instructions: str | InstructionsFunction | Iterable[Instruction] | None
     history_processors: Iterable[HistoryProcessor]
+    name: str | None
 
 
 class RunOptionsDict(TypedDict, total=False):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import subprocess
 import sys
 import textwrap
@@ -286,3 +287,15 @@ async def test_a_second_run_while_one_is_in_progress_is_refused() -> None:
             await agent.run("second")
         release.set()
     assert (await agent.run("third")).output == "again"
+
+
+async def test_the_agent_has_a_logger_named_for_it(caplog: pytest.LogCaptureFixture) -> None:
+    named = Agent(model=ScriptedModel(["hi"]), name="support")
+    assert isinstance(named.logger, logging.Logger)
+    assert named.logger.name == "good_agent.agent.support"
+    assert Agent(model=ScriptedModel([])).logger.name == "good_agent.agent"
+    with caplog.at_level(logging.DEBUG, logger="good_agent.agent.support"):
+        await named.run("a secret prompt")
+    lines = [r.getMessage() for r in caplog.records if r.name == "good_agent.agent.support"]
+    assert len(lines) == 2 and lines[1].endswith("ended: 1 requests, 0 tool calls")
+    assert not any("secret" in line for line in lines)
