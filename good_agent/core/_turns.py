@@ -17,7 +17,7 @@ from good_agent.core.run_events import (
     ToolCallArgsEvent,
     ToolCallStartEvent,
 )
-from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.models.base import ModelRequest, ModelResponse, stream_of
 from good_agent.providers.streaming.deltas import (
     ModelDelta,
     ReasoningDelta,
@@ -65,7 +65,7 @@ async def stream_model(
     """
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=True)
-    stream = agent.model.stream(request)
+    stream = stream_of(agent.model, request)
     response: ModelResponse | None = None
     ids: dict[int, str] = {}
     try:

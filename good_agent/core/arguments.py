@@ -26,10 +26,12 @@ def check_model(model: Any) -> None:
         raise ModelConfigError(
             f"model={model.__name__} is a class: pass an instance, e.g. model={model.__name__}(...)"
         )
-    if not isinstance(model, LanguageModel):
+    if not isinstance(model, LanguageModel) and not (
+        hasattr(model, "model_name") and callable(getattr(model, "request", None))
+    ):
         raise ModelConfigError(
-            f"model must be a model name (str) or a LanguageModel (an object with model_name, "
-            f'request() and stream()), not {type(model).__name__}: e.g. model="gpt-4o-mini"'
+            f"model must be a model name (str) or a LanguageModel (an object with model_name "
+            f'and request()), not {type(model).__name__}: e.g. model="gpt-4o-mini"'
         )
 
 

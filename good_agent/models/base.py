@@ -79,7 +79,13 @@ class ModelResponse:
 
 @runtime_checkable
 class LanguageModel(Protocol):
-    """Anything the agent loop can ask for a reply."""
+    """Anything the agent loop can ask for a reply.
+
+    A model of one's own needs ``model_name`` and :meth:`request`; subclassing
+    ``LanguageModel`` gives it the default :meth:`stream` (the whole reply as one
+    stream), and the agent streams an object without ``stream`` the same way
+    (:func:`stream_of`).
+    """
 
     @property
     def model_name(self) -> str:
@@ -98,8 +104,11 @@ class LanguageModel(Protocol):
         :class:`~good_agent.providers.streaming.deltas.ModelDelta`. Closing the
         iterator early (``aclose()``, leaving ``async for``) cancels the upstream
         request.
+
+        The default (for a subclass that implements only :meth:`request`) is
+        :func:`stream_whole`: the reply as the deltas it would have streamed, at once.
         """
-        ...
+        return stream_whole(self, request)
 
 
 ModelStreamItem = ModelDelta | ModelResponse
@@ -131,6 +140,15 @@ async def stream_whole(
     for delta in deltas_of(response):
         yield delta
     yield response
+
+
+def stream_of(model: Any, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+    """``model.stream(request)``, or :func:`stream_whole` for a model without ``stream``."""
+    stream = getattr(model, "stream", None)
+    if stream is None:
+        return stream_whole(model, request)
+    items: AsyncIterator[ModelStreamItem] = stream(request)
+    return items
 
 
 def tool_call_from_parsed(call: ParsedToolCall) -> ToolCall:

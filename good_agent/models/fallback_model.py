@@ -16,7 +16,13 @@ from good_agent.core.errors import (
     ModelRateLimitError,
     ModelTimeoutError,
 )
-from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse, ModelStreamItem
+from good_agent.models.base import (
+    LanguageModel,
+    ModelRequest,
+    ModelResponse,
+    ModelStreamItem,
+    stream_of,
+)
 
 DEFAULT_FALLBACK_ON: tuple[type[BaseException], ...] = (
     ModelOverloadedError,
@@ -93,7 +99,7 @@ class FallbackModel:
         """Stream from the first model that starts replying, trying them in order."""
         errors: list[BaseException] = []
         for model in self.models:
-            stream = model.stream(request)
+            stream = stream_of(model, request)
             started = False
             try:
                 async for item in stream:
