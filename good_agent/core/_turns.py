@@ -17,6 +17,7 @@ from good_agent.core.run_events import (
     ToolCallArgsEvent,
     ToolCallStartEvent,
 )
+from good_agent.core.valid_unicode import valid_reply, valid_text
 from good_agent.models.base import ModelRequest, ModelResponse, stream_of
 from good_agent.providers.streaming.deltas import (
     ModelDelta,
@@ -37,16 +38,16 @@ async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
     """Send ``request`` through the LLM request/response events to the agent's model."""
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=False)
-    response = await agent.model.request(request)
+    response = valid_reply(await agent.model.request(request))
     result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
 
 
 def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
     if isinstance(delta, TextDelta):
-        return TextDeltaEvent(delta.text) if delta.text else None
+        return TextDeltaEvent(valid_text(delta.text)) if delta.text else None
     if isinstance(delta, ReasoningDelta):
-        return ReasoningDeltaEvent(delta.text) if delta.text else None
+        return ReasoningDeltaEvent(valid_text(delta.text)) if delta.text else None
     if isinstance(delta, ToolCallStart):
         ids[delta.index] = delta.id
         return ToolCallStartEvent(delta.index, delta.id, delta.name)
@@ -83,5 +84,6 @@ async def stream_model(
                 await aclose()
     if response is None:
         raise ModelError(f"the stream of {agent.model.model_name} ended without its reply")
+    response = valid_reply(response)
     result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
