@@ -10,6 +10,7 @@ import anyio
 from good_agent.core.debug_log import log_model_request
 from good_agent.core.errors import ModelError
 from good_agent.core.events import AgentEvents
+from good_agent.core.messages import AssistantMessage
 from good_agent.core.run_events import (
     ReasoningDeltaEvent,
     RunEvent,
@@ -56,32 +57,49 @@ def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
     return None
 
 
+def _partial_turn(seen: list[RunEvent]) -> AssistantMessage:
+    """The assistant turn of a reply cut short: its text (and reasoning) so far."""
+    text = "".join(e.text for e in seen if isinstance(e, TextDeltaEvent))
+    reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDeltaEvent))
+    return AssistantMessage(content=text, reasoning=reasoning or None, incomplete=True)
+
+
 async def stream_model(
     agent: Agent, request: ModelRequest, send: Callable[[RunEvent], Awaitable[None]]
 ) -> ModelResponse:
     """Stream one reply: each delta goes to ``send`` as an event; return the reply.
 
     The model's stream is closed however this ends (an early exit or a
-    cancellation closes the upstream request).
+    cancellation closes the upstream request). A reply cut short leaves what had
+    been streamed in the history as an ``incomplete`` assistant turn.
     """
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=True)
     stream = stream_of(agent.model, request)
     response: ModelResponse | None = None
     ids: dict[int, str] = {}
+    seen: list[RunEvent] = []
     try:
-        async for item in stream:
-            if isinstance(item, ModelResponse):
-                response = item
-                continue
-            event = _event(item, ids)
-            if event is not None:
-                await send(event)
-    finally:
-        aclose = getattr(stream, "aclose", None)
-        if aclose is not None:
-            with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
-                await aclose()
+        try:
+            async for item in stream:
+                if isinstance(item, ModelResponse):
+                    response = item
+                    continue
+                event = _event(item, ids)
+                if event is not None:
+                    await send(event)
+                    seen.append(event)  # only what was delivered
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                with anyio.move_on_after(CLOSE_TIMEOUT, shield=True):
+                    await aclose()
+    except BaseException:
+        if response is None:
+            # appended without an event: nobody may be reading the stream any more
+            with anyio.CancelScope(shield=True):
+                await agent.append(_partial_turn(seen))
+        raise
     if response is None:
         raise ModelError(f"the stream of {agent.model.model_name} ended without its reply")
     response = valid_reply(response)

@@ -116,6 +116,10 @@ class AssistantMessage(BaseModel):
     replay: list[dict[str, Any]] = Field(default_factory=list)
     """Provider items sent back verbatim with this turn (Anthropic thinking blocks with
     their signatures, OpenAI Responses reasoning items); codecs send their own kind."""
+    incomplete: bool = False
+    """The turn was cut short while it streamed (the run was left early, cancelled or
+    failed mid-reply): ``content`` is the text that had arrived, tool calls not yet
+    complete are dropped. It keeps the history one user turn, one assistant turn."""
 
     def to_openai(self) -> dict[str, Any]:
         """Return the OpenAI chat message dict (``replay_items`` when there are any)."""

@@ -36,7 +36,9 @@ class StreamedRun(Generic[OutputT]):
     The run starts on entering ``async with`` and advances as events are read (the
     channel has no buffer, so a slow reader slows the model stream down rather than
     piling events up). Leaving the block before the run ends cancels it: the
-    upstream request is closed and every tool call in the history gets a result.
+    upstream request is closed, every tool call in the history gets a result, and
+    a reply cut short stays as an ``incomplete`` assistant turn holding the text
+    that was read.
     An error that ends the run is raised from the iteration (or on leaving the
     block, if the events were not read).
     """

@@ -31,6 +31,7 @@ from good_agent import (
 )
 from good_agent.core.approvals import unanswered_calls
 from good_agent.core.output import OUTPUT_TOOL_NAME
+from good_agent.messages import dump_messages, load_messages
 from good_agent.providers.streaming.deltas import ReasoningDelta
 from good_agent.testing import ScriptedModel
 
@@ -153,9 +154,50 @@ async def test_breaking_out_early_closes_the_model_stream_and_keeps_history_vali
             if isinstance(event, TextDeltaEvent):
                 break
     assert model.streams_closed_early == 1
-    assert [type(m).__name__ for m in agent.messages] == ["UserMessage"]
+    # what the user saw stays as the assistant turn, marked incomplete
+    assert [type(m).__name__ for m in agent.messages] == ["UserMessage", "AssistantMessage"]
+    partial = agent.messages[-1]
+    assert isinstance(partial, AssistantMessage) and partial.incomplete
+    assert partial.content == "one " and partial.tool_calls == []
+    assert load_messages(dump_messages(agent.messages)) == agent.messages
     with pytest.raises(RuntimeError, match="has not finished"):
         _ = run.result
+
+
+async def test_the_run_after_leaving_early_never_sends_two_user_turns_in_a_row() -> None:
+    model = ScriptedModel(
+        [
+            ScriptedModel.streamed("The answer ", "is ", "long"),
+            ScriptedModel.streamed(ScriptedModel.call("slow", {}, id="s1")),
+            ScriptedModel.streamed("short"),
+        ]
+    )
+    started = anyio.Event()
+
+    @tool
+    async def slow() -> str:
+        started.set()
+        await anyio.sleep(30)
+        return "never"
+
+    agent = Agent(model=model, tools=[slow])
+    async with agent.stream("first") as run:
+        async for event in run:
+            if isinstance(event, TextDeltaEvent):
+                break
+    async with agent.stream("second") as run:  # left during a tool call
+        async for event in run:
+            if isinstance(event, ToolExecuteEvent):
+                break
+    later = Agent(model=model, tools=[slow], messages=load_messages(dump_messages(agent.messages)))
+    async with later.stream("third") as run:
+        assert (await run.wait()).output == "short"
+    roles = [m.role for m in model.requests[-1].messages]
+    assert roles == ["user", "assistant", "user", "assistant", "tool", "user"]
+    assert [m.role for m in later.messages][-1] == "assistant"
+    first_answer = model.requests[-1].messages[1]
+    assert isinstance(first_answer, AssistantMessage) and first_answer.incomplete
+    assert first_answer.content == "The answer "
 
 
 async def test_leaving_during_a_tool_call_answers_the_call() -> None:
@@ -184,7 +226,9 @@ async def test_leaving_without_reading_cancels_the_run() -> None:
     agent = Agent(model=model)
     async with agent.stream("go"):
         pass
-    assert not any(isinstance(m, AssistantMessage) for m in agent.messages)
+    # nothing was read: no complete answer; a turn cut short is marked incomplete
+    answers = [m for m in agent.messages if isinstance(m, AssistantMessage)]
+    assert all(m.incomplete and not m.content for m in answers)
 
 
 async def test_an_error_ending_the_run_is_raised_from_the_iteration() -> None:
