@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import itertools
 import logging
@@ -39,6 +38,7 @@ from good_agent.core.results import RunResult
 from good_agent.core.run_context import DepsT, RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
+from good_agent.core.sync_loop import SyncLoop, close_models, refuse_inside_a_loop
 from good_agent.core.usage import RunUsage, UsageLimits
 from good_agent.models.base import LanguageModel
 from good_agent.models.resolve import resolve_model
@@ -213,8 +213,10 @@ class Agent(Generic[DepsT, OutputT]):
         self._instructions = Instructions(instructions)
         self._output_validators = OutputValidators()
         self._history_processors = HistoryProcessors(history_processors)
-        self._runner: asyncio.Runner | None = None
         self._deps_override: Any = _Unset.UNSET
+        self._sync: SyncLoop | None = None
+        self._own_models: list[LanguageModel] = []
+        """The models this agent built from a name: it closes them."""
         self._running = False
         self._deferred: dict[str, str] = {}
         """The calls the last run of this agent deferred: their id and digest."""
@@ -228,6 +230,8 @@ class Agent(Generic[DepsT, OutputT]):
             self._model = resolve_model(
                 self._model_spec, base_url=self._base_url, api_key=self._api_key
             )
+            if isinstance(self._model_spec, str):
+                self._own_models.append(self._model)
         return self._model
 
     async def __aenter__(self) -> Self:
@@ -257,8 +261,46 @@ class Agent(Generic[DepsT, OutputT]):
             await self.close()
             raise
 
+    def __enter__(self) -> Self:
+        """``with Agent(...) as agent:`` for code without an event loop (see :meth:`close_sync`)."""
+        refuse_inside_a_loop("__enter__")
+        self._sync_loop().run(self.install())
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close_sync()
+
     async def close(self) -> None:
-        """Uninstall the components in reverse order, even if one of them fails."""
+        """Uninstall the components in reverse order, even if one of them fails, and close
+        the connections of the model this agent built from a name (a model object given
+        to it is its owner's to close). The agent stays usable: a later run reconnects."""
+        try:
+            await self._uninstall()
+        finally:
+            await close_models(self._own_models)
+
+    def close_sync(self) -> None:
+        """:meth:`close` for code without an event loop; then close the event loop
+        :meth:`run_sync` used. ``with Agent(...) as agent:`` calls it on leaving."""
+        refuse_inside_a_loop("close_sync")
+        loop, self._sync = self._sync, None
+        if loop is None:
+            if not self._entered and not self._own_models:
+                return
+            loop = SyncLoop(self, [])
+        loop.close(self.close())
+
+    def _sync_loop(self) -> SyncLoop:
+        if self._sync is None:
+            self._sync = SyncLoop(self, self._own_models)
+        return self._sync
+
+    async def _uninstall(self) -> None:
         if not self._entered:
             return
         errors: list[BaseException] = []
@@ -423,20 +465,12 @@ class Agent(Generic[DepsT, OutputT]):
         """:meth:`run` for scripts and notebooks without an event loop.
 
         Every call uses the same event loop, so components stay usable between
-        calls. Refuses (``RuntimeError``) inside a running event loop.
+        calls; :meth:`close_sync` (or leaving ``with agent:``) closes it, and an
+        agent dropped without closing has it closed when it is garbage collected.
+        Refuses (``RuntimeError``) inside a running event loop.
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            raise RuntimeError(
-                "Agent.run_sync() cannot run inside a running event loop: "
-                "use 'await agent.run(...)' there"
-            )
-        if self._runner is None:
-            self._runner = asyncio.Runner()
-        return self._runner.run(self.run(prompt, **kwargs))
+        refuse_inside_a_loop("run_sync")
+        return self._sync_loop().run(self.run(prompt, **kwargs))
 
     @overload
     def stream(
