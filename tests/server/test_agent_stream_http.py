@@ -162,6 +162,8 @@ async def test_leaving_a_streamed_run_cancels_the_upstream_request(
         await anyio.to_thread.run_sync(received, fake)
     with anyio.fail_after(20):
         await anyio.to_thread.run_sync(fake.cancelled.wait)
-    assert [m.role for m in agent.messages] == ["user"]
+    # the reply cut short (nothing had arrived) stays as an incomplete assistant turn
+    assert [m.role for m in agent.messages] == ["user", "assistant"]
+    assert agent.messages[-1].incomplete and not agent.messages[-1].content  # type: ignore[union-attr]
     with pytest.raises(RuntimeError, match="has not finished"):
         _ = run.result
