@@ -39,8 +39,8 @@ import anyio
 
 from good_agent import Agent, tool
 from good_agent.core._execution import current_plans, execute_call
-from good_agent.core.messages import ToolCall
 from good_agent.extensions import CacheStore, MemoryStore, RedisStore, SQLiteStore, ToolCache
+from good_agent.types.messages import ToolCall
 
 ROUNDS = 7
 CALLS = {"memory": 2000, "sqlite": 300, "redis": 300}

@@ -12,44 +12,8 @@ from good_agent.adapters import (
 )
 from good_agent.core.agent import Agent
 from good_agent.core.components import AgentComponent, on
-from good_agent.core.errors import (
-    AgentRunError,
-    ApprovalError,
-    GoodAgentError,
-    MaxIterationsError,
-    ModelAuthenticationError,
-    ModelBadRequestError,
-    ModelConfigError,
-    ModelConnectionError,
-    ModelError,
-    ModelIncompleteStreamError,
-    ModelOverloadedError,
-    ModelRateLimitError,
-    ModelResponseError,
-    ModelRetry,
-    ModelTimeoutError,
-    OutputValidationError,
-    ScriptExhaustedError,
-    ToolArgumentsError,
-    ToolDefinitionError,
-    ToolError,
-    ToolRetriesExceededError,
-    ToolRetry,
-    ToolTimeoutError,
-    UnknownToolError,
-)
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
-from good_agent.core.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolResponse,
-    Usage,
-    UserMessage,
-)
 from good_agent.core.output import OutputMode
 from good_agent.core.payloads import (
     RunEndPayload,
@@ -74,7 +38,6 @@ from good_agent.core.run_events import (
     TurnEndEvent,
 )
 from good_agent.core.streaming import StreamedRun
-from good_agent.core.usage import RunUsage, UsageLimitExceeded, UsageLimits
 from good_agent.extensions import (
     AuthInjector,
     CitationIndex,
@@ -106,6 +69,42 @@ from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools import Tool, ToolRegistry, Toolset, tool
+from good_agent.types.errors import (
+    AgentRunError,
+    ApprovalError,
+    GoodAgentError,
+    MaxIterationsError,
+    ModelAuthenticationError,
+    ModelBadRequestError,
+    ModelConfigError,
+    ModelConnectionError,
+    ModelError,
+    ModelIncompleteStreamError,
+    ModelOverloadedError,
+    ModelRateLimitError,
+    ModelResponseError,
+    ModelRetry,
+    ModelTimeoutError,
+    OutputValidationError,
+    ScriptExhaustedError,
+    ToolArgumentsError,
+    ToolDefinitionError,
+    ToolError,
+    ToolRetriesExceededError,
+    ToolRetry,
+    ToolTimeoutError,
+    UnknownToolError,
+)
+from good_agent.types.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolResponse,
+    UserMessage,
+)
+from good_agent.types.usage import RunUsage, Usage, UsageLimitExceeded, UsageLimits
 
 if TYPE_CHECKING:
     from good_agent.extensions.mcp import MCPTools

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-from good_agent.core.errors import GoodAgentError
+from good_agent.types.errors import GoodAgentError
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "server": ("starlette", "uvicorn"),

@@ -10,7 +10,7 @@ import anyio
 
 from good_agent import __version__
 from good_agent._extras import MissingExtraError
-from good_agent.core.errors import GoodAgentError
+from good_agent.types.errors import GoodAgentError
 
 DESCRIPTION = (
     "Run a demo agent, serve an agent's tools over MCP, or run the OpenAI-compatible bridge."

@@ -1,19 +1,19 @@
-"""Conversation messages: the public face of :mod:`good_agent.core.messages`,
+"""Conversation messages: the public face of :mod:`good_agent.types.messages`,
 with :func:`dump_messages` / :func:`load_messages` to save and restore a history."""
 
-from good_agent.core.history import HistoryFormatError, dump_messages, load_messages
-from good_agent.core.messages import (
+from good_agent.types.history import HistoryFormatError, dump_messages, load_messages
+from good_agent.types.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolCall,
     ToolMessage,
     ToolResponse,
-    Usage,
     UserMessage,
     render_value,
     to_openai_messages,
 )
+from good_agent.types.usage import Usage
 
 __all__ = [
     "AssistantMessage",

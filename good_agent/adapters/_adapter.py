@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from good_agent.core.errors import GoodAgentError
-from good_agent.core.messages import ToolResponse
+from good_agent.types.errors import GoodAgentError
+from good_agent.types.messages import ToolResponse
 
 if TYPE_CHECKING:
     from good_agent.adapters._context import CallContext, CallNext

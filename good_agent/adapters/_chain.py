@@ -17,9 +17,9 @@ from good_agent.adapters._adapter import (
 )
 from good_agent.adapters._naming import ToolNaming
 from good_agent.adapters._plan import Step, ToolPlan
-from good_agent.core.errors import ToolDefinitionError
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
+from good_agent.types.errors import ToolDefinitionError
 
 _OFF = object()
 """Marks an adapter that does not apply to a tool, in the plan cache key."""

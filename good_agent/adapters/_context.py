@@ -4,14 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.tools.tool import Tool
-
-if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
-    from good_agent.core.run_context import RunContext
+from good_agent.types.messages import ToolCall, ToolResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,15 +25,17 @@ class CallContext:
             model's arguments (the unwrapping is in progress); in ``around_call`` and
             ``adapt_response`` they are the fully unwrapped parameters.
         run: The run's :class:`~good_agent.RunContext` (its ``deps``, usage, model...).
+            The agent and the run context are typed ``Any`` here, as in every adapter
+            hook: the adapter layer sits below the agent core and does not import it.
     """
 
-    agent: Agent
+    agent: Any
     call: ToolCall
     tool: Tool
     arguments: Mapping[str, Any]
     attempt: int
     parameters: Mapping[str, Any]
-    run: RunContext[Any]
+    run: Any
 
     @property
     def tool_name(self) -> str:
@@ -67,13 +65,13 @@ _SLOTS = tuple(
 
 
 def make_context(
-    agent: Agent,
+    agent: Any,
     call: ToolCall,
     tool: Tool,
     arguments: Mapping[str, Any],
     attempt: int,
     parameters: Mapping[str, Any],
-    run: RunContext[Any],
+    run: Any,
 ) -> CallContext:
     """``CallContext(...)`` for the agent's hot path: the frozen instance is filled
     through its slots, without the per-field checks of the generated ``__init__``."""

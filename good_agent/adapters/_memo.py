@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from good_agent.core._by_identity import ByIdentity
+from good_agent._util.by_identity import ByIdentity
 from good_agent.tools.tool import Tool
 
 V = TypeVar("V")

@@ -6,8 +6,8 @@ from collections.abc import Hashable
 from typing import Any
 
 from good_agent.adapters._adapter import AdapterMetadata, Signature, ToolAdapter
-from good_agent.core.errors import ToolDefinitionError
 from good_agent.tools.tool import Tool
+from good_agent.types.errors import ToolDefinitionError
 
 NAMING_PRIORITY = -(2**31)
 """Lowest of all: other adapters see (and are configured by) the tool's own name."""

@@ -6,12 +6,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from good_agent._util.awaitable import is_awaitable
 from good_agent.adapters._adapter import Signature, ToolAdapter, overrides, takes_ctx
 from good_agent.adapters._context import CallContext, CallNext
-from good_agent.core._awaitable import is_awaitable
-from good_agent.core.errors import GoodAgentError
-from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
+from good_agent.types.errors import GoodAgentError
+from good_agent.types.messages import ToolResponse
 
 _NOT_RUN = object()
 """Marks a step of :meth:`ToolPlan._finish_unwrap` that has not run yet."""

@@ -11,15 +11,7 @@ import anyio
 from good_agent.adapters._context import CallContext, make_context
 from good_agent.adapters._plan import ToolPlan
 from good_agent.core.debug_log import log_tool_call, tool_clock
-from good_agent.core.errors import (
-    GoodAgentError,
-    ToolArgumentsError,
-    ToolError,
-    ToolTimeoutError,
-    UnknownToolError,
-)
 from good_agent.core.events import AgentEvents
-from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.core.payloads import (
     SignaturePayload,
     ToolCallAfter,
@@ -31,6 +23,14 @@ from good_agent.core.run_context import RunContext
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.errors import (
+    GoodAgentError,
+    ToolArgumentsError,
+    ToolError,
+    ToolTimeoutError,
+    UnknownToolError,
+)
+from good_agent.types.messages import ToolCall, ToolResponse
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent

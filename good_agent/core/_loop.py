@@ -19,21 +19,22 @@ from good_agent.core._execution import current_plans
 from good_agent.core._run_state import RunOptions, RunState, Sink, result_message
 from good_agent.core._turns import request_model, stream_model
 from good_agent.core.approvals import check_decisions, unanswered_calls
-from good_agent.core.errors import (
-    AgentRunError,
-    MaxIterationsError,
-    OutputValidationError,
-    ToolDefinitionError,
-)
 from good_agent.core.events import AgentEvents
 from good_agent.core.instructions import with_system_text
-from good_agent.core.messages import AssistantMessage, Message, ToolCall, Usage, UserMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
 from good_agent.core.output_validators import OutputRejected
 from good_agent.core.payloads import RunEndPayload, RunStartPayload
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import RunEndEvent, TurnEndEvent
 from good_agent.models.base import ModelRequest
+from good_agent.types.errors import (
+    AgentRunError,
+    MaxIterationsError,
+    OutputValidationError,
+    ToolDefinitionError,
+)
+from good_agent.types.messages import AssistantMessage, Message, ToolCall, UserMessage
+from good_agent.types.usage import Usage
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent

@@ -25,15 +25,15 @@ from good_agent.core.approvals import (
     hide_secrets,
     unanswered_calls,
 )
-from good_agent.core.errors import AgentRunError, ToolRetriesExceededError
-from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
 from good_agent.core.output import OutputSpec
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
-from good_agent.core.usage import RunUsage, UsageLimitExceeded, UsageLimits
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.toolset import Toolset
+from good_agent.types.errors import AgentRunError, ToolRetriesExceededError
+from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
+from good_agent.types.usage import RunUsage, UsageLimitExceeded, UsageLimits
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent

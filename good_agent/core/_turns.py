@@ -8,9 +8,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from good_agent.core.debug_log import log_model_request
-from good_agent.core.errors import ModelError
 from good_agent.core.events import AgentEvents
-from good_agent.core.messages import AssistantMessage
 from good_agent.core.run_events import (
     ReasoningDeltaEvent,
     RunEvent,
@@ -27,6 +25,8 @@ from good_agent.providers.streaming.deltas import (
     ToolCallArgs,
     ToolCallStart,
 )
+from good_agent.types.errors import ModelError
+from good_agent.types.messages import AssistantMessage
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent

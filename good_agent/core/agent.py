@@ -20,18 +20,9 @@ from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent
-from good_agent.core.errors import GoodAgentError, ModelConfigError
 from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
-from good_agent.core.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolCall,
-    ToolMessage,
-    ToolResponse,
-)
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
 from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
@@ -39,13 +30,22 @@ from good_agent.core.run_context import DepsT, RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
 from good_agent.core.sync_loop import SyncLoop, close_models, refuse_inside_a_loop
-from good_agent.core.usage import RunUsage, UsageLimits
 from good_agent.models.base import LanguageModel
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.errors import GoodAgentError, ModelConfigError
+from good_agent.types.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    ToolResponse,
+)
+from good_agent.types.usage import RunUsage, UsageLimits
 
 C = TypeVar("C", bound=AgentComponent)
 T = TypeVar("T")

@@ -14,13 +14,13 @@ from good_agent.core.approvals import Approval
 from good_agent.core.components import AgentComponent
 from good_agent.core.history_processors import HistoryProcessor
 from good_agent.core.instructions import Instruction, InstructionsFunction
-from good_agent.core.messages import Message
 from good_agent.core.output import OutputMode
-from good_agent.core.usage import UsageLimits
 from good_agent.models.base import LanguageModel
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.messages import Message
+from good_agent.types.usage import UsageLimits
 
 __all__ = ["AgentOptions", "RunOptionsDict"]
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from good_agent.core.errors import ApprovalError
-from good_agent.core.messages import AssistantMessage, Message, ToolCall, ToolMessage
+from good_agent.types.errors import ApprovalError
+from good_agent.types.messages import AssistantMessage, Message, ToolCall, ToolMessage
 
 
 @dataclass(frozen=True, slots=True)

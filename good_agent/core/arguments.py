@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.core.errors import ModelConfigError
 from good_agent.models.base import LanguageModel
 from good_agent.providers.tool_choice import parse_tool_choice
+from good_agent.types.errors import ModelConfigError
 
 TOOL_CHOICES = '"auto", "required", "none" or {"type": "function", "function": {"name": ...}}'
 """The accepted ``tool_choice`` values, as the errors list them."""

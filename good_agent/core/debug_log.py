@@ -18,8 +18,8 @@ import logging
 import time
 from typing import Any
 
-from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.models.base import ModelRequest
+from good_agent.types.messages import ToolCall, ToolResponse
 
 model_logger = logging.getLogger("good_agent.models")
 """Where model requests are logged."""

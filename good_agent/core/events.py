@@ -18,7 +18,7 @@ from typing import Any
 
 from blinker import Signal
 
-from good_agent.core._awaitable import is_awaitable
+from good_agent._util.awaitable import is_awaitable
 
 logger = logging.getLogger("good_agent.events")
 

@@ -13,15 +13,15 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeAlias
 
-from good_agent.core.errors import GoodAgentError
-from good_agent.core.messages import (
+from good_agent.core.run_context import RunContext, takes_context
+from good_agent.types.errors import GoodAgentError
+from good_agent.types.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolMessage,
     UserMessage,
 )
-from good_agent.core.run_context import RunContext, takes_context
 
 HistoryProcessor: TypeAlias = Callable[..., "list[Message] | Awaitable[list[Message]]"]
 """A sync or async function ``(messages) -> messages`` or ``(ctx, messages) -> messages``."""

@@ -12,8 +12,8 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeAlias
 
-from good_agent.core.messages import Message, SystemMessage
 from good_agent.core.run_context import RunContext, takes_context
+from good_agent.types.messages import Message, SystemMessage
 
 InstructionsFunction: TypeAlias = Callable[..., "str | Awaitable[str | None] | None"]
 """A sync or async function returning instructions text (``None`` or ``""``: none),

@@ -12,9 +12,9 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
-from good_agent.core.errors import ToolRetry
 from good_agent.core.output import OutputInvalid
 from good_agent.core.run_context import RunContext, takes_context
+from good_agent.types.errors import ToolRetry
 
 OutputValidator: TypeAlias = Callable[..., "Any | Awaitable[Any]"]
 """A sync or async function ``(output) -> output`` or ``(ctx, output) -> output``."""

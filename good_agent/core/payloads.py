@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.tools.tool import Tool
+from good_agent.types.messages import ToolCall, ToolResponse
 
 
 @dataclass(slots=True)

@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretBytes, SecretStr
 
-from good_agent.core._by_identity import ByIdentity
-from good_agent.core.errors import GoodAgentError
+from good_agent._util.by_identity import ByIdentity
+from good_agent.types.errors import GoodAgentError
 
 REDACTED = "[REDACTED]"
 """What each occurrence of a secret is replaced with."""

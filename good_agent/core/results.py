@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from good_agent.core.approvals import Approved
-from good_agent.core.messages import AssistantMessage, Message
-from good_agent.core.usage import RunUsage
+from good_agent.types.messages import AssistantMessage, Message
+from good_agent.types.usage import RunUsage
 
 OutputT = TypeVar("OutputT")
 

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from typing_extensions import TypeVar
 
-from good_agent.core.usage import RunUsage
+from good_agent.types.usage import RunUsage
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
-    from good_agent.core.messages import Message, ToolCall
     from good_agent.models.base import LanguageModel
+    from good_agent.types.messages import Message, ToolCall
 
 DepsT = TypeVar("DepsT", default=Any)
 """The type of a run's dependencies (``Agent(deps_type=...)``)."""

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, Usage
 from good_agent.core.results import RunResult
+from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage
+from good_agent.types.usage import Usage
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from good_agent.core.components import AgentComponent
-from good_agent.core.errors import GoodAgentError
+from good_agent.types.errors import GoodAgentError
 
 SpecResolver = Callable[[str], AgentComponent]
 """Builds a component from a string spec."""

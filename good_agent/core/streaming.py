@@ -11,7 +11,6 @@ import pydantic_core
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from good_agent.core.messages import AssistantMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, WRAPPER_KEY, OutputSpec
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import (
@@ -22,7 +21,8 @@ from good_agent.core.run_events import (
     ToolCallStartEvent,
     TurnEndEvent,
 )
-from good_agent.core.usage import RunUsage
+from good_agent.types.messages import AssistantMessage
+from good_agent.types.usage import RunUsage
 
 OutputT = TypeVar("OutputT")
 

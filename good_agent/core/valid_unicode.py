@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from good_agent.core.messages import ToolCall
 from good_agent.models.base import ModelResponse
+from good_agent.types.messages import ToolCall
 
 REPLACEMENT = "\ufffd"
 """What an unpaired surrogate becomes."""

@@ -30,12 +30,12 @@ from pydantic import ValidationError
 
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
-from good_agent.core.messages import ToolResponse
 from good_agent.extensions._cache_stats import CacheEvent, CacheEventKind, CacheStats
 from good_agent.extensions._cache_stores import CacheStore, CacheStoreUnavailable, MemoryStore
 from good_agent.extensions._common import canonical_json, digest, key_json
 from good_agent.extensions.auth import AuthInjector, cache_scope
 from good_agent.tools import Tool
+from good_agent.types.messages import ToolResponse
 
 logger = logging.getLogger("good_agent.extensions.cache")
 

@@ -18,8 +18,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import anyio.to_thread
 
-from good_agent.core.errors import GoodAgentError
 from good_agent.extensions._common import redis_client
+from good_agent.types.errors import GoodAgentError
 
 logger = logging.getLogger("good_agent.extensions.cache")
 

@@ -20,10 +20,10 @@ import anyio
 
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
-from good_agent.core.errors import ToolError
-from good_agent.core.messages import ToolResponse
 from good_agent.extensions._common import redis_client
 from good_agent.tools import Tool
+from good_agent.types.errors import ToolError
+from good_agent.types.messages import ToolResponse
 
 
 @dataclass(frozen=True, slots=True)

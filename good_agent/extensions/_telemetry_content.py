@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from good_agent.core.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 from good_agent.core.redaction import SecretRegistry
 from good_agent.models.base import ModelResponse
+from good_agent.types.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
 
 __all__ = ["as_json", "input_messages", "output_messages", "system_instructions"]
 

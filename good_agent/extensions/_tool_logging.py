@@ -21,14 +21,14 @@ from typing import Any
 
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent, on
-from good_agent.core.errors import ToolError
 from good_agent.core.events import AgentEvents, EventContext
-from good_agent.core.messages import ToolCall, ToolResponse
 from good_agent.core.payloads import ToolCallErrorPayload
 from good_agent.extensions._common import REDACTED, is_secret
 from good_agent.extensions._tool_metrics import DEFAULT_BUCKETS_MS, ToolMetrics
 from good_agent.extensions.auth import AuthInjector
 from good_agent.tools import Tool
+from good_agent.types.errors import ToolError
+from good_agent.types.messages import ToolCall, ToolResponse
 
 DEFAULT_SENSITIVE = frozenset(
     {

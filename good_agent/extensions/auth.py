@@ -18,8 +18,6 @@ from pydantic import SecretStr
 
 from good_agent.adapters import CallContext, ConflictStrategy, ToolAdapter, ToolMemo
 from good_agent.core.components import AgentComponent
-from good_agent.core.errors import GoodAgentError, ToolError
-from good_agent.core.messages import ToolResponse
 from good_agent.core.redaction import SecretRegistry, agent_secrets
 from good_agent.extensions.credentials import (
     CredentialRule,
@@ -30,6 +28,8 @@ from good_agent.extensions.credentials import (
     warn_if_unkeyed,
 )
 from good_agent.tools import Tool
+from good_agent.types.errors import GoodAgentError, ToolError
+from good_agent.types.messages import ToolResponse
 
 _MAX_REMEMBERED = 64
 

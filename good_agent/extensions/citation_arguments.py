@@ -13,7 +13,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from good_agent.core.errors import ToolError
 from good_agent.extensions.citation_index import find_urls
 from good_agent.extensions.citation_schema import (
     ArraySlot,
@@ -26,6 +25,7 @@ from good_agent.extensions.citation_schema import (
     UnionSlot,
     UrlSlot,
 )
+from good_agent.types.errors import ToolError
 
 Lookup = Callable[[int], str]
 """A source number to its URL; raises ``KeyError`` for an unknown number."""

@@ -15,7 +15,6 @@ from typing import Any
 from good_agent.adapters import ConflictStrategy, ToolAdapter, ToolMemo
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventContext
-from good_agent.core.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
 from good_agent.extensions.citation_arguments import ArgumentTranslator
 from good_agent.extensions.citation_index import (
     CitationIndex,
@@ -25,6 +24,7 @@ from good_agent.extensions.citation_index import (
 from good_agent.extensions.citation_schema import Slots, compile_url_slots, rewrite_schema
 from good_agent.models import ModelRequest
 from good_agent.tools import Tool
+from good_agent.types.messages import SystemMessage, ToolMessage, ToolResponse, UserMessage
 
 _MAX_JSON_SCAN = 1_000_000
 

@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from good_agent.core.messages import AssistantMessage, Message, ToolCall, Usage
 from good_agent.providers.streaming.deltas import (
     FinishDelta,
     ModelDelta,
@@ -18,6 +17,8 @@ from good_agent.providers.streaming.deltas import (
     UsageDelta,
 )
 from good_agent.providers.types import ParsedToolCall, ProviderResponse, ToolChoice
+from good_agent.types.messages import AssistantMessage, Message, ToolCall
+from good_agent.types.usage import Usage
 
 
 @dataclass(slots=True)

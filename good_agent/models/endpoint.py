@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from good_agent.core.errors import ModelConfigError
+from good_agent.types.errors import ModelConfigError
 
 VENDOR_HOSTS: dict[str, str] = {
     "openai": "api.openai.com",

@@ -14,7 +14,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from good_agent.core.errors import (
+from good_agent.providers.reply_shape import ReplyShapeError, preview
+from good_agent.providers.strategies.native import CodecAdapter
+from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
     ModelConnectionError,
@@ -25,9 +28,6 @@ from good_agent.core.errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
-from good_agent.providers.reply_shape import ReplyShapeError, preview
-from good_agent.providers.strategies.native import CodecAdapter
-from good_agent.providers.types import JSONDict, ProviderResponse
 
 _SHOWN = 200
 

@@ -23,13 +23,13 @@ import logging
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from good_agent.core.errors import ModelBadRequestError, ModelError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.prompted import new_call_id
 from good_agent.providers.strategies.reply_streams import ReplyStream, TextCallStream
 from good_agent.providers.text import StreamingParser, get_parser
 from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.types.errors import ModelBadRequestError, ModelError
 
 logger = logging.getLogger("good_agent.models.fallback")
 

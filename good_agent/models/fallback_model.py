@@ -9,19 +9,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import cast
 
-from good_agent.core.errors import (
-    ModelConnectionError,
-    ModelError,
-    ModelOverloadedError,
-    ModelRateLimitError,
-    ModelTimeoutError,
-)
 from good_agent.models.base import (
     LanguageModel,
     ModelRequest,
     ModelResponse,
     ModelStreamItem,
     stream_of,
+)
+from good_agent.types.errors import (
+    ModelConnectionError,
+    ModelError,
+    ModelOverloadedError,
+    ModelRateLimitError,
+    ModelTimeoutError,
 )
 
 DEFAULT_FALLBACK_ON: tuple[type[BaseException], ...] = (

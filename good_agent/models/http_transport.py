@@ -7,7 +7,7 @@ or streamed (:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for
 Ollama). A stream is read to the end of the response even after the provider's
 final event (``[DONE]``, ``message_stop``), so the connection returns to the pool.
 Keys travel in headers, never in URLs. Every failure is a typed
-:class:`~good_agent.core.errors.ModelError`.
+:class:`~good_agent.types.errors.ModelError`.
 
 The bridge serves its models with these; :class:`~good_agent.models.OllamaModel`
 uses :class:`OllamaHttpTransport`.
@@ -23,17 +23,17 @@ from typing import Any, ClassVar
 import anyio
 import httpx2
 
-from good_agent.core.errors import (
-    ModelError,
-    ModelResponseError,
-    ModelTimeoutError,
-)
 from good_agent.models.endpoint import checked_base_url, is_vendor_host
 from good_agent.models.errors import error_for_status
 from good_agent.models.http_wire import HttpxWire, Wire, WireStream
 from good_agent.providers.reply_shape import preview
 from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
+from good_agent.types.errors import (
+    ModelError,
+    ModelResponseError,
+    ModelTimeoutError,
+)
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 """Where Ollama listens by default."""

@@ -16,14 +16,6 @@ import dataclasses
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, ClassVar
 
-from good_agent.core.errors import (
-    ModelConnectionError,
-    ModelError,
-    ModelIncompleteStreamError,
-    ModelOverloadedError,
-    ModelResponseError,
-)
-from good_agent.core.messages import to_openai_messages
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
 from good_agent.models.errors import malformed_reply, stream_cut
@@ -42,7 +34,16 @@ from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
+from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.types.errors import (
+    ModelConnectionError,
+    ModelError,
+    ModelIncompleteStreamError,
+    ModelOverloadedError,
+    ModelResponseError,
+)
+from good_agent.types.messages import to_openai_messages
+from good_agent.types.usage import Usage
 
 __all__ = ["ProviderModel", "SDKModel", "StrictSetting", "Transport"]
 
@@ -253,7 +254,7 @@ class ProviderModel:
 
         The upstream stream is read to its end (its connection goes back to the
         pool). A stream cut before the provider's final event raises
-        :class:`~good_agent.core.errors.ModelIncompleteStreamError`. A refusal of
+        :class:`~good_agent.types.errors.ModelIncompleteStreamError`. A refusal of
         tools before anything arrived falls back as in :meth:`request`.
         """
         replies = self.stream_chat(self.chat_request(request))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.core.errors import ModelConfigError
 from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.base import LanguageModel
 from good_agent.models.gemini import GeminiModel
@@ -31,6 +30,7 @@ from good_agent.providers.profiles import (
     get_profile,
 )
 from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.types.errors import ModelConfigError
 
 for _name, _factory in (
     ("openai", OpenAIChatModel),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar, Self
 
-from good_agent.core.errors import ModelConfigError
 from good_agent.models.endpoint import checked_base_url, is_vendor_host, resolve_endpoint
 from good_agent.models.errors import map_http_error
+from good_agent.types.errors import ModelConfigError
 
 NO_KEY = "not-needed"
 """The key given to an SDK client for an endpoint that gets no key, so that the SDK

@@ -5,7 +5,7 @@ back. ``send`` returns the whole reply as a dict; ``stream`` yields the reply's
 stream events as dicts (Server-Sent Event payloads, NDJSON lines or SDK events'
 ``model_dump()``) and is read to its end, so a pooled connection goes back to
 its pool; closing it early cancels the request. Both raise typed
-:class:`~good_agent.core.errors.ModelError`\\ s.
+:class:`~good_agent.types.errors.ModelError`\\ s.
 
 A transport without ``stream`` (an older registered provider) is streamed as its
 whole reply (:func:`events_of`).

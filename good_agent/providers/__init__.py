@@ -13,8 +13,8 @@ from good_agent.providers.types import (
     ParsedToolCall,
     ProviderResponse,
     ToolChoice,
-    Usage,
 )
+from good_agent.types.usage import Usage
 
 __all__ = [
     "ChatRequest",

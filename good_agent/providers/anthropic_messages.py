@@ -32,14 +32,9 @@ from good_agent.providers.tool_names import (
     tool_name,
     tool_parameters,
 )
-from good_agent.providers.types import (
-    REPLAY_KEY,
-    ChatRequest,
-    JSONDict,
-    ParsedToolCall,
-    ProviderResponse,
-    Usage,
-)
+from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.types.messages import REPLAY_KEY
+from good_agent.types.usage import Usage
 
 PROVIDER = "anthropic"
 """The provider named in errors about malformed replies."""

@@ -40,13 +40,8 @@ from good_agent.providers.tool_names import (
     tool_name,
     tool_parameters,
 )
-from good_agent.providers.types import (
-    ChatRequest,
-    JSONDict,
-    ParsedToolCall,
-    ProviderResponse,
-    Usage,
-)
+from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.types.usage import Usage
 
 GENERATED_ID_PREFIX = "gemini_call_"
 """Prefix of call ids generated for calls Gemini returned without one."""

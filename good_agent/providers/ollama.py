@@ -29,7 +29,8 @@ from good_agent.providers.tool_names import (
     tool_name,
     tool_parameters,
 )
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse, Usage
+from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.types.usage import Usage
 
 _OPTIONS = {
     "temperature": "temperature",

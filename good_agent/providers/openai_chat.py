@@ -24,7 +24,9 @@ from good_agent.providers.reply_shape import (
 )
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
-from good_agent.providers.types import REPLAY_KEY, ChatRequest, JSONDict, ProviderResponse, Usage
+from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.types.messages import REPLAY_KEY
+from good_agent.types.usage import Usage
 
 SETTING_KEYS = (
     "temperature",

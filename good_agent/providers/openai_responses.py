@@ -19,14 +19,9 @@ from good_agent.providers.openai_tools import function_definition, restore_call,
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
-from good_agent.providers.types import (
-    REPLAY_KEY,
-    ChatRequest,
-    JSONDict,
-    ParsedToolCall,
-    ProviderResponse,
-    Usage,
-)
+from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.types.messages import REPLAY_KEY
+from good_agent.types.usage import Usage
 
 PROVIDER = "openai-responses"
 """The provider named in errors about malformed replies."""

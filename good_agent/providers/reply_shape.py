@@ -3,7 +3,7 @@
 Codecs read replies with these helpers; a reply that is not of its API's shape (no
 ``choices``, a ``content`` that is not a list, a body that is not a JSON object)
 raises :class:`ReplyShapeError` naming the provider and what was wrong. The model
-layer turns it into :class:`~good_agent.core.errors.ModelResponseError`.
+layer turns it into :class:`~good_agent.types.errors.ModelResponseError`.
 """
 
 from __future__ import annotations

@@ -9,31 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from good_agent.types.usage import Usage
+
 JSONDict = dict[str, Any]
 """A JSON object as decoded by :func:`json.loads`."""
-
-REPLAY_KEY = "replay_items"
-"""Key of an assistant message dict holding provider items to send back verbatim on
-the next request: Anthropic ``thinking``/``redacted_thinking`` blocks (with their
-signatures) and OpenAI Responses ``reasoning`` items. Each codec sends the items of
-its own API and drops the rest."""
 
 ToolChoice = str | JSONDict
 """OpenAI-style tool choice: ``"auto"``, ``"none"``, ``"required"`` or
 ``{"type": "function", "function": {"name": ...}}``."""
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token counts reported by a provider for one response."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        """Input plus output tokens."""
-        return self.input_tokens + self.output_tokens
 
 
 @dataclass(frozen=True, slots=True)

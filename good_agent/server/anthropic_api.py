@@ -19,11 +19,12 @@ from typing import Any
 
 from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
-from good_agent.providers.types import JSONDict, ToolChoice, Usage
+from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server.errors import bad_request
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeReply, BridgeRequest
 from good_agent.server.tool_schemas import check_tool_schema
+from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STOP_REASONS = {

@@ -28,10 +28,8 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from good_agent.core.errors import ModelError
 from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
 from good_agent.models.http_wire import AiohttpWire, aiohttp_available
-from good_agent.providers.types import Usage
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
@@ -40,6 +38,8 @@ from good_agent.server.openai_api import completion_body, parse_chat_request, ut
 from good_agent.server.request_body import parse_body
 from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
+from good_agent.types.errors import ModelError
+from good_agent.types.usage import Usage
 
 access_log = logging.getLogger("good_agent.server.access")
 """The structured access log."""

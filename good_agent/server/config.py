@@ -34,8 +34,8 @@ from pydantic import (
     model_validator,
 )
 
-from good_agent.core.errors import GoodAgentError
 from good_agent.providers.profiles import IDENTITY_FIELDS, ModelProfile
+from good_agent.types.errors import GoodAgentError
 
 DEFAULT_HOST = "127.0.0.1"
 """The address the bridge binds to unless told otherwise (loopback)."""

@@ -1,6 +1,6 @@
 """Errors the bridge returns, in OpenAI or Anthropic shape, and upstream error mapping.
 
-Upstream failures arrive as good-agent's typed :class:`~good_agent.core.errors.ModelError`
+Upstream failures arrive as good-agent's typed :class:`~good_agent.types.errors.ModelError`
 family and become: 401/403 -> 403 naming the upstream that refused (a status
 clients do not retry: the same key would be refused again); 429 -> 429
 with ``retry-after``; 5xx and connection errors -> 502; a reply that is not of the
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
-from good_agent.core.errors import (
+from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
     ModelConnectionError,

@@ -19,11 +19,12 @@ from typing import Any
 
 from good_agent.providers.openai_chat import SETTING_KEYS
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
-from good_agent.providers.types import JSONDict, Usage
+from good_agent.providers.types import JSONDict
 from good_agent.server.errors import bad_request
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeReply, BridgeRequest
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
+from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ROLES = ("system", "developer", "user", "assistant", "tool")

@@ -20,7 +20,6 @@ from typing import Any
 import anyio
 import httpx2
 
-from good_agent.core.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.models.errors import map_http_error
 from good_agent.models.http_transport import HTTP_TRANSPORTS
 from good_agent.models.http_wire import Wire
@@ -31,9 +30,11 @@ from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import ModelDelta
 from good_agent.providers.tool_names import tool_function
-from good_agent.providers.types import ChatRequest, ParsedToolCall, ProviderResponse, Usage
+from good_agent.providers.types import ChatRequest, ParsedToolCall, ProviderResponse
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request, register_secret
+from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.types.usage import Usage
 
 BridgeRequest = ChatRequest
 """A request as received from a client: the provider layer's neutral

@@ -16,7 +16,6 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 import anyio
 
-from good_agent.core.errors import ModelError
 from good_agent.providers.streaming import (
     ReasoningDelta,
     TextDelta,
@@ -24,11 +23,13 @@ from good_agent.providers.streaming import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.providers.types import ProviderResponse, Usage
+from good_agent.providers.types import ProviderResponse
 from good_agent.server.anthropic_api import MessageStreamWriter, event
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import ChunkWriter, sse
 from good_agent.server.served import BridgeRequest, ServedModel, StreamItem, finish_of
+from good_agent.types.errors import ModelError
+from good_agent.types.usage import Usage
 
 logger = logging.getLogger("good_agent.server")
 

@@ -9,11 +9,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, Usage, UserMessage
 from good_agent.core.output import OUTPUT_TOOL_NAME, WRAPPER_KEY
 from good_agent.models.base import ModelRequest, ModelResponse
 from good_agent.testing.schema_values import SchemaValueError, value_for_schema
 from good_agent.testing.scripted import RecordingModel, StreamedReply
+from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+from good_agent.types.usage import Usage
 
 __all__ = ["TestModel"]
 

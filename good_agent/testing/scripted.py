@@ -20,8 +20,6 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from good_agent.core.errors import ScriptExhaustedError
-from good_agent.core.messages import ToolCall, Usage
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem, deltas_of
 from good_agent.providers.streaming.deltas import (
     FinishDelta,
@@ -33,6 +31,9 @@ from good_agent.providers.streaming.deltas import (
     ToolCallStart,
     UsageDelta,
 )
+from good_agent.types.errors import ScriptExhaustedError
+from good_agent.types.messages import ToolCall
+from good_agent.types.usage import Usage
 
 Responder = Callable[[ModelRequest], "ModelResponse | StreamedReply | str | Awaitable[Any]"]
 """A callable that computes a reply from the request."""

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from good_agent.core.errors import ToolDefinitionError
 from good_agent.tools.docstrings import parse_docstring
+from good_agent.types.errors import ToolDefinitionError
 
 
 class ToolJsonSchema(GenerateJsonSchema):

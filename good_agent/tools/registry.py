@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from good_agent.core.errors import ToolDefinitionError, UnknownToolError
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.errors import ToolDefinitionError, UnknownToolError
 
 
 def as_tool(item: Tool | Callable[..., Any]) -> Tool:

@@ -11,10 +11,10 @@ from typing import Any, overload
 import anyio.to_thread
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from good_agent.core.errors import ToolArgumentsError, ToolDefinitionError
 from good_agent.providers.schema.normalize import normalize_schema
 from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
+from good_agent.types.errors import ToolArgumentsError, ToolDefinitionError
 
 
 def _fields_without_secrets(model: type[BaseModel] | None) -> frozenset[str]:

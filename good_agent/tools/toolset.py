@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from good_agent.core.errors import ToolDefinitionError
 from good_agent.tools.tool import Tool
+from good_agent.types.errors import ToolDefinitionError
 
 __all__ = ["Predicate", "Toolset"]
 

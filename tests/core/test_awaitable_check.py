@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from good_agent.core._awaitable import is_awaitable
+from good_agent._util.awaitable import is_awaitable
 
 
 class Awaits:

@@ -129,7 +129,7 @@ async def test_malformed_argument_json_is_a_validation_error_not_empty_arguments
         ran.append(True)
         return "pong"
 
-    from good_agent.core.messages import ToolCall
+    from good_agent.types.messages import ToolCall
 
     bad = ModelResponse(
         tool_calls=[

@@ -15,13 +15,13 @@ from good_agent import (
     UserMessage,
     tool,
 )
-from good_agent.core.messages import ToolCall
 from good_agent.core.specs import register_spec_resolver, resolve_spec
 from good_agent.models.base import ModelResponse, tool_call_from_parsed
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.strategies.prompted import ValidatedAdapter
 from good_agent.providers.types import ParsedToolCall
 from good_agent.testing import ScriptedModel
+from good_agent.types.messages import ToolCall
 
 pytestmark = pytest.mark.anyio
 

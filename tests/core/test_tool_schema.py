@@ -9,8 +9,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from good_agent import Agent, Tool, ToolArgumentsError, ToolDefinitionError, tool
-from good_agent.core.messages import ToolCall
 from good_agent.tools import ToolRegistry
+from good_agent.types.messages import ToolCall
 
 
 class Color(Enum):

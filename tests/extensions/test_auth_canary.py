@@ -27,7 +27,6 @@ from good_agent import (
     ToolError,
     tool,
 )
-from good_agent.core.messages import render_value
 from good_agent.extensions import (
     AuthInjector,
     CitationManager,
@@ -39,6 +38,7 @@ from good_agent.extensions import (
     credential_scope,
 )
 from good_agent.testing import ScriptedModel
+from good_agent.types.messages import render_value
 
 pytestmark = pytest.mark.anyio
 

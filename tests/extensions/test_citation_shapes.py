@@ -325,9 +325,9 @@ _flat_arguments = st.fixed_dictionaries(
 def test_the_short_path_for_top_level_urls_agrees_with_the_full_walk(
     arguments: dict[str, Any],
 ) -> None:
-    from good_agent.core.errors import ToolError
     from good_agent.extensions.citation_arguments import ArgumentTranslator, _Translator
     from good_agent.extensions.citation_schema import compile_url_slots
+    from good_agent.types.errors import ToolError
 
     @tool
     def read(

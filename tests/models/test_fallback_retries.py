@@ -10,10 +10,10 @@ import pytest
 from openai import AsyncOpenAI
 
 from good_agent import FallbackModel
-from good_agent.core.messages import UserMessage
 from good_agent.models import AnthropicModel, OpenAIChatModel
 from good_agent.models.base import ModelRequest, ModelResponse
 from good_agent.testing import ScriptedModel
+from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 

@@ -23,8 +23,6 @@ from bridge_fakes import (
     Reply,
 )
 
-from good_agent.core.errors import ModelIncompleteStreamError, ModelResponseError
-from good_agent.core.messages import UserMessage
 from good_agent.models import (
     AnthropicModel,
     GeminiModel,
@@ -46,6 +44,8 @@ from good_agent.providers.streaming import (
     UsageDelta,
 )
 from good_agent.server.background import BackgroundServer
+from good_agent.types.errors import ModelIncompleteStreamError, ModelResponseError
+from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 

@@ -10,14 +10,6 @@ import pytest
 from google import genai
 from google.genai import types
 
-from good_agent.core.errors import (
-    ModelAuthenticationError,
-    ModelBadRequestError,
-    ModelConfigError,
-    ModelOverloadedError,
-    ModelRateLimitError,
-)
-from good_agent.core.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 from good_agent.models import ModelRequest
 from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.gemini import GeminiModel
@@ -25,6 +17,14 @@ from good_agent.models.ollama import OllamaModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.strategies import ToolCallingMode
+from good_agent.types.errors import (
+    ModelAuthenticationError,
+    ModelBadRequestError,
+    ModelConfigError,
+    ModelOverloadedError,
+    ModelRateLimitError,
+)
+from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
 
 TOOL = {
     "type": "function",

@@ -13,11 +13,11 @@ import httpx2
 import openai
 import pytest
 
-from good_agent.core.errors import ModelBadRequestError, ModelConnectionError, ModelResponseError
-from good_agent.core.messages import ToolMessage, UserMessage
 from good_agent.models import ModelRequest
 from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
+from good_agent.types.errors import ModelBadRequestError, ModelConnectionError, ModelResponseError
+from good_agent.types.messages import ToolMessage, UserMessage
 
 TOOL = {
     "type": "function",
@@ -197,7 +197,7 @@ async def test_replay_items_never_reach_a_chat_completions_body() -> None:
         ],
     }
     handler = Handler(httpx2.Response(200, json=reply))
-    from good_agent.core.messages import AssistantMessage
+    from good_agent.types.messages import AssistantMessage
 
     turn = AssistantMessage(content="hm", replay=[{"type": "thinking", "signature": "s"}])
     await chat(handler).request(ModelRequest(messages=[UserMessage(content="x"), turn]))

@@ -13,7 +13,6 @@ import httpx2
 import pytest
 from bridge_fakes import UPSTREAM_KEY, AnthropicFake, Fake, OllamaFake, OpenAIFake, Reply
 
-from good_agent.core.messages import UserMessage
 from good_agent.models import (
     AnthropicModel,
     ModelRequest,
@@ -29,6 +28,7 @@ from good_agent.models.http_transport import (
 from good_agent.models.http_wire import AiohttpWire
 from good_agent.models.provider_model import ProviderModel
 from good_agent.server.background import BackgroundServer
+from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 

@@ -58,7 +58,7 @@ def test_ollama_filters_tools_for_tool_choice(choice: object, names: object) -> 
 
 @pytest.mark.anyio
 async def test_ollama_model_over_http(monkeypatch: pytest.MonkeyPatch) -> None:
-    from good_agent.core.messages import UserMessage
+    from good_agent.types.messages import UserMessage
 
     monkeypatch.setenv("OLLAMA_HOST", "gpu-box:11434")
     recorder = Recorder(REPLY)

@@ -10,7 +10,6 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from good_agent.core.errors import ToolDefinitionError
 from good_agent.providers import openai_chat, openai_responses
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.schema import strict_problems, to_openai_schema
@@ -18,6 +17,7 @@ from good_agent.providers.schema.normalize import TYPE_ALIASES
 from good_agent.providers.strategies.structured import StructuredAdapter, response_format
 from good_agent.providers.types import ChatRequest
 from good_agent.tools.tool import Tool
+from good_agent.types.errors import ToolDefinitionError
 
 
 class Address(BaseModel):

@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from good_agent.core.errors import (
+from good_agent.server.errors import REASON_LIMIT, from_model_error, summarize
+from good_agent.types.errors import (
     ModelOverloadedError,
     ModelRateLimitError,
     ModelResponseError,
 )
-from good_agent.server.errors import REASON_LIMIT, from_model_error, summarize
 
 TRACE = "Traceback (most recent call last):"
 ANTHROPIC_529 = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}

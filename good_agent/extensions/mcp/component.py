@@ -15,11 +15,11 @@ import mcp_types as types
 from mcp import StdioServerParameters
 
 from good_agent.core.components import AgentComponent
-from good_agent.core.errors import ToolDefinitionError
 from good_agent.extensions.mcp.connection import MCPConnection
 from good_agent.extensions.mcp.errors import MCPServerError, MCPStartError
 from good_agent.extensions.mcp.results import convert_result
 from good_agent.tools.tool import Tool
+from good_agent.types.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent

@@ -35,8 +35,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from good_agent.core.errors import ToolError
 from good_agent.extensions.mcp.errors import MCPServerError, MCPStartError
+from good_agent.types.errors import ToolError
 
 logger = logging.getLogger("good_agent.mcp")
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from good_agent.core.errors import GoodAgentError
+from good_agent.types.errors import GoodAgentError
 
 
 class MCPServerError(GoodAgentError):
     """Something went wrong with an MCP server; ``server`` is its name.
 
     Failures during a tool call do not raise this: they reach the model as a tool
-    error (a :class:`~good_agent.core.errors.ToolError` naming the server).
+    error (a :class:`~good_agent.types.errors.ToolError` naming the server).
     """
 
     def __init__(self, server: str, message: str) -> None:

@@ -1,6 +1,6 @@
 """Mapping MCP tool results (``CallToolResult``) to what a good-agent tool returns.
 
-* ``isError`` results raise :class:`~good_agent.core.errors.ToolError`, so the model
+* ``isError`` results raise :class:`~good_agent.types.errors.ToolError`, so the model
   reads the server's message as a tool error.
 * Text-only results become a ``str`` (blocks joined by newlines).
 * Results with ``structuredContent`` and only text blocks become that structured
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 import mcp_types as types
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from good_agent.core.errors import ToolError
+from good_agent.types.errors import ToolError
 
 
 def _decoded_size(data: str) -> int:

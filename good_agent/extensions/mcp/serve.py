@@ -22,8 +22,8 @@ from mcp.server.stdio import stdio_server
 
 from good_agent.core._execution import current_plans
 from good_agent.core.agent import Agent
-from good_agent.core.messages import ToolResponse
 from good_agent.tools.tool import Tool
+from good_agent.types.messages import ToolResponse
 
 
 def load_target(spec: str) -> Agent:

@@ -10,13 +10,8 @@ from good_agent.providers.strategies.context import RequestContext
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.strategies.validation import validate_payload
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import (
-    REPLAY_KEY,
-    ChatRequest,
-    JSONDict,
-    ParsedToolCall,
-    ProviderResponse,
-)
+from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.types.messages import REPLAY_KEY
 
 
 class CodecAdapter:

@@ -31,7 +31,8 @@ from good_agent.providers.streaming.deltas import (
     UsageDelta,
 )
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import JSONDict, ProviderResponse, Usage
+from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.types.usage import Usage
 
 DONE_EVENT: JSONDict = {"[DONE]": True}
 """What a transport yields for an SSE stream's ``data: [DONE]`` terminator (OpenAI

@@ -1,16 +1,29 @@
-"""Run-level usage totals and the limits a run must stay within."""
+"""Token usage: one response's counts, a run's totals and the limits a run must stay within."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from good_agent.core.errors import AgentRunError
+from good_agent.types.errors import AgentRunError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from good_agent.core.messages import Message, Usage
+    from good_agent.types.messages import Message
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts reported by a provider for one response."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
 
 
 @dataclass(slots=True)

@@ -12,8 +12,13 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from good_agent.providers.types import REPLAY_KEY
-from good_agent.providers.types import Usage as Usage
+from good_agent.types.usage import Usage
+
+REPLAY_KEY = "replay_items"
+"""Key of an assistant message dict holding provider items to send back verbatim on
+the next request: Anthropic ``thinking``/``redacted_thinking`` blocks (with their
+signatures) and OpenAI Responses ``reasoning`` items. Each codec sends the items of
+its own API and drops the rest."""
 
 
 class ToolCall(BaseModel):

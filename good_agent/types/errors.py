@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from good_agent.core.messages import Message
+    from good_agent.types.messages import Message
 
 
 class GoodAgentError(Exception):

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from pydantic import TypeAdapter, ValidationError
 
-from good_agent.core.errors import GoodAgentError
-from good_agent.core.messages import Message
+from good_agent.types.errors import GoodAgentError
+from good_agent.types.messages import Message
 
 _HISTORY: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
