@@ -10,11 +10,9 @@ import json
 import time
 from typing import Any
 
-from good_agent.providers.streaming import (
-    AnthropicDecoder,
-    OpenAIChatDecoder,
-    OpenAIResponsesDecoder,
-)
+from good_agent.providers.anthropic.stream import AnthropicDecoder
+from good_agent.providers.openai.chat_stream import OpenAIChatDecoder
+from good_agent.providers.openai.responses_stream import OpenAIResponsesDecoder
 
 
 def chunks_for(count: int) -> list[str]:

@@ -78,7 +78,9 @@ def translation() -> list[Case]:
 
     import shared
 
-    from good_agent.providers import ChatRequest, anthropic_messages, gemini
+    from good_agent.providers import ChatRequest
+    from good_agent.providers.anthropic import codec as anthropic_messages
+    from good_agent.providers.gemini import codec as gemini
 
     messages = copy.deepcopy(shared.TRANSLATION_MESSAGES)
     tools = copy.deepcopy(shared.TRANSLATION_TOOLS)

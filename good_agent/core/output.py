@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from good_agent.core.instructions import with_system_text
-from good_agent.providers.schema.openai import to_openai_schema
+from good_agent.providers.openai.schema import to_openai_schema
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.types.errors import ModelConfigError
 from good_agent.types.messages import Message

@@ -1,15 +1,18 @@
 """Language models: the protocol the agent loop talks to, and its implementations."""
 
-from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
 from good_agent.models.fallback_model import AllModelsFailedError, FallbackModel
-from good_agent.models.gemini import GeminiModel
-from good_agent.models.ollama import OllamaModel
-from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import register_provider
 from good_agent.models.resolve import resolve_model
-from good_agent.models.transport import Transport
+from good_agent.models.vendors import (
+    AnthropicModel,
+    GeminiModel,
+    OllamaModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
+from good_agent.providers.transport import Transport
 
 __all__ = [
     "AllModelsFailedError",

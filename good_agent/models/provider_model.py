@@ -18,15 +18,7 @@ from typing import Any, ClassVar
 
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
-from good_agent.models.errors import malformed_reply, stream_cut
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
-from good_agent.models.transport import (
-    AnyTransport,
-    Transport,
-    events_of,
-    streams,
-    transport_address,
-)
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -34,7 +26,15 @@ from good_agent.providers.strategies.native import CodecAdapter
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
+from good_agent.providers.transport import (
+    AnyTransport,
+    Transport,
+    events_of,
+    streams,
+    transport_address,
+)
 from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.providers.wire_errors import malformed_reply, stream_cut
 from good_agent.types.errors import (
     ModelConnectionError,
     ModelError,
@@ -53,7 +53,7 @@ class ProviderModel:
 
     Args:
         model: The model name, optionally provider-prefixed (``"anthropic:claude-..."``).
-        transport: Where bodies are sent (see :mod:`good_agent.models.transport`).
+        transport: Where bodies are sent (see :mod:`good_agent.providers.transport`).
         mode: The tool-calling mode; ``AUTO`` uses the model's profile.
         settings: Default sampling settings, merged under each request's.
         profile: A ready profile (skips the registry lookup).

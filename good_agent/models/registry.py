@@ -12,7 +12,6 @@ from typing import Any
 
 from good_agent.models.base import LanguageModel
 from good_agent.models.provider_model import ProviderModel
-from good_agent.models.transport import AnyTransport
 from good_agent.providers.codecs import Codec, get_codec, register_codec
 from good_agent.providers.profiles import (
     DEFAULT_REGISTRY,
@@ -21,6 +20,7 @@ from good_agent.providers.profiles import (
     ProviderInfo,
 )
 from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.transport import AnyTransport
 
 ModelFactory = Callable[..., LanguageModel]
 """Builds a model: ``factory(name, base_url=, api_key=, settings=, mode=, profile=)``."""
@@ -63,7 +63,7 @@ def register_provider(
         transport: Called as ``transport(model=..., base_url=..., api_key=...)``; the
             result has ``provider``, ``async send(body) -> dict`` and
             ``stream(body) -> AsyncIterator[dict]`` (see
-            :class:`~good_agent.models.transport.Transport`; without ``stream``,
+            :class:`~good_agent.providers.transport.Transport`; without ``stream``,
             streamed requests are sent whole).
         profiles: ``(pattern, values)`` rules for this provider's model names, e.g.
             ``("toy-*", {"mode": "native", "supports_parallel": True})``.

@@ -17,12 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from good_agent.models.anthropic import AnthropicModel
 from good_agent.models.base import LanguageModel
-from good_agent.models.gemini import GeminiModel
-from good_agent.models.ollama import OllamaModel
-from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.registry import MODEL_FACTORIES, register_model_factory
+from good_agent.models.vendors import (
+    AnthropicModel,
+    GeminiModel,
+    OllamaModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
 from good_agent.providers.profiles import (
     DEFAULT_REGISTRY,
     NATIVE_WITH_FALLBACK,

@@ -7,16 +7,17 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from good_agent.providers import anthropic_messages, gemini, ollama, openai_chat, openai_responses
-from good_agent.providers.streaming import (
-    AnthropicDecoder,
-    GeminiDecoder,
-    OllamaDecoder,
-    OpenAIChatDecoder,
-    OpenAIResponsesDecoder,
-    StreamDecoder,
-    WholeReplyDecoder,
-)
+from good_agent.providers.anthropic import codec as anthropic_messages
+from good_agent.providers.anthropic.stream import AnthropicDecoder
+from good_agent.providers.gemini import codec as gemini
+from good_agent.providers.gemini.stream import GeminiDecoder
+from good_agent.providers.ollama import codec as ollama
+from good_agent.providers.ollama.stream import OllamaDecoder
+from good_agent.providers.openai import chat_codec as openai_chat
+from good_agent.providers.openai import responses_codec as openai_responses
+from good_agent.providers.openai.chat_stream import OpenAIChatDecoder
+from good_agent.providers.openai.responses_stream import OpenAIResponsesDecoder
+from good_agent.providers.streaming import StreamDecoder, WholeReplyDecoder
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from good_agent.providers.schema.nulls import drop_added_nulls
-from good_agent.providers.types import JSONDict
+from good_agent.providers.types import JSONDict, ParsedToolCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,3 +137,11 @@ def tool_parameters(tool: JSONDict) -> JSONDict:
     if isinstance(params, dict) and params:
         return params
     return {"type": "object", "properties": {}}
+
+
+def restore_call(call: ParsedToolCall, names: ToolNameMap | None) -> ParsedToolCall:
+    """Map a decoded call back to the original tool name and undo strict nulls."""
+    if names is None:
+        return call
+    original = names.to_original(call.name)
+    return replace(call, name=original, arguments=names.restore_arguments(original, call.arguments))

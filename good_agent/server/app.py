@@ -29,7 +29,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
-from good_agent.models.http_wire import AiohttpWire, aiohttp_available
+from good_agent.providers.http_wire import AiohttpWire, aiohttp_available
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig

@@ -120,7 +120,7 @@ else:
 class ModelConfig(_Strict):
     """One ``[[models]]`` entry: a name clients use and the upstream behind it.
 
-    ``provider`` is a key of :data:`good_agent.models.http_transport.HTTP_TRANSPORTS`
+    ``provider`` is a key of :data:`good_agent.providers.builtin_transports.HTTP_TRANSPORTS`
     (``openai``, ``anthropic``, ``gemini``, ``ollama``) or a provider registered with
     :func:`good_agent.models.register_provider`;
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
@@ -161,8 +161,8 @@ class ModelConfig(_Strict):
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:
-        from good_agent.models.http_transport import HTTP_TRANSPORTS
         from good_agent.models.registry import TRANSPORTS
+        from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
 
         if value not in HTTP_TRANSPORTS and value not in TRANSPORTS:
             known = ", ".join(sorted({*HTTP_TRANSPORTS, *TRANSPORTS}))

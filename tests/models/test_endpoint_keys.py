@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from good_agent import Agent, ModelConfigError
 from good_agent.models import AnthropicModel, GeminiModel, OllamaModel, resolve_model
 from good_agent.models.base import ModelRequest
-from good_agent.models.endpoint import VENDOR_HOSTS, Endpoint, resolve_endpoint
-from good_agent.models.http_transport import HttpTransport
+from good_agent.providers.endpoint import VENDOR_HOSTS, Endpoint, resolve_endpoint
+from good_agent.providers.http_transport import HttpTransport
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.served import ServedModel
 from good_agent.types.messages import UserMessage

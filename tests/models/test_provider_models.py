@@ -11,11 +11,14 @@ from google import genai
 from google.genai import types
 
 from good_agent.models import ModelRequest
-from good_agent.models.anthropic import AnthropicModel
-from good_agent.models.gemini import GeminiModel
-from good_agent.models.ollama import OllamaModel
-from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
 from good_agent.models.resolve import resolve_model
+from good_agent.models.vendors import (
+    AnthropicModel,
+    GeminiModel,
+    OllamaModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
 from good_agent.providers.strategies import ToolCallingMode
 from good_agent.types.errors import (
     ModelAuthenticationError,

@@ -14,8 +14,7 @@ import openai
 import pytest
 
 from good_agent.models import ModelRequest
-from good_agent.models.anthropic import AnthropicModel
-from good_agent.models.openai_chat import OpenAIChatModel, OpenAIResponsesModel
+from good_agent.models.vendors import AnthropicModel, OpenAIChatModel, OpenAIResponsesModel
 from good_agent.types.errors import ModelBadRequestError, ModelConnectionError, ModelResponseError
 from good_agent.types.messages import ToolMessage, UserMessage
 
@@ -263,7 +262,7 @@ async def test_connection_errors_name_the_url_and_suggest_fixes() -> None:
 
 
 def test_a_base_url_without_scheme_gets_the_scheme_hint() -> None:
-    from good_agent.models.errors import connection_error
+    from good_agent.providers.wire_errors import connection_error
 
     error = connection_error("openai", "localhost:8000/v1/chat/completions", OSError("bad"))
     assert "localhost:8000/v1/chat/completions" in str(error)
@@ -285,7 +284,7 @@ def gemini_model(response: httpx2.Response) -> Any:
     from google import genai
     from google.genai import types
 
-    from good_agent.models.gemini import GeminiModel
+    from good_agent.models.vendors import GeminiModel
 
     client = genai.Client(
         api_key="k",

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from good_agent import Agent, Tool, ToolMessage, tool
-from good_agent.models.openai_chat import OpenAIChatModel
+from good_agent.models.vendors import OpenAIChatModel
 
 pytestmark = pytest.mark.anyio
 

@@ -20,13 +20,11 @@ from good_agent.models import (
     OllamaModel,
     OpenAIChatModel,
 )
-from good_agent.models.http_transport import (
-    AnthropicHttpTransport,
-    HttpTransport,
-    OllamaHttpTransport,
-)
-from good_agent.models.http_wire import AiohttpWire
 from good_agent.models.provider_model import ProviderModel
+from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
+from good_agent.providers.http_transport import HttpTransport
+from good_agent.providers.http_wire import AiohttpWire
+from good_agent.providers.ollama.http_transport import OllamaHttpTransport
 from good_agent.server.background import BackgroundServer
 from good_agent.types.messages import UserMessage
 

@@ -1,4 +1,4 @@
-"""The layers are an import-linter contract that CI runs: kept today, broken by a wrong-way import."""
+"""The layers are an import-linter contract that CI runs, broken by a wrong-way import."""
 
 from __future__ import annotations
 

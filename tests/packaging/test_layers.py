@@ -59,3 +59,55 @@ def test_the_package_graph_has_no_cycle() -> None:
     except CycleError as error:  # pragma: no cover - the message is the point
         pytest.fail(f"packages import each other in a loop: {error.args[1]}")
     assert order.index(LEAF) < order.index("good_agent.core")
+
+
+VENDORS = ("openai", "anthropic", "gemini", "ollama")
+
+VENDOR_TABLES = {
+    "good_agent.providers.codecs",  # the codec of each built-in name
+    "good_agent.providers.builtin_transports",  # the HTTP transport of each built-in name
+    "good_agent.models.vendors",  # the model class of each built-in vendor
+    "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
+    "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
+    # the OpenAI function and response_format shapes are the lingua franca: typed
+    # output and the structured strategy speak OpenAI's strict schema dialect
+    "good_agent.core.output",
+    "good_agent.providers.strategies.structured",
+}
+
+
+def in_vendor_folder(module: str, vendor: str | None = None) -> bool:
+    """Whether ``module`` lies in ``providers/<vendor>/`` (any vendor when ``None``)."""
+    return any(
+        module == f"good_agent.providers.{v}" or module.startswith(f"good_agent.providers.{v}.")
+        for v in ([vendor] if vendor else VENDORS)
+    )
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_each_vendor_has_one_folder_with_codec_stream_decoder_and_transport(vendor: str) -> None:
+    folder = f"good_agent.providers.{vendor}"
+    names = {module.rsplit(".", 1)[-1] for module in graph().find_descendants(folder)}
+    assert any(name.endswith("codec") for name in names)
+    assert any(name.endswith("stream") for name in names)
+    assert any(name.endswith("transport") for name in names)
+
+
+def test_vendor_code_outside_its_folder_only_where_a_table_lists_the_built_ins() -> None:
+    reaching = {
+        module
+        for module in graph().modules
+        if not in_vendor_folder(module)
+        and any(in_vendor_folder(t) for t in graph().find_modules_directly_imported_by(module))
+    }
+    assert reaching <= VENDOR_TABLES
+
+
+def test_no_module_outside_a_vendor_folder_is_named_after_a_vendor() -> None:
+    named = {
+        module
+        for module in graph().modules
+        if not in_vendor_folder(module)
+        and any(vendor in module.rsplit(".", 1)[-1] for vendor in VENDORS)
+    }
+    assert named <= {"good_agent.server.openai_api", "good_agent.server.anthropic_api"}

@@ -4,7 +4,7 @@ import anthropic
 import pytest
 from providers_fixtures import HISTORY, TOOLS, Recorder
 
-from good_agent.providers import anthropic_messages as codec
+from good_agent.providers.anthropic import codec
 from good_agent.providers.types import ChatRequest
 
 REPLY = {

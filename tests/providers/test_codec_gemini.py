@@ -5,7 +5,7 @@ from google import genai
 from google.genai import types
 from providers_fixtures import HISTORY, TOOLS, Recorder
 
-from good_agent.providers import gemini as codec
+from good_agent.providers.gemini import codec
 from good_agent.providers.types import ChatRequest
 
 REPLY = {
@@ -32,7 +32,7 @@ REPLY = {
 
 @pytest.mark.anyio
 async def test_gemini_sdk_round_trip() -> None:
-    from good_agent.models.gemini import sdk_arguments
+    from good_agent.providers.gemini.sdk_transport import sdk_arguments
 
     recorder = Recorder(REPLY)
     client = genai.Client(

@@ -4,8 +4,8 @@ import pytest
 from providers_fixtures import HISTORY, TOOLS, Recorder
 
 from good_agent.models import ModelRequest
-from good_agent.models.ollama import OllamaModel
-from good_agent.providers import ollama as codec
+from good_agent.models.vendors import OllamaModel
+from good_agent.providers.ollama import codec
 from good_agent.providers.types import ChatRequest
 
 REPLY = {

@@ -4,7 +4,8 @@ import pytest
 from openai import AsyncOpenAI
 from providers_fixtures import HISTORY, TOOLS, Recorder
 
-from good_agent.providers import openai_chat, openai_responses
+from good_agent.providers.openai import chat_codec as openai_chat
+from good_agent.providers.openai import responses_codec as openai_responses
 from good_agent.providers.types import ChatRequest
 
 CHAT_REPLY = {

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from good_agent.providers.openai.chat_stream import OpenAIChatDecoder
 from good_agent.providers.reply_shape import ReplyShapeError
-from good_agent.providers.streaming import DONE_EVENT, OpenAIChatDecoder, ToolCallStart
+from good_agent.providers.streaming import DONE_EVENT, ToolCallStart
 
 usage = st.fixed_dictionaries(
     {"prompt_tokens": st.integers(0, 10**6), "completion_tokens": st.integers(0, 10**6)}

@@ -10,9 +10,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from good_agent.providers import openai_chat, openai_responses
 from good_agent.providers.codecs import get_codec
-from good_agent.providers.schema import strict_problems, to_openai_schema
+from good_agent.providers.openai import chat_codec as openai_chat
+from good_agent.providers.openai import responses_codec as openai_responses
+from good_agent.providers.openai.schema import strict_problems, to_openai_schema
 from good_agent.providers.schema.normalize import TYPE_ALIASES
 from good_agent.providers.strategies.structured import StructuredAdapter, response_format
 from good_agent.providers.types import ChatRequest

@@ -7,16 +7,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from good_agent.providers.schema import (
-    inline_refs,
-    is_recursive,
-    normalize_schema,
-    to_anthropic_schema,
-    to_gemini_schema,
-    to_openai_schema,
-)
-from good_agent.providers.schema.gemini import SUPPORTED_KEYS
-from good_agent.providers.schema.openai import UNSUPPORTED_IN_STRICT
+from good_agent.providers.anthropic.schema import to_anthropic_schema
+from good_agent.providers.gemini.schema import SUPPORTED_KEYS, to_gemini_schema
+from good_agent.providers.openai.schema import UNSUPPORTED_IN_STRICT, to_openai_schema
+from good_agent.providers.schema import inline_refs, is_recursive, normalize_schema
 from good_agent.providers.schema.walk import iter_schemas
 
 

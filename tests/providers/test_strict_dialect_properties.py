@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from good_agent.providers.schema import to_openai_schema
+from good_agent.providers.openai.schema import to_openai_schema
 from good_agent.providers.schema.nulls import drop_added_nulls
 from good_agent.providers.schema.walk import iter_schemas
 from good_agent.providers.strategies.structured import response_format

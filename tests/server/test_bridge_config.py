@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from good_agent.models.http_transport import HTTP_TRANSPORTS, HttpTransport
+from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
+from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import ChatRequest
 from good_agent.server import ConfigError, ServedModel, create_app, load_config, parse_config

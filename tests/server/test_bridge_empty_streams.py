@@ -19,8 +19,8 @@ from bridge_harness import CLIENT_KEY, USER
 
 from good_agent import Agent, ModelError, ModelResponseError
 from good_agent.models import OpenAIChatModel
-from good_agent.models.http_transport import HttpTransport
 from good_agent.models.provider_model import ProviderModel
+from good_agent.providers.http_transport import HttpTransport
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio

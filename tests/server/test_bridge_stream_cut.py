@@ -20,9 +20,9 @@ from bridge_fakes import sse
 from bridge_harness import CLIENT_KEY, USER
 
 from good_agent import ModelIncompleteStreamError
-from good_agent.models.http_transport import HttpTransport
-from good_agent.models.http_wire import AiohttpWire
 from good_agent.models.provider_model import ProviderModel
+from good_agent.providers.http_transport import HttpTransport
+from good_agent.providers.http_wire import AiohttpWire
 from good_agent.providers.streaming import TextDelta
 from good_agent.providers.types import ChatRequest
 from good_agent.server import create_app, parse_config

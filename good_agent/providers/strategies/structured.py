@@ -18,7 +18,7 @@ import uuid
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
-from good_agent.providers.schema.openai import drop_added_nulls, to_openai_schema
+from good_agent.providers.openai.schema import drop_added_nulls, to_openai_schema
 from good_agent.providers.schema.refs import has_refs
 from good_agent.providers.schema.strict_subset import strict_subset_problems
 from good_agent.providers.strategies.base import ToolCallingMode

@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, ClassVar
 
-from good_agent.providers.openai_tools import restore_call
 from good_agent.providers.streaming.buffer import CallBuffer
 from good_agent.providers.streaming.deltas import (
     FinishDelta,
@@ -30,7 +29,7 @@ from good_agent.providers.streaming.deltas import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.providers.tool_names import ToolNameMap
+from good_agent.providers.tool_names import ToolNameMap, restore_call
 from good_agent.providers.types import JSONDict, ProviderResponse
 from good_agent.types.usage import Usage
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any, ClassVar, Self
 
-from good_agent.models.endpoint import checked_base_url, is_vendor_host, resolve_endpoint
-from good_agent.models.errors import map_http_error
+from good_agent.providers.endpoint import checked_base_url, is_vendor_host, resolve_endpoint
+from good_agent.providers.wire_errors import map_http_error
 from good_agent.types.errors import ModelConfigError
 
 NO_KEY = "not-needed"
@@ -19,7 +19,7 @@ class SDKTransport:
 
     Subclasses set ``provider``, ``url_env`` and ``key_env`` and implement
     :meth:`build_client` and ``send``. The key follows the rule of
-    :mod:`good_agent.models.endpoint`: an environment key goes only to the vendor.
+    :mod:`good_agent.providers.endpoint`: an environment key goes only to the vendor.
 
     Args:
         model: The upstream model id (for error messages).

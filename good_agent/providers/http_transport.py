@@ -1,42 +1,35 @@
-"""Transports that talk HTTP directly with one pooled ``httpx2.AsyncClient``.
+"""The transport that talks HTTP directly with one pooled ``httpx2.AsyncClient``.
 
-One class per wire format: OpenAI Chat Completions (and every server that speaks
-it), Anthropic Messages, the Gemini API and Ollama's ``/api/chat``. Each posts the
-codec's body to the provider's documented endpoint, whole (:meth:`HttpTransport.send`)
-or streamed (:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for
-Ollama). A stream is read to the end of the response even after the provider's
-final event (``[DONE]``, ``message_stop``), so the connection returns to the pool.
-Keys travel in headers, never in URLs. Every failure is a typed
+:class:`HttpTransport` speaks OpenAI Chat Completions (and every server that speaks
+it) and is the base of each vendor's HTTP transport (``providers/<vendor>/http_transport.py``).
+It posts the codec's body to the provider's documented endpoint, whole
+(:meth:`HttpTransport.send`) or streamed (:meth:`HttpTransport.stream`: Server-Sent
+Events, or NDJSON for Ollama). A stream is read to the end of the response even after
+the provider's final event (``[DONE]``, ``message_stop``), so the connection returns to
+the pool. Keys travel in headers, never in URLs. Every failure is a typed
 :class:`~good_agent.types.errors.ModelError`.
-
-The bridge serves its models with these; :class:`~good_agent.models.OllamaModel`
-uses :class:`OllamaHttpTransport`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
 import anyio
 import httpx2
 
-from good_agent.models.endpoint import checked_base_url, is_vendor_host
-from good_agent.models.errors import error_for_status
-from good_agent.models.http_wire import HttpxWire, Wire, WireStream
+from good_agent.providers.endpoint import checked_base_url
+from good_agent.providers.http_wire import HttpxWire, Wire, WireStream
 from good_agent.providers.reply_shape import preview
 from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
+from good_agent.providers.wire_errors import error_for_status
 from good_agent.types.errors import (
     ModelError,
     ModelResponseError,
     ModelTimeoutError,
 )
-
-DEFAULT_OLLAMA_HOST = "http://localhost:11434"
-"""Where Ollama listens by default."""
 
 
 def _sse_payload(data: str) -> Any:
@@ -47,14 +40,6 @@ def _sse_payload(data: str) -> Any:
     if not data:
         return None
     return json.loads(data)
-
-
-def ollama_host(base_url: str | None = None) -> str:
-    """The Ollama server root: ``base_url``, ``OLLAMA_HOST`` or the default (scheme added)."""
-    host = base_url or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
-    if "://" not in host:
-        host = f"http://{host}"
-    return host.rstrip("/").removesuffix("/api")
 
 
 class HttpTransport:
@@ -265,96 +250,3 @@ class HttpTransport:
             await client.aclose()
 
 
-class AnthropicHttpTransport(HttpTransport):
-    """Anthropic's Messages API (``POST /v1/messages``)."""
-
-    provider = "anthropic"
-    profile_provider = "anthropic"
-    default_base_url = "https://api.anthropic.com"
-    api_version = "2023-06-01"
-
-    def headers(self) -> dict[str, str]:
-        """``x-api-key`` and ``anthropic-version``."""
-        headers = {"anthropic-version": self.api_version}
-        if self.api_key:
-            headers["x-api-key"] = self.api_key
-        return headers
-
-    def url(self, body: JSONDict, *, stream: bool) -> str:
-        """The Messages endpoint."""
-        return f"{self.base_url.removesuffix('/v1')}/v1/messages"
-
-    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
-        """``stream: true`` for a streamed reply."""
-        return {**body, "stream": True} if stream else body
-
-
-class GeminiHttpTransport(HttpTransport):
-    """The Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``)."""
-
-    provider = "gemini"
-    profile_provider = "gemini"
-    default_base_url = "https://generativelanguage.googleapis.com"
-    api_version = "v1beta"
-
-    def headers(self) -> dict[str, str]:
-        """``x-goog-api-key``."""
-        return {"x-goog-api-key": self.api_key} if self.api_key else {}
-
-    def url(self, body: JSONDict, *, stream: bool) -> str:
-        """The method URL for the body's model."""
-        model = str(body.get("model") or self.model).removeprefix("models/")
-        root = self.base_url.removesuffix(f"/{self.api_version}")
-        method = "streamGenerateContent?alt=sse" if stream else "generateContent"
-        return f"{root}/{self.api_version}/models/{model}:{method}"
-
-    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
-        """The body without ``model`` (it is in the URL)."""
-        return {k: v for k, v in body.items() if k != "model"}
-
-
-class OllamaHttpTransport(HttpTransport):
-    """Ollama's native ``/api/chat`` (NDJSON when streaming).
-
-    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434`` (a host
-    without a scheme gets ``http://``, as Ollama's own tools do); the key is sent as a
-    bearer token, for hosted Ollama. ``OLLAMA_API_KEY`` is the key when none is given
-    and the endpoint is not a given ``base_url`` of a host other than ``ollama.com``.
-    """
-
-    provider = "ollama"
-    profile_provider = "ollama"
-    default_base_url = DEFAULT_OLLAMA_HOST
-
-    def __init__(self, model: str = "", *, base_url: str | None = None, **options: Any) -> None:
-        host = ollama_host(base_url)
-        super().__init__(model, base_url=host, **options)
-        if not self.api_key and (base_url is None or is_vendor_host("ollama", host)):
-            self.api_key = os.environ.get("OLLAMA_API_KEY") or None
-
-    def url(self, body: JSONDict, *, stream: bool) -> str:
-        """The chat endpoint."""
-        return f"{self.base_url}/api/chat"
-
-    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
-        """``stream`` set explicitly (Ollama streams by default)."""
-        return {**body, "stream": stream}
-
-    async def events(self, reply: WireStream) -> AsyncIterator[JSONDict]:
-        """One JSON object per line."""
-        async for line in reply.lines():
-            if line.strip():
-                yield self.event_object(json.loads(line))
-
-
-HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {
-    "openai": HttpTransport,
-    "anthropic": AnthropicHttpTransport,
-    "gemini": GeminiHttpTransport,
-    "ollama": OllamaHttpTransport,
-}
-"""The HTTP transport of each built-in provider name; the bridge serves these names.
-
-Add an OpenAI-compatible service by subclassing :class:`HttpTransport` (``provider``,
-``default_base_url``; ``profile_provider`` names whose profiles and codec apply) and
-registering it here under its name."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from good_agent.providers.anthropic.schema import to_anthropic_schema
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import (
     call_arguments,
@@ -23,7 +24,6 @@ from good_agent.providers.history import (
     text_of,
 )
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
-from good_agent.providers.schema.anthropic import to_anthropic_schema
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
     ANTHROPIC_NAMES,

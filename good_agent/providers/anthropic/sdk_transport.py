@@ -1,9 +1,8 @@
-"""A :class:`~good_agent.models.base.LanguageModel` for Anthropic's Messages API.
+"""The ``anthropic`` SDK transport for the Messages API, and its error mapping.
 
-Uses the official ``anthropic`` SDK
-(the ``anthropic`` extra: ``pip install '.[anthropic]'`` from a checkout).
-``api_key`` defaults to ``ANTHROPIC_API_KEY`` (for Anthropic's own endpoint only,
-see :mod:`good_agent.models.endpoint`) and ``base_url`` to ``ANTHROPIC_BASE_URL``.
+An option for a caller who brings an ``anthropic.AsyncAnthropic`` (the ``anthropic``
+extra). ``api_key`` defaults to ``ANTHROPIC_API_KEY`` and ``base_url`` to
+``ANTHROPIC_BASE_URL`` (the SDK reads both).
 """
 
 from __future__ import annotations
@@ -13,11 +12,19 @@ from collections.abc import AsyncIterator, Callable
 from functools import lru_cache
 from typing import Any
 
-from good_agent.models.errors import dump_reply, map_anthropic_error
-from good_agent.models.provider_model import SDKModel
-from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
-from good_agent.models.transport import Transport
+from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
 from good_agent.providers.types import JSONDict
+from good_agent.providers.wire_errors import (
+    connection_error,
+    dump_reply,
+    error_for_status,
+    error_message,
+    request_url,
+    retry_after_seconds,
+)
+from good_agent.types.errors import (
+    ModelTimeoutError,
+)
 
 
 def keyword_parameters(method: Callable[..., Any]) -> frozenset[str] | None:
@@ -99,20 +106,21 @@ def sdk_body(create: Callable[..., Any], body: JSONDict) -> JSONDict:
     return moved
 
 
-class AnthropicModel(SDKModel):
-    """Claude models through the Messages API.
+def map_anthropic_error(exc: Exception, *, provider: str = "anthropic") -> Exception:
+    """Map an ``anthropic`` SDK exception to a :class:`ModelError`; others pass through."""
+    import anthropic
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
-    ``base_url`` defaults to ``ANTHROPIC_BASE_URL``, ``api_key`` to
-    ``ANTHROPIC_API_KEY`` for Anthropic's own endpoint only, ``client`` is a ready
-    ``anthropic.AsyncAnthropic``, and ``max_tokens`` defaults to 4096.
-    """
-
-    provider_prefix = "anthropic"
-
-    @classmethod
-    def make_transport(
-        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
-    ) -> Transport:
-        """An :class:`AnthropicTransport`."""
-        return AnthropicTransport(model, base_url=base_url, api_key=api_key, client=client)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return connection_error(provider, request_url(exc), exc)
+    if isinstance(exc, anthropic.APIStatusError):
+        return error_for_status(
+            exc.status_code,
+            error_message(exc),
+            provider=provider,
+            body=exc.body,
+            retry_after=retry_after_seconds(exc.response.headers.get("retry-after")),
+            url=request_url(exc),
+        )
+    return exc

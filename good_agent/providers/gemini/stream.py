@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from good_agent.providers.gemini import FINISH_REASONS, field_of, new_call_id
+from good_agent.providers.gemini.codec import FINISH_REASONS, field_of, new_call_id
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.types import JSONDict

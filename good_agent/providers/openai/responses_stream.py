@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from good_agent.providers import openai_responses
+from good_agent.providers.openai import responses_codec as openai_responses
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
+from good_agent.providers.gemini.schema import to_gemini_schema
 from good_agent.providers.history import (
     call_arguments,
     call_names_by_id,
@@ -31,7 +32,6 @@ from good_agent.providers.history import (
     text_of,
 )
 from good_agent.providers.reply_shape import ReplyShapeError, reply_object
-from good_agent.providers.schema.gemini import to_gemini_schema
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
     GEMINI_NAMES,

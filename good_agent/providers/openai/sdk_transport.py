@@ -1,16 +1,27 @@
-"""Models for OpenAI and OpenAI-compatible servers: Chat Completions and Responses."""
+"""The ``openai`` SDK transport (Chat Completions or Responses) and its error mapping.
+
+An option for a caller who brings an ``openai.AsyncOpenAI`` client; the bridge and
+:class:`~good_agent.providers.http_transport.HttpTransport` speak HTTP directly.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
 
-from good_agent.models.errors import dump_reply, map_openai_error
-from good_agent.models.provider_model import SDKModel
-from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
-from good_agent.models.transport import Transport
-from good_agent.providers.strategies.base import ToolCallingMode
+from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
 from good_agent.providers.types import JSONDict
+from good_agent.providers.wire_errors import (
+    connection_error,
+    dump_reply,
+    error_for_status,
+    error_message,
+    request_url,
+    retry_after_seconds,
+)
+from good_agent.types.errors import (
+    ModelTimeoutError,
+)
 
 VENDOR_FIELDS = (
     "structured_outputs",
@@ -29,7 +40,7 @@ VENDOR_FIELDS = (
 class OpenAIClientTransport(SDKTransport):
     """Sends bodies with ``openai.AsyncOpenAI`` (Chat Completions or Responses).
 
-    Takes the arguments of :class:`~good_agent.models.sdk_transport.SDKTransport`
+    Takes the arguments of :class:`~good_agent.providers.sdk_transport.SDKTransport`
     (``OPENAI_API_KEY``, for OpenAI's own endpoint only, and ``OPENAI_BASE_URL``; with
     another ``base_url`` and no key a placeholder is sent, as local servers expect),
     and ``api``: ``"chat"`` or ``"responses"``.
@@ -103,40 +114,22 @@ def sdk_body(body: JSONDict) -> JSONDict:
     return moved
 
 
-class OpenAIChatModel(SDKModel):
-    """Talk to OpenAI, or any server that speaks its Chat Completions API.
+def map_openai_error(exc: Exception, *, provider: str) -> Exception:
+    """Map an ``openai`` SDK exception to a :class:`ModelError`; others pass through."""
+    import openai
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
-    ``base_url`` defaults to ``OPENAI_BASE_URL`` or OpenAI's own, ``api_key`` to
-    ``OPENAI_API_KEY`` for OpenAI's own endpoint only (with another ``base_url`` and no
-    key a placeholder is sent, as local servers expect), ``client`` is a ready
-    ``openai.AsyncOpenAI``. Built directly, it uses ``NATIVE`` tools and sends schemas
-    exactly as given (``strict=False``); :func:`~good_agent.resolve_model` follows the
-    profile.
-    """
-
-    provider_prefix = "openai"
-    default_mode = ToolCallingMode.NATIVE
-    default_strict = False
-
-    @classmethod
-    def make_transport(
-        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
-    ) -> Transport:
-        """An :class:`OpenAIClientTransport` for Chat Completions."""
-        return OpenAIClientTransport(model, base_url=base_url, api_key=api_key, client=client)
-
-
-class OpenAIResponsesModel(SDKModel):
-    """Talk to OpenAI through the Responses API (arguments as for :class:`OpenAIChatModel`)."""
-
-    provider_prefix = "openai-responses"
-
-    @classmethod
-    def make_transport(
-        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
-    ) -> Transport:
-        """An :class:`OpenAIClientTransport` for the Responses API."""
-        return OpenAIClientTransport(
-            model, base_url=base_url, api_key=api_key, client=client, api="responses"
+    if isinstance(exc, openai.APITimeoutError):
+        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
+    if isinstance(exc, openai.APIConnectionError):
+        return connection_error(provider, request_url(exc), exc)
+    if isinstance(exc, openai.APIStatusError):
+        retry_after = retry_after_seconds(exc.response.headers.get("retry-after"))
+        return error_for_status(
+            exc.status_code,
+            error_message(exc),
+            provider=provider,
+            body=exc.body,
+            retry_after=retry_after,
+            url=request_url(exc),
         )
+    return exc

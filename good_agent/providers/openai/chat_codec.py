@@ -14,7 +14,7 @@ from typing import Any
 
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
-from good_agent.providers.openai_tools import function_definition, restore_call, strict_setting
+from good_agent.providers.openai.tools import function_definition, strict_setting
 from good_agent.providers.reply_shape import (
     ReplyShapeError,
     field_list,
@@ -23,7 +23,7 @@ from good_agent.providers.reply_shape import (
     reply_object,
 )
 from good_agent.providers.tool_choice import parse_tool_choice
-from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, tool_name
+from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
 from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
 from good_agent.types.messages import REPLAY_KEY
 from good_agent.types.usage import Usage

@@ -1,9 +1,9 @@
-"""A :class:`~good_agent.models.base.LanguageModel` for the Gemini API.
+"""The ``google-genai`` SDK transport for the Gemini API, and its error mapping.
 
 Uses the official ``google-genai`` SDK
 (the ``google`` extra: ``pip install '.[google]'`` from a checkout).
 ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY`` (for Google's own
-endpoint only, see :mod:`good_agent.models.endpoint`); ``base_url`` to
+endpoint only, see :mod:`good_agent.providers.endpoint`); ``base_url`` to
 ``GOOGLE_GEMINI_BASE_URL``. The codec's snake_case body maps one to one onto
 ``generate_content(model=, contents=, config=)``. Thought signatures Gemini returns
 with function calls are remembered (by call name and arguments) and sent back,
@@ -17,12 +17,17 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
-from good_agent.models.errors import map_google_error
-from good_agent.models.provider_model import SDKModel
-from good_agent.models.sdk_transport import SDKTransport, mid_stream_error
-from good_agent.models.transport import Transport
-from good_agent.providers.gemini import SKIP_SIGNATURE
+from good_agent.providers.gemini.codec import SKIP_SIGNATURE
+from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
 from good_agent.providers.types import JSONDict
+from good_agent.providers.wire_errors import (
+    SHOWN_CHARS,
+    error_for_status,
+    map_http_error,
+)
+from good_agent.types.errors import (
+    ModelResponseError,
+)
 
 _CONFIG_KEYS = ("system_instruction", "tools", "tool_config")
 
@@ -40,7 +45,7 @@ def sdk_arguments(body: JSONDict) -> JSONDict:
 class GeminiTransport(SDKTransport):
     """Sends ``generateContent`` bodies with ``google.genai.Client``.
 
-    Takes the arguments of :class:`~good_agent.models.sdk_transport.SDKTransport`,
+    Takes the arguments of :class:`~good_agent.providers.sdk_transport.SDKTransport`,
     and ``signature_cache``: how many thought signatures to remember.
     """
 
@@ -131,20 +136,17 @@ def _key(call: JSONDict) -> str:
     return json.dumps([call.get("name"), call.get("args") or {}], sort_keys=True)
 
 
-class GeminiModel(SDKModel):
-    """Gemini models through the Gemini API.
+def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
+    """Map a ``google-genai`` exception to a :class:`ModelError`; others pass through."""
+    from google.genai import errors as genai_errors
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
-    ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY`` for Google's own
-    endpoint only, ``client`` is
-    a ready ``google.genai.Client``.
-    """
-
-    provider_prefix = "gemini"
-
-    @classmethod
-    def make_transport(
-        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
-    ) -> Transport:
-        """A :class:`GeminiTransport`."""
-        return GeminiTransport(model, base_url=base_url, api_key=api_key, client=client)
+    if isinstance(exc, genai_errors.APIError):
+        message = str(exc.message or exc.status or exc)
+        return error_for_status(int(exc.code), message, provider=provider, body=exc.details)
+    if isinstance(exc, json.JSONDecodeError):
+        return ModelResponseError(
+            f"{provider} sent a malformed reply: the body is not JSON ({exc.msg})",
+            provider=provider,
+            body=exc.doc[:SHOWN_CHARS],
+        )
+    return map_http_error(exc, provider=provider)

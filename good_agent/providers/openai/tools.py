@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from good_agent.providers.schema.openai import to_openai_schema
+from good_agent.providers.openai.schema import to_openai_schema
 from good_agent.providers.tool_names import ToolNameMap, tool_function, tool_name, tool_parameters
-from good_agent.providers.types import JSONDict, ParsedToolCall
+from good_agent.providers.types import JSONDict
 
 STRICT_SETTING = "strict_tools"
 """``ChatRequest.settings`` key for tri-state strict tools: ``None`` (auto: strict when
@@ -38,9 +36,3 @@ def function_definition(
     return out, result.strict
 
 
-def restore_call(call: ParsedToolCall, names: ToolNameMap | None) -> ParsedToolCall:
-    """Map a decoded call back to the original tool name and undo strict nulls."""
-    if names is None:
-        return call
-    original = names.to_original(call.name)
-    return replace(call, name=original, arguments=names.restore_arguments(original, call.arguments))

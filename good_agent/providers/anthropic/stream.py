@@ -11,7 +11,7 @@ Reference: https://docs.anthropic.com/en/docs/build-with-claude/streaming
 
 from __future__ import annotations
 
-from good_agent.providers.anthropic_messages import STOP_REASONS
+from good_agent.providers.anthropic.codec import STOP_REASONS
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.types import JSONDict

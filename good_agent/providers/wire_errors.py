@@ -1,22 +1,20 @@
-"""Translation of SDK exceptions and malformed replies into the typed :class:`ModelError` family.
+"""Typed errors for what comes over the wire: HTTP statuses, connections, malformed replies.
 
 Connection errors and HTTP 404s name the URL that was tried and suggest the usual
 fixes (a ``base_url`` without ``http://``, or without the ``/v1`` API path); a reply
 that is not of its API's shape is a :class:`ModelResponseError`. A connection that
 fails after the reply began (a reset mid-stream) is no failure to reach the server:
-:func:`stream_cut` says the stream was cut.
+:func:`stream_cut` says the stream was cut. Each vendor's SDK transport maps its own
+SDK's exceptions onto these (``providers/<vendor>/sdk_transport.py``).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from collections.abc import Sequence
 from typing import Any
 
-from good_agent.providers.reply_shape import ReplyShapeError, preview
-from good_agent.providers.strategies.native import CodecAdapter
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.reply_shape import preview
+from good_agent.providers.types import JSONDict
 from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
@@ -29,21 +27,8 @@ from good_agent.types.errors import (
     ModelTimeoutError,
 )
 
-_SHOWN = 200
-
-
-def decode_reply(
-    adapter: CodecAdapter, raw: Any, tools: Sequence[JSONDict], provider: str
-) -> ProviderResponse:
-    """``adapter.decode(raw, tools)``; a malformed reply raises :class:`ModelResponseError`."""
-    if not isinstance(raw, dict):
-        raise malformed_reply(raw, provider=provider)
-    try:
-        return adapter.decode(raw, list(tools))
-    except ReplyShapeError as exc:
-        raise ModelResponseError(
-            f"{provider} sent a malformed reply: {exc.problem}", provider=provider, body=raw
-        ) from exc
+SHOWN_CHARS = 200
+"""How many characters of a malformed body an error shows."""
 
 
 def malformed_reply(reply: Any, *, provider: str) -> ModelResponseError:
@@ -103,63 +88,6 @@ def error_for_status(
     return ModelBadRequestError(text, provider=provider, status_code=status, body=body)
 
 
-def map_openai_error(exc: Exception, *, provider: str) -> Exception:
-    """Map an ``openai`` SDK exception to a :class:`ModelError`; others pass through."""
-    import openai
-
-    if isinstance(exc, openai.APITimeoutError):
-        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
-    if isinstance(exc, openai.APIConnectionError):
-        return connection_error(provider, _request_url(exc), exc)
-    if isinstance(exc, openai.APIStatusError):
-        retry_after = _retry_after(exc.response.headers.get("retry-after"))
-        return error_for_status(
-            exc.status_code,
-            _message(exc),
-            provider=provider,
-            body=exc.body,
-            retry_after=retry_after,
-            url=_request_url(exc),
-        )
-    return exc
-
-
-def map_anthropic_error(exc: Exception, *, provider: str = "anthropic") -> Exception:
-    """Map an ``anthropic`` SDK exception to a :class:`ModelError`; others pass through."""
-    import anthropic
-
-    if isinstance(exc, anthropic.APITimeoutError):
-        return ModelTimeoutError(f"{provider} request timed out", provider=provider)
-    if isinstance(exc, anthropic.APIConnectionError):
-        return connection_error(provider, _request_url(exc), exc)
-    if isinstance(exc, anthropic.APIStatusError):
-        return error_for_status(
-            exc.status_code,
-            _message(exc),
-            provider=provider,
-            body=exc.body,
-            retry_after=_retry_after(exc.response.headers.get("retry-after")),
-            url=_request_url(exc),
-        )
-    return exc
-
-
-def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
-    """Map a ``google-genai`` exception to a :class:`ModelError`; others pass through."""
-    from google.genai import errors as genai_errors
-
-    if isinstance(exc, genai_errors.APIError):
-        message = str(exc.message or exc.status or exc)
-        return error_for_status(int(exc.code), message, provider=provider, body=exc.details)
-    if isinstance(exc, json.JSONDecodeError):
-        return ModelResponseError(
-            f"{provider} sent a malformed reply: the body is not JSON ({exc.msg})",
-            provider=provider,
-            body=exc.doc[:_SHOWN],
-        )
-    return map_http_error(exc, provider=provider)
-
-
 def map_http_error(exc: Exception, *, provider: str) -> Exception:
     """Map ``httpx2`` (and, when it is loaded, ``aiohttp``) transport and status errors
     to a :class:`ModelError`. ``google-genai`` sends with ``aiohttp`` whenever it is
@@ -173,7 +101,7 @@ def map_http_error(exc: Exception, *, provider: str) -> Exception:
     if isinstance(exc, httpx2.TimeoutException):
         return ModelTimeoutError(f"{provider} request timed out", provider=provider)
     if isinstance(exc, httpx2.TransportError):
-        return connection_error(provider, _request_url(exc), exc)
+        return connection_error(provider, request_url(exc), exc)
     if isinstance(exc, httpx2.HTTPStatusError):
         response = exc.response
         try:
@@ -188,8 +116,8 @@ def map_http_error(exc: Exception, *, provider: str) -> Exception:
             str(message),
             provider=provider,
             body=body,
-            retry_after=_retry_after(response.headers.get("retry-after")),
-            url=_request_url(exc),
+            retry_after=retry_after_seconds(response.headers.get("retry-after")),
+            url=request_url(exc),
         )
     return exc
 
@@ -238,7 +166,7 @@ def _not_found_hint(url: str) -> str:
     return "check base_url and the model name"
 
 
-def _request_url(exc: BaseException) -> str:
+def request_url(exc: BaseException) -> str:
     """The URL of the request behind ``exc``, or ``""`` when unknown."""
     for holder in (exc, getattr(exc, "response", None)):
         try:
@@ -250,7 +178,8 @@ def _request_url(exc: BaseException) -> str:
     return ""
 
 
-def _message(exc: Exception) -> str:
+def error_message(exc: Exception) -> str:
+    """The message of an SDK status error: the body's ``error.message`` when it has one."""
     body = getattr(exc, "body", None)
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -259,7 +188,8 @@ def _message(exc: Exception) -> str:
     return str(getattr(exc, "message", exc))
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after_seconds(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After`` header value; ``None`` when absent or not a number."""
     if value is None:
         return None
     try:

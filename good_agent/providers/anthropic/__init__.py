@@ -1,0 +1,1 @@
+"""Anthropic Messages: codec, schema dialect, stream decoder, HTTP and SDK transports."""

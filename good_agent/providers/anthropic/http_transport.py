@@ -1,0 +1,30 @@
+"""Anthropic's Messages API over the shared HTTP transport."""
+
+from __future__ import annotations
+
+from good_agent.providers.http_transport import HttpTransport
+from good_agent.providers.types import JSONDict
+
+
+class AnthropicHttpTransport(HttpTransport):
+    """Anthropic's Messages API (``POST /v1/messages``)."""
+
+    provider = "anthropic"
+    profile_provider = "anthropic"
+    default_base_url = "https://api.anthropic.com"
+    api_version = "2023-06-01"
+
+    def headers(self) -> dict[str, str]:
+        """``x-api-key`` and ``anthropic-version``."""
+        headers = {"anthropic-version": self.api_version}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        return headers
+
+    def url(self, body: JSONDict, *, stream: bool) -> str:
+        """The Messages endpoint."""
+        return f"{self.base_url.removesuffix('/v1')}/v1/messages"
+
+    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
+        """``stream: true`` for a streamed reply."""
+        return {**body, "stream": True} if stream else body

@@ -1,0 +1,1 @@
+"""Gemini API: codec, schema dialect, stream decoder, HTTP and SDK transports."""

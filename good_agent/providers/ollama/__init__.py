@@ -1,0 +1,1 @@
+"""Ollama's native ``/api/chat``: codec, stream decoder and HTTP transport."""
