@@ -31,8 +31,8 @@ tool_logger = logging.getLogger("good_agent.tools")
 def _mode(model: Any, request: ModelRequest) -> str:
     mode = request.settings.get("mode")
     if mode is None:
-        adapter = getattr(model, "adapter", None)
-        mode = getattr(adapter, "mode", None) or getattr(model, "mode", None)
+        strategy = getattr(model, "tool_strategy", None)
+        mode = getattr(strategy, "mode", None) or getattr(model, "mode", None)
     return "-" if mode is None else str(getattr(mode, "value", mode))
 
 

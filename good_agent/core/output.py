@@ -54,8 +54,8 @@ def model_mode(model: Any) -> ToolCallingMode | None:
     models = getattr(model, "models", None)
     if isinstance(models, list | tuple) and models:
         return model_mode(models[0])
-    adapter = getattr(model, "adapter", None)
-    mode = getattr(adapter, "mode", None)
+    strategy = getattr(model, "tool_strategy", None)
+    mode = getattr(strategy, "mode", None)
     return mode if isinstance(mode, ToolCallingMode) else None
 
 
@@ -64,7 +64,7 @@ def supports_response_format(model: Any) -> bool:
     models = getattr(model, "models", None)
     if isinstance(models, list | tuple) and models:
         return all(supports_response_format(m) for m in models)
-    codec = getattr(getattr(model, "adapter", None), "codec", None)
+    codec = getattr(getattr(model, "tool_strategy", None), "codec", None)
     return bool(getattr(codec, "supports_response_format", True))
 
 

@@ -22,7 +22,7 @@ from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.providers.strategies.native import CodecAdapter
+from good_agent.providers.strategies.native import CodecStrategy
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
@@ -97,7 +97,7 @@ class ProviderModel:
             own_endpoint=own_endpoint,
             upstream=transport_address(transport),
         )
-        self.adapter = self.strategy.default
+        self.tool_strategy = self.strategy.default
 
     @property
     def model_name(self) -> str:
@@ -121,9 +121,9 @@ class ProviderModel:
         clone.transport = once()
         return clone
 
-    def adapter_for(self, mode: ToolCallingMode) -> CodecAdapter:
+    def strategy_for(self, mode: ToolCallingMode) -> CodecStrategy:
         """The strategy for ``mode`` (``AUTO``: the model's own)."""
-        return self.strategy.adapter(None if mode is ToolCallingMode.AUTO else mode)
+        return self.strategy.for_mode(None if mode is ToolCallingMode.AUTO else mode)
 
     def chat_request(self, request: ModelRequest) -> ChatRequest:
         """``request`` as the provider layer's neutral request (settings merged).
@@ -211,7 +211,7 @@ class ProviderModel:
         usage = decoded.usage
         while retries and any(call.error for call in decoded.tool_calls):
             retries -= 1
-            said = plan.adapter.codec.decode_response(raw, None)
+            said = plan.strategy.codec.decode_response(raw, None)
             chat = with_feedback(chat, said, decoded)
             plan = self.plan(chat, ToolCallingMode.VALIDATED)
             raw = await self.transport.send(plan.body)
@@ -317,7 +317,7 @@ class ProviderModel:
         replies = plan.reply_stream()
         if not streams(self.transport):
             replies.decoder = WholeReplyDecoder(
-                plan.adapter.codec.decode_response, replies.decoder.names
+                plan.strategy.codec.decode_response, replies.decoder.names
             )
         if plan.content_calls:
             replies = fallback.content_call_stream(self.fallback_key, replies)

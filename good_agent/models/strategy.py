@@ -27,12 +27,12 @@ from typing import Any, Literal
 
 from good_agent.models import fallback
 from good_agent.providers.history import history_tool_names
-from good_agent.providers.modes import adapter_for_profile
+from good_agent.providers.modes import strategy_for_profile
 from good_agent.providers.profiles import ModelProfile, unknown_name_profile, with_mode
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.context import RequestContext
-from good_agent.providers.strategies.native import CodecAdapter
-from good_agent.providers.strategies.prompted import PromptedAdapter
+from good_agent.providers.strategies.native import CodecStrategy
+from good_agent.providers.strategies.prompted import PromptedStrategy
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.types import JSONDict, ProviderResponse
 
@@ -49,7 +49,7 @@ class Plan:
     ``content_calls``: calls written into the reply's text are parsed.
     """
 
-    adapter: CodecAdapter
+    strategy: CodecStrategy
     body: JSONDict
     context: RequestContext
     plain: bool = False
@@ -59,19 +59,19 @@ class Plan:
     @property
     def mode(self) -> ToolCallingMode:
         """The mode the request was encoded in."""
-        return ToolCallingMode.NATIVE if self.plain else self.adapter.mode
+        return ToolCallingMode.NATIVE if self.plain else self.strategy.mode
 
     def decode(self, raw: JSONDict) -> ProviderResponse:
         """The whole reply, decoded with the request's context."""
         if self.plain:
-            return CodecAdapter.decode_reply(self.adapter, raw, self.context)
-        return self.adapter.decode_reply(raw, self.context)
+            return CodecStrategy.decode_reply(self.strategy, raw, self.context)
+        return self.strategy.decode_reply(raw, self.context)
 
     def reply_stream(self) -> ReplyStream:
         """A fresh decoder for the streamed reply."""
         if self.plain:
-            return CodecAdapter.reply_stream(self.adapter, self.context)
-        return self.adapter.reply_stream(self.context)
+            return CodecStrategy.reply_stream(self.strategy, self.context)
+        return self.strategy.reply_stream(self.context)
 
 
 class StrategyChoice:
@@ -105,8 +105,8 @@ class StrategyChoice:
         self.strict = strict
         self.text_format = text_format
         self.key = fallback.upstream_key(profile.provider, profile.model, upstream)
-        self._adapters: dict[ToolCallingMode, CodecAdapter] = {}
-        self.default = self.adapter(None)
+        self._strategies: dict[ToolCallingMode, CodecStrategy] = {}
+        self.default = self.for_mode(None)
         self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE
 
     @property
@@ -114,16 +114,16 @@ class StrategyChoice:
         """The mode requests use unless told otherwise."""
         return self.default.mode
 
-    def adapter(self, mode: ToolCallingMode | None) -> CodecAdapter:
+    def for_mode(self, mode: ToolCallingMode | None) -> CodecStrategy:
         """The strategy for ``mode`` (``None`` or ``AUTO``: the model's own)."""
         key = mode or ToolCallingMode.AUTO
-        found = self._adapters.get(key)
+        found = self._strategies.get(key)
         if found is None:
             profile = self.profile if mode is None else with_mode(self.profile, mode)
-            found = adapter_for_profile(profile)
+            found = strategy_for_profile(profile)
             if self.strict != "profile":
                 found.strict = self.strict
-            if isinstance(found, PromptedAdapter) and self.text_format != found.text_format:
+            if isinstance(found, PromptedStrategy) and self.text_format != found.text_format:
                 found = type(found)(
                     found.model,
                     found.codec,
@@ -131,7 +131,7 @@ class StrategyChoice:
                     style=found.style,
                     text_format=self.text_format,
                 )
-            self._adapters[key] = found
+            self._strategies[key] = found
         return found
 
     def plan(
@@ -146,14 +146,14 @@ class StrategyChoice:
         chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
         if chosen is None and self.auto_native and tools:
             chosen = fallback.remembered_mode(self.key)
-        adapter = self.adapter(chosen)
+        strategy = self.for_mode(chosen)
         if not tools and not history_tool_names(messages):
-            body, context = CodecAdapter.encode(adapter, [], messages, **kw)
-            return Plan(adapter, body, context, plain=True)
-        body, context = adapter.encode(tools, messages, **kw)
+            body, context = CodecStrategy.encode(strategy, [], messages, **kw)
+            return Plan(strategy, body, context, plain=True)
+        body, context = strategy.encode(tools, messages, **kw)
         native_auto = chosen is None and self.auto_native
         return Plan(
-            adapter,
+            strategy,
             body,
             context,
             may_fall_back=native_auto and bool(tools),

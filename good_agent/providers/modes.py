@@ -21,21 +21,21 @@ from good_agent.providers.codecs import get_codec
 from good_agent.providers.profiles import ModelProfile, ProfileRegistry, get_profile, with_mode
 from good_agent.providers.prompting import Constraint, PromptStyle
 from good_agent.providers.strategies.base import (
-    ToolCallingAdapter,
     ToolCallingMode,
+    ToolCallingStrategy,
     ToolCallValidation,
 )
-from good_agent.providers.strategies.native import CodecAdapter, NativeAdapter
-from good_agent.providers.strategies.prompted import PromptedAdapter, ValidatedAdapter
-from good_agent.providers.strategies.structured import StructuredAdapter
+from good_agent.providers.strategies.native import CodecStrategy, NativeStrategy
+from good_agent.providers.strategies.prompted import PromptedStrategy, ValidatedStrategy
+from good_agent.providers.strategies.structured import StructuredStrategy
 
-ADAPTERS: dict[ToolCallingMode, type[CodecAdapter]] = {
-    ToolCallingMode.NATIVE: NativeAdapter,
-    ToolCallingMode.STRUCTURED: StructuredAdapter,
-    ToolCallingMode.VALIDATED: ValidatedAdapter,
-    ToolCallingMode.PARSED: PromptedAdapter,
+STRATEGIES: dict[ToolCallingMode, type[CodecStrategy]] = {
+    ToolCallingMode.NATIVE: NativeStrategy,
+    ToolCallingMode.STRUCTURED: StructuredStrategy,
+    ToolCallingMode.VALIDATED: ValidatedStrategy,
+    ToolCallingMode.PARSED: PromptedStrategy,
 }
-"""The adapter class for each explicit mode."""
+"""The tool-calling strategy class for each explicit mode."""
 
 
 logger = logging.getLogger("good_agent.providers.modes")
@@ -43,8 +43,8 @@ logger = logging.getLogger("good_agent.providers.modes")
 _LOGGED: set[tuple[str, str, str, str]] = set()
 
 
-def adapter_for_profile(profile: ModelProfile) -> CodecAdapter:
-    """The adapter a profile asks for (``AUTO`` with no rule: ``VALIDATED``)."""
+def strategy_for_profile(profile: ModelProfile) -> CodecStrategy:
+    """The tool-calling strategy a profile asks for (``AUTO`` with no rule: ``VALIDATED``)."""
     mode = profile.mode if profile.mode is not ToolCallingMode.AUTO else ToolCallingMode.VALIDATED
     strict: bool | None = None if profile.supports_strict else False
     codec = get_codec(profile.codec)
@@ -55,8 +55,8 @@ def adapter_for_profile(profile: ModelProfile) -> CodecAdapter:
             constrained=_constraint(profile.constrained_decoding),
             notation="thought" if profile.prompt_notation == "thought" else "tags",
         )
-        return ADAPTERS[mode](profile.model, codec, strict=strict, style=style)  # type: ignore[call-arg]
-    return ADAPTERS[mode](profile.model, codec, strict=strict)
+        return STRATEGIES[mode](profile.model, codec, strict=strict, style=style)  # type: ignore[call-arg]
+    return STRATEGIES[mode](profile.model, codec, strict=strict)
 
 
 def log_mode(profile: ModelProfile, mode: ToolCallingMode) -> None:
@@ -93,21 +93,25 @@ def get_adapter(
     mode: ToolCallingMode | str = ToolCallingMode.AUTO,
     *,
     registry: ProfileRegistry | None = None,
-) -> CodecAdapter:
-    """The :class:`ToolCallingAdapter` for ``model`` in ``mode``.
+) -> CodecStrategy:
+    """The tool-calling strategy (a :class:`ToolCallingStrategy`) for ``model`` in ``mode``.
+
+    The name is the original design's entry point and stays; what it returns is a
+    strategy (native, structured, validated or parsed), not a tool adapter: in
+    good-agent "adapter" means :class:`~good_agent.ToolAdapter` only.
 
     ``AUTO`` follows the profile (see the module docs for the rule); any other mode
     is used as given.
     """
     profile = with_mode(get_profile(model, registry), ToolCallingMode(mode))
-    return adapter_for_profile(profile)
+    return strategy_for_profile(profile)
 
 
 __all__ = [
-    "ADAPTERS",
+    "STRATEGIES",
     "ToolCallValidation",
-    "ToolCallingAdapter",
     "ToolCallingMode",
-    "adapter_for_profile",
+    "ToolCallingStrategy",
     "get_adapter",
+    "strategy_for_profile",
 ]

@@ -150,7 +150,7 @@ class ServedModel:
 
     def prepare(self, request: BridgeRequest) -> ChatRequest:
         """``request`` checked against what the upstream can do, with the tool settings."""
-        codec = self.model.adapter.codec
+        codec = self.model.tool_strategy.codec
         if request.response_format is not None and not codec.supports_response_format:
             raise bad_request(
                 f"response_format is not supported by model '{self.name}' (its upstream, "

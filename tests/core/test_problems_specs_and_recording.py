@@ -18,7 +18,7 @@ from good_agent import (
 from good_agent.core.specs import register_spec_resolver, resolve_spec
 from good_agent.models.base import ModelResponse, tool_call_from_parsed
 from good_agent.providers.codecs import get_codec
-from good_agent.providers.strategies.prompted import ValidatedAdapter
+from good_agent.providers.strategies.prompted import ValidatedStrategy
 from good_agent.providers.types import ParsedToolCall
 from good_agent.testing import ScriptedModel
 from good_agent.types.messages import ToolCall
@@ -44,7 +44,7 @@ def test_validated_calls_carry_each_problem_as_data() -> None:
             }
         ]
     }
-    decoded = ValidatedAdapter("m", get_codec("openai_chat")).decode(reply, [add.signature])
+    decoded = ValidatedStrategy("m", get_codec("openai_chat")).decode(reply, [add.signature])
     call = decoded.tool_calls[0]
     assert call.arguments is None and len(call.problems) == 2
     assert all(not p.startswith("invalid arguments") for p in call.problems)

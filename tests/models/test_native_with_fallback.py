@@ -51,11 +51,11 @@ REFUSAL = (400, {"error": {"message": "model my-house-model does not support too
 def test_unknown_names_on_a_base_url_start_native_in_auto() -> None:
     model = resolve_model("my-house-model", base_url="http://127.0.0.1:1/v1")
     assert model.mode is ToolCallingMode.AUTO  # type: ignore[attr-defined]
-    assert model.adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
+    assert model.tool_strategy.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
     without = resolve_model("my-house-model", api_key="k")
-    assert without.adapter.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
+    assert without.tool_strategy.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
     local = resolve_model("ollama:my-house-model")
-    assert local.adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
+    assert local.tool_strategy.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
     assert local.mode is ToolCallingMode.AUTO  # type: ignore[attr-defined]
 
 

@@ -198,14 +198,14 @@ def test_resolve_model_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
     gem = resolve_model("gemini-2.5-flash")
     assert isinstance(gem, GeminiModel) and gem.model_name == "gemini-2.5-flash"
     ollama = resolve_model("ollama:qwen2.5")
-    assert isinstance(ollama, OllamaModel) and ollama.adapter.mode is ToolCallingMode.NATIVE
+    assert isinstance(ollama, OllamaModel) and ollama.tool_strategy.mode is ToolCallingMode.NATIVE
     openai_model = resolve_model("openai:gpt-4o")
     assert isinstance(openai_model, OpenAIChatModel)
-    assert openai_model.adapter.mode is ToolCallingMode.NATIVE
+    assert openai_model.tool_strategy.mode is ToolCallingMode.NATIVE
     assert isinstance(resolve_model("openai-responses:gpt-4.1"), OpenAIResponsesModel)
-    assert resolve_model("phi3").adapter.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
+    assert resolve_model("phi3").tool_strategy.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
     local = resolve_model("local-model", base_url="http://localhost:8000/v1")
-    assert local.adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
+    assert local.tool_strategy.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
     with pytest.raises(ModelConfigError, match="unknown model provider"):
         resolve_model("nope:model")
 

@@ -10,41 +10,41 @@ from providers_fixtures import HISTORY, TOOLS
 from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ProfileRegistry, get_profile, load_profiles
 from good_agent.providers.strategies import (
-    NativeAdapter,
-    PromptedAdapter,
-    StructuredAdapter,
+    NativeStrategy,
+    PromptedStrategy,
+    StructuredStrategy,
     ToolCallingMode,
-    ValidatedAdapter,
+    ValidatedStrategy,
 )
 from good_agent.providers.strategies.structured import reply_schema
 from good_agent.providers.strategies.validation import tools_by_name
 
 EXPECTED = {
-    "gpt-4o-mini": (NativeAdapter, "openai_chat"),
-    "gpt-4.1-nano": (NativeAdapter, "openai_chat"),
-    "o1-preview": (ValidatedAdapter, "openai_chat"),
-    "o3-mini": (NativeAdapter, "openai_chat"),
-    "openai/gpt-oss-20b": (NativeAdapter, "openai_chat"),
-    "gpt-3.5-turbo": (NativeAdapter, "openai_chat"),
-    "gpt-4-turbo": (NativeAdapter, "openai_chat"),
-    "claude-3-5-haiku": (NativeAdapter, "anthropic_messages"),
-    "gemini-2.5-flash": (NativeAdapter, "gemini"),
-    "mistral-large-latest": (NativeAdapter, "openai_chat"),
-    "llama3.1": (NativeAdapter, "openai_chat"),
-    "qwen2.5-coder": (NativeAdapter, "openai_chat"),
-    "deepseek-chat": (NativeAdapter, "openai_chat"),
-    "openai/gpt-4o": (NativeAdapter, "openai_chat"),
-    "anthropic/claude-3.7-sonnet": (NativeAdapter, "openai_chat"),
-    "google/gemini-2.0-flash": (NativeAdapter, "openai_chat"),
-    "meta-llama/llama-3.3-70b": (NativeAdapter, "openai_chat"),
-    "mistralai/mixtral-8x7b": (NativeAdapter, "openai_chat"),
-    "phi3": (ValidatedAdapter, "openai_chat"),
-    "anthropic:claude-sonnet-4-5": (NativeAdapter, "anthropic_messages"),
-    "ollama:qwen2.5": (NativeAdapter, "ollama"),
-    "ollama:phi3": (ValidatedAdapter, "ollama"),
-    "openai:gpt-4o": (NativeAdapter, "openai_chat"),
-    "google:gemini-2.5-pro": (NativeAdapter, "gemini"),
-    "openai-responses:gpt-4.1": (NativeAdapter, "openai_responses"),
+    "gpt-4o-mini": (NativeStrategy, "openai_chat"),
+    "gpt-4.1-nano": (NativeStrategy, "openai_chat"),
+    "o1-preview": (ValidatedStrategy, "openai_chat"),
+    "o3-mini": (NativeStrategy, "openai_chat"),
+    "openai/gpt-oss-20b": (NativeStrategy, "openai_chat"),
+    "gpt-3.5-turbo": (NativeStrategy, "openai_chat"),
+    "gpt-4-turbo": (NativeStrategy, "openai_chat"),
+    "claude-3-5-haiku": (NativeStrategy, "anthropic_messages"),
+    "gemini-2.5-flash": (NativeStrategy, "gemini"),
+    "mistral-large-latest": (NativeStrategy, "openai_chat"),
+    "llama3.1": (NativeStrategy, "openai_chat"),
+    "qwen2.5-coder": (NativeStrategy, "openai_chat"),
+    "deepseek-chat": (NativeStrategy, "openai_chat"),
+    "openai/gpt-4o": (NativeStrategy, "openai_chat"),
+    "anthropic/claude-3.7-sonnet": (NativeStrategy, "openai_chat"),
+    "google/gemini-2.0-flash": (NativeStrategy, "openai_chat"),
+    "meta-llama/llama-3.3-70b": (NativeStrategy, "openai_chat"),
+    "mistralai/mixtral-8x7b": (NativeStrategy, "openai_chat"),
+    "phi3": (ValidatedStrategy, "openai_chat"),
+    "anthropic:claude-sonnet-4-5": (NativeStrategy, "anthropic_messages"),
+    "ollama:qwen2.5": (NativeStrategy, "ollama"),
+    "ollama:phi3": (ValidatedStrategy, "ollama"),
+    "openai:gpt-4o": (NativeStrategy, "openai_chat"),
+    "google:gemini-2.5-pro": (NativeStrategy, "gemini"),
+    "openai-responses:gpt-4.1": (NativeStrategy, "openai_responses"),
 }
 
 
@@ -60,10 +60,10 @@ def test_get_adapter_for_documented_names(model: str) -> None:
 @pytest.mark.parametrize(
     ("mode", "cls"),
     [
-        (ToolCallingMode.NATIVE, NativeAdapter),
-        ("structured", StructuredAdapter),
-        (ToolCallingMode.VALIDATED, ValidatedAdapter),
-        (ToolCallingMode.PARSED, PromptedAdapter),
+        (ToolCallingMode.NATIVE, NativeStrategy),
+        ("structured", StructuredStrategy),
+        (ToolCallingMode.VALIDATED, ValidatedStrategy),
+        (ToolCallingMode.PARSED, PromptedStrategy),
     ],
 )
 def test_explicit_mode_overrides(mode: ToolCallingMode | str, cls: type) -> None:

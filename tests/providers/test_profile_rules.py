@@ -11,8 +11,8 @@ from good_agent.models.resolve import resolve_model
 from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ProfileRegistry, get_profile, name_candidates
 from good_agent.providers.strategies import ToolCallingMode
-from good_agent.providers.strategies.native import NativeAdapter
-from good_agent.providers.strategies.structured import StructuredAdapter
+from good_agent.providers.strategies.native import NativeStrategy
+from good_agent.providers.strategies.structured import StructuredStrategy
 
 OPENAI_NATIVE_STRICT = [
     "gpt-4o",
@@ -60,7 +60,7 @@ def test_openai_models_are_native_and_strict_in_auto(model: str) -> None:
     assert profile.mode is ToolCallingMode.NATIVE
     assert profile.supports_strict
     adapter = get_adapter(model)
-    assert type(adapter) is NativeAdapter
+    assert type(adapter) is NativeStrategy
     assert adapter.strict is None  # strict wherever the schema allows
 
 
@@ -74,9 +74,9 @@ def test_openai_models_without_tools_are_prompted(model: str) -> None:
     assert profile.rule is not None and profile.provider.startswith("openai")
     assert profile.mode is ToolCallingMode.VALIDATED
     assert not profile.supports_strict and not profile.supports_response_format
-    assert type(get_adapter(model)) is not NativeAdapter
+    assert type(get_adapter(model)) is not NativeStrategy
     served = resolve_model(model, base_url="http://127.0.0.1:1/v1")
-    assert served.adapter.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
+    assert served.tool_strategy.mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
     assert get_profile("o1").mode is ToolCallingMode.NATIVE
 
 
@@ -86,7 +86,7 @@ def test_open_model_names_resolve_to_native_profiles(model: str) -> None:
     assert profile.rule is not None, model
     assert profile.mode is ToolCallingMode.NATIVE
     assert profile.provider == "openai" and profile.model == model
-    assert type(get_adapter(model)) is NativeAdapter
+    assert type(get_adapter(model)) is NativeStrategy
     assert resolve_model(model, base_url="http://127.0.0.1:1/v1").model_name == model
 
 
@@ -114,13 +114,13 @@ def test_org_names_never_move_a_model_to_another_provider() -> None:
 def test_structured_only_by_explicit_mode_or_profile_override() -> None:
     for model in OPENAI_NATIVE_STRICT:
         assert get_profile(model).mode is not ToolCallingMode.STRUCTURED
-    assert type(get_adapter("gpt-4o-mini", "structured")) is StructuredAdapter
+    assert type(get_adapter("gpt-4o-mini", "structured")) is StructuredStrategy
     registry = ProfileRegistry()
     registry.register("gpt-4o*", mode="structured")
-    assert type(get_adapter("gpt-4o-mini", registry=registry)) is StructuredAdapter
+    assert type(get_adapter("gpt-4o-mini", registry=registry)) is StructuredStrategy
     model = resolve_model("gpt-4o-mini", api_key="k", mode="structured")
-    assert model.adapter.mode is ToolCallingMode.STRUCTURED  # type: ignore[attr-defined]
-    assert resolve_model("gpt-4o-mini", api_key="k").adapter.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
+    assert model.tool_strategy.mode is ToolCallingMode.STRUCTURED  # type: ignore[attr-defined]
+    assert resolve_model("gpt-4o-mini", api_key="k").tool_strategy.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
 
 
 def test_the_chosen_mode_is_logged_once_per_model(caplog: pytest.LogCaptureFixture) -> None:

@@ -22,7 +22,7 @@ from good_agent.providers.prompting import (
     tools_prompt,
     typescript_declaration,
 )
-from good_agent.providers.strategies.prompted import PromptedAdapter, ValidatedAdapter
+from good_agent.providers.strategies.prompted import PromptedStrategy, ValidatedStrategy
 
 
 class Unit(Enum):
@@ -116,7 +116,7 @@ HISTORY: list[dict[str, Any]] = [
 
 
 def test_history_is_rendered_as_text_and_tools_go_in_the_system_prompt() -> None:
-    adapter = ValidatedAdapter("m", get_codec("openai_chat"))
+    adapter = ValidatedStrategy("m", get_codec("openai_chat"))
     body = adapter.format_request([add.signature], HISTORY)
     assert "tools" not in body and "tool_choice" not in body
     system, _user, assistant, results = body["messages"]
@@ -139,7 +139,7 @@ def test_history_is_rendered_as_text_and_tools_go_in_the_system_prompt() -> None
     ],
 )
 def test_constrained_decoding_request(style: Any, expected: dict[str, Any]) -> None:
-    adapter = PromptedAdapter("m", get_codec("openai_chat"), style=PromptStyle(constrained=style))
+    adapter = PromptedStrategy("m", get_codec("openai_chat"), style=PromptStyle(constrained=style))
     body = adapter.format_request([add.signature], HISTORY)
     key, value = next(iter(expected.items()))
     schema = payload_schema([add.signature])
@@ -158,7 +158,7 @@ def test_constrained_decoding_request(style: Any, expected: dict[str, Any]) -> N
 
 
 def test_ollama_gets_its_format_field() -> None:
-    adapter = PromptedAdapter(
+    adapter = PromptedStrategy(
         "qwen", get_codec("ollama"), style=PromptStyle(constrained="json_schema")
     )
     body = adapter.format_request([add.signature], HISTORY[:2])
@@ -178,8 +178,8 @@ def test_validated_marks_invalid_calls_and_parsed_only_extracts() -> None:
             }
         ]
     }
-    validated = ValidatedAdapter("m", get_codec("openai_chat")).decode(reply, [add.signature])
-    parsed = PromptedAdapter("m", get_codec("openai_chat")).decode(reply, [add.signature])
+    validated = ValidatedStrategy("m", get_codec("openai_chat")).decode(reply, [add.signature])
+    parsed = PromptedStrategy("m", get_codec("openai_chat")).decode(reply, [add.signature])
     assert validated.content == parsed.content == "Let me add."
     assert validated.finish_reason == "tool_calls"
     bad = validated.tool_calls[0]
@@ -269,7 +269,7 @@ def test_reasoning_is_kept_apart_from_content() -> None:
             }
         ]
     }
-    decoded = ValidatedAdapter("m", get_codec("openai_chat")).decode(reply, [add.signature])
+    decoded = ValidatedStrategy("m", get_codec("openai_chat")).decode(reply, [add.signature])
     assert decoded.reasoning == "Sum needed."
     assert decoded.content == "Sure."
     assert decoded.tool_calls[0].arguments == {"a": 1, "b": 2}
@@ -302,7 +302,7 @@ CLIENT_FORMAT = {
 def test_a_client_response_format_governs_the_final_answer_only(
     style: PromptStyle, answer_words: str
 ) -> None:
-    adapter = ValidatedAdapter("m", get_codec("openai_chat"), style=style)
+    adapter = ValidatedStrategy("m", get_codec("openai_chat"), style=style)
     body = adapter.format_request(
         [add.signature], HISTORY[1:2], response_format=CLIENT_FORMAT, tool_choice="auto"
     )

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from good_agent import Agent, resolve_model, tool
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.prompting import PromptStyle
-from good_agent.providers.strategies.native import CodecAdapter
-from good_agent.providers.strategies.prompted import PromptedAdapter, ValidatedAdapter
-from good_agent.providers.strategies.structured import StructuredAdapter
+from good_agent.providers.strategies.native import CodecStrategy
+from good_agent.providers.strategies.prompted import PromptedStrategy, ValidatedStrategy
+from good_agent.providers.strategies.structured import StructuredStrategy
 from good_agent.providers.text.registry import BUILTIN_FORMATS
 
 
@@ -72,24 +72,24 @@ def id_and_name(written: str) -> list[tuple[str, str]]:
     return found
 
 
-def prompted(text_format: str) -> PromptedAdapter:
-    return ValidatedAdapter("m", get_codec("openai_chat"), text_format=text_format)
+def prompted(text_format: str) -> PromptedStrategy:
+    return ValidatedStrategy("m", get_codec("openai_chat"), text_format=text_format)
 
 
-STYLES: dict[str, Callable[[], CodecAdapter]] = {
+STYLES: dict[str, Callable[[], CodecStrategy]] = {
     **{f"format-{name}": (lambda name=name: prompted(name)) for name in BUILTIN_FORMATS},
-    "notation-thought": lambda: ValidatedAdapter(
+    "notation-thought": lambda: ValidatedStrategy(
         "m", get_codec("openai_chat"), style=PromptStyle(notation="thought")
     ),
     **{
         f"constrained-{kind}": (
-            lambda kind=kind: ValidatedAdapter(
+            lambda kind=kind: ValidatedStrategy(
                 "m", get_codec("openai_chat"), style=PromptStyle(constrained=kind)
             )
         )
         for kind in ("json_object", "json_schema", "vllm", "vllm_guided")
     },
-    "structured": lambda: StructuredAdapter("m", get_codec("openai_chat")),
+    "structured": lambda: StructuredStrategy("m", get_codec("openai_chat")),
 }
 
 
@@ -123,7 +123,8 @@ def test_written_calls_parse_back_with_the_adapters_own_parser(text_format: str)
 
 
 def test_thought_calls_with_an_id_still_parse() -> None:
-    adapter = ValidatedAdapter("m", get_codec("openai_chat"), style=PromptStyle(notation="thought"))
+    style = PromptStyle(notation="thought")
+    adapter = ValidatedStrategy("m", get_codec("openai_chat"), style=style)
     written = adapter.format_request(TOOLS, HISTORY[:2])["messages"][-1]["content"]
     reply = {"choices": [{"message": {"role": "assistant", "content": written}}]}
     decoded = adapter.decode(reply, TOOLS)

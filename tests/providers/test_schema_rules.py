@@ -15,7 +15,7 @@ from good_agent.providers.openai import chat_codec as openai_chat
 from good_agent.providers.openai import responses_codec as openai_responses
 from good_agent.providers.openai.schema import strict_problems, to_openai_schema
 from good_agent.providers.schema.normalize import TYPE_ALIASES
-from good_agent.providers.strategies.structured import StructuredAdapter, response_format
+from good_agent.providers.strategies.structured import StructuredStrategy, response_format
 from good_agent.providers.types import ChatRequest
 from good_agent.tools.tool import Tool
 from good_agent.types.errors import ToolDefinitionError
@@ -165,7 +165,7 @@ def test_structured_refs_resolve_from_the_root_of_the_response_format() -> None:
 
 def test_structured_mode_drops_nested_strict_nulls_before_validation() -> None:
     tool = Tool.from_function(_save)
-    adapter = StructuredAdapter("gpt-4o", get_codec("openai_chat"))
+    adapter = StructuredStrategy("gpt-4o", get_codec("openai_chat"))
     text = json.dumps(
         {
             "action": {

@@ -61,8 +61,8 @@ def test_prompt_overrides_shape_the_prompted_strategy(client: httpx2.AsyncClient
         "prompt_format": "typescript",
         "constrained_decoding": "vllm",
     }
-    adapter = served(client, model="my-model", mode="validated", profile=overrides).model.adapter
-    style = adapter.style  # type: ignore[attr-defined]
+    model = served(client, model="my-model", mode="validated", profile=overrides).model
+    style = model.tool_strategy.style  # type: ignore[attr-defined]
     assert (style.notation, style.schema_format, style.constrained) == (
         "thought",
         "typescript",

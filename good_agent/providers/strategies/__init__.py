@@ -1,21 +1,21 @@
 """Tool-calling strategies: native tools, strict structured replies, prompt-based calls."""
 
 from good_agent.providers.strategies.base import (
-    ToolCallingAdapter,
     ToolCallingMode,
+    ToolCallingStrategy,
     ToolCallValidation,
 )
-from good_agent.providers.strategies.native import CodecAdapter, NativeAdapter
-from good_agent.providers.strategies.prompted import PromptedAdapter, ValidatedAdapter
-from good_agent.providers.strategies.structured import StructuredAdapter
+from good_agent.providers.strategies.native import CodecStrategy, NativeStrategy
+from good_agent.providers.strategies.prompted import PromptedStrategy, ValidatedStrategy
+from good_agent.providers.strategies.structured import StructuredStrategy
 
 __all__ = [
-    "CodecAdapter",
-    "NativeAdapter",
-    "PromptedAdapter",
-    "StructuredAdapter",
+    "CodecStrategy",
+    "NativeStrategy",
+    "PromptedStrategy",
+    "StructuredStrategy",
     "ToolCallValidation",
-    "ToolCallingAdapter",
     "ToolCallingMode",
-    "ValidatedAdapter",
+    "ToolCallingStrategy",
+    "ValidatedStrategy",
 ]

@@ -1,4 +1,4 @@
-"""Tool-calling modes, the adapter protocol and the validation result."""
+"""Tool-calling modes, the strategy protocol and the validation result."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class ToolCallValidation:
 
 
 @runtime_checkable
-class ToolCallingAdapter(Protocol):
+class ToolCallingStrategy(Protocol):
     """A tool-calling strategy for one model: request building and reply reading.
 
     ``tools`` are OpenAI function-format definitions and ``messages`` OpenAI chat

@@ -14,7 +14,7 @@ from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, Pr
 from good_agent.types.messages import REPLAY_KEY
 
 
-class CodecAdapter:
+class CodecStrategy:
     """Shared behaviour of strategies built on a codec (subclasses set ``mode``).
 
     Args:
@@ -126,7 +126,7 @@ class CodecAdapter:
         return history
 
 
-class NativeAdapter(CodecAdapter):
+class NativeStrategy(CodecStrategy):
     """Tools sent through the provider's tools API; calls read from its tool slots."""
 
     mode = ToolCallingMode.NATIVE

@@ -25,7 +25,7 @@ from good_agent.providers.prompting import (
 )
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.context import RequestContext
-from good_agent.providers.strategies.native import CodecAdapter, neutral_assistant
+from good_agent.providers.strategies.native import CodecStrategy, neutral_assistant
 from good_agent.providers.strategies.reply_streams import ReplyStream, TextCallStream
 from good_agent.providers.strategies.rewrite import (
     calls_of,
@@ -70,7 +70,7 @@ def prompted_parser(text_format: str = "auto") -> ToolCallParser:
     return FormatParser(f"{text_format}+hermes", [*chosen.markers, *extra])
 
 
-class PromptedAdapter(CodecAdapter):
+class PromptedStrategy(CodecStrategy):
     """Tools in the system prompt; calls parsed from text (``PARSED`` mode).
 
     Args:
@@ -204,8 +204,8 @@ class PromptedAdapter(CodecAdapter):
         return _write_thought if self.style.notation == "thought" else _write_calls
 
 
-class ValidatedAdapter(PromptedAdapter):
-    """Like :class:`PromptedAdapter`, and each call is validated against its schema."""
+class ValidatedStrategy(PromptedStrategy):
+    """Like :class:`PromptedStrategy`, and each call is validated against its schema."""
 
     mode = ToolCallingMode.VALIDATED
 

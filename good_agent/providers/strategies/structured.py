@@ -23,7 +23,7 @@ from good_agent.providers.schema.refs import has_refs
 from good_agent.providers.schema.strict_subset import strict_subset_problems
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.context import RequestContext
-from good_agent.providers.strategies.native import CodecAdapter, neutral_assistant
+from good_agent.providers.strategies.native import CodecStrategy, neutral_assistant
 from good_agent.providers.strategies.reply_streams import ReplyStream, StructuredStream
 from good_agent.providers.strategies.rewrite import (
     calls_of,
@@ -220,7 +220,7 @@ def decode_action(
     return scratch, None, []
 
 
-class StructuredAdapter(CodecAdapter):
+class StructuredStrategy(CodecStrategy):
     """Tools offered as variants of a strict JSON-schema reply."""
 
     mode = ToolCallingMode.STRUCTURED

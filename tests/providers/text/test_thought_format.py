@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.prompting import PromptStyle, tools_prompt
-from good_agent.providers.strategies.prompted import ValidatedAdapter
+from good_agent.providers.strategies.prompted import ValidatedStrategy
 from good_agent.providers.text import available_formats, get_parser, parse_text
 
 TOOLS = [
@@ -83,7 +83,7 @@ def test_offered_as_a_prompt_style() -> None:
     style = PromptStyle(notation="thought")
     prompt = tools_prompt(TOOLS, style=style)
     assert '"tool_name"' in prompt and '"tool_args"' in prompt and "<tool_call>" not in prompt
-    adapter = ValidatedAdapter("local", get_codec("openai_chat"), style=style)
+    adapter = ValidatedStrategy("local", get_codec("openai_chat"), style=style)
     reply_text = json.dumps(
         {"thought": "look it up", "tool_name": "weather.get", "tool_args": {"city": "Oslo"}}
     )
