@@ -304,7 +304,7 @@ async def test_a_tool_named_like_the_output_tool_is_refused_clearly() -> None:
 def test_native_output_mode_is_refused_for_a_wire_format_without_response_format() -> None:
     from good_agent.models import AnthropicModel
 
-    claude = AnthropicModel("claude-sonnet-4-5", api_key="k")
+    claude = AnthropicModel("claude-sonnet-4-6", api_key="k")
     with pytest.raises(ModelConfigError, match="output_mode='tool' or 'prompted'"):
         OutputSpec(Invoice, "native", claude)
     assert OutputSpec(Invoice, "auto", claude).mode == "tool"

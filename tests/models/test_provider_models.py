@@ -193,8 +193,8 @@ async def test_structured_mode_through_the_agent_protocol() -> None:
 
 
 def test_resolve_model_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert isinstance(resolve_model("anthropic:claude-sonnet-4-5"), AnthropicModel)
-    assert isinstance(resolve_model("claude-sonnet-4-5"), AnthropicModel)
+    assert isinstance(resolve_model("anthropic:claude-sonnet-4-6"), AnthropicModel)
+    assert isinstance(resolve_model("claude-sonnet-4-6"), AnthropicModel)
     gem = resolve_model("gemini-2.5-flash")
     assert isinstance(gem, GeminiModel) and gem.model_name == "gemini-2.5-flash"
     ollama = resolve_model("ollama:qwen2.5")

@@ -39,7 +39,7 @@ EXPECTED = {
     "meta-llama/llama-3.3-70b": (NativeStrategy, "openai_chat"),
     "mistralai/mixtral-8x7b": (NativeStrategy, "openai_chat"),
     "phi3": (ValidatedStrategy, "openai_chat"),
-    "anthropic:claude-sonnet-4-5": (NativeStrategy, "anthropic_messages"),
+    "anthropic:claude-sonnet-4-6": (NativeStrategy, "anthropic_messages"),
     "ollama:qwen2.5": (NativeStrategy, "ollama"),
     "ollama:phi3": (ValidatedStrategy, "ollama"),
     "openai:gpt-4o": (NativeStrategy, "openai_chat"),

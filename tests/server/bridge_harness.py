@@ -33,7 +33,7 @@ def model_entries(fakes: dict[str, tuple[Fake, str]]) -> list[dict[str, Any]]:
 
     return [
         entry("gpt", "openai", "openai", "fake-gpt", mode="native"),
-        entry("claude", "anthropic", "anthropic", "claude-sonnet-4-5"),
+        entry("claude", "anthropic", "anthropic", "claude-sonnet-4-6"),
         entry("gemini", "gemini", "gemini", "gemini-2.5-flash"),
         entry("ollama", "ollama", "ollama", "qwen2.5", mode="native"),
         entry("local", "openai", "text", "local-model", mode="validated"),

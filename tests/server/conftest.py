@@ -71,7 +71,7 @@ def raw() -> Iterator[tuple[RawFake, BackgroundServer]]:
                 }
                 for name, provider, model, suffix in (
                     ("gpt", "openai", "fake-gpt", "/v1"),
-                    ("claude", "anthropic", "claude-sonnet-4-5", ""),
+                    ("claude", "anthropic", "claude-sonnet-4-6", ""),
                 )
             ],
         }

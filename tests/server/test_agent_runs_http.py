@@ -52,7 +52,7 @@ def claude(fakes: dict[str, tuple[Fake, str]]) -> AnthropicModel:
         max_retries=0,
     )
     CLIENTS.append(client)
-    return AnthropicModel("claude-sonnet-4-5", client=client)
+    return AnthropicModel("claude-sonnet-4-6", client=client)
 
 
 def scripted(*replies: Reply) -> Callable[[dict[str, Any]], Reply]:

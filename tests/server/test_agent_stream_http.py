@@ -65,7 +65,7 @@ def build(provider: str, url: str) -> LanguageModel:
             max_retries=0,
         )
         CLIENTS.append(claude)
-        return AnthropicModel("claude-sonnet-4-5", client=claude)
+        return AnthropicModel("claude-sonnet-4-6", client=claude)
     if provider == "gemini":
         options = types.HttpOptions(base_url=url, api_version="v1beta")
         client = genai.Client(api_key=UPSTREAM_KEY, http_options=options)

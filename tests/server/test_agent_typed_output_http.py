@@ -64,7 +64,7 @@ def claude(fakes: dict[str, tuple[Fake, str]], mode: str) -> AnthropicModel:
         max_retries=0,
     )
     CLIENTS.append(client)
-    return AnthropicModel("claude-sonnet-4-5", client=client, mode=mode)
+    return AnthropicModel("claude-sonnet-4-6", client=client, mode=mode)
 
 
 async def run(agent: Agent, streamed: bool, prompt: str = "Extract the invoice") -> Any:

@@ -32,7 +32,7 @@ def config(fakes: dict[str, tuple[Fake, str]]) -> Any:
                 {
                     "name": "backup",
                     "provider": "anthropic",
-                    "model": "claude-sonnet-4-5",
+                    "model": "claude-sonnet-4-6",
                     "base_url": fakes["anthropic"][1],
                     "api_key_env": "GA_TEST_UPSTREAM_KEY",
                 },

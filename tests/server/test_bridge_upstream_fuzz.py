@@ -43,7 +43,7 @@ WHOLE_MESSAGE: dict[str, Any] = {
     "id": "msg_x",
     "type": "message",
     "role": "assistant",
-    "model": "claude-sonnet-4-5",
+    "model": "claude-sonnet-4-6",
     "content": [
         {"type": "text", "text": "hi"},
         {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}},
