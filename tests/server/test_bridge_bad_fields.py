@@ -146,3 +146,17 @@ async def test_sdk_clients_see_the_field_named(
             )
     assert "top_k" in str(messages_error.value)
     assert not fakes["openai"][0].requests and not fakes["anthropic"][0].requests
+
+
+async def test_well_formed_thinking_and_metadata_are_accepted_and_not_forwarded(
+    bridge: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    """As docs/server.md says: checked, then left out of the upstream request."""
+    fakes["anthropic"][0].reset()
+    body = messages(
+        thinking={"type": "enabled", "budget_tokens": 1024}, metadata={"user_id": "u-1"}
+    )
+    response = await send(bridge, MESSAGES, _raw(body))
+    assert response.status_code == 200, response.text
+    [sent] = fakes["anthropic"][0].requests
+    assert "thinking" not in sent and "metadata" not in sent, sent
