@@ -179,3 +179,14 @@ def test_native_history_writers() -> None:
     assert response.tool_calls[0].name == "math.factorial"
     (turn,) = adapter.assistant_turn(response)
     assert turn["content"][0]["name"] == "math_factorial"
+
+
+def test_get_adapter_is_validated_for_an_unknown_ollama_name_resolve_model_native_first() -> None:
+    """docs/modes.md: get_adapter knows no server, so an unknown ``ollama:`` name is
+    validated there, while resolve_model applies native with fallback."""
+    from good_agent.models.resolve import resolve_model
+
+    assert type(get_adapter("ollama:phi3")) is ValidatedAdapter
+    model = resolve_model("ollama:phi3")
+    assert model.strategy.auto_native  # type: ignore[attr-defined]
+    assert model.strategy.default.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
