@@ -11,6 +11,7 @@ from good_agent.adapters import (
     ToolPlan,
 )
 from good_agent.core.agent import Agent
+from good_agent.core.approvals import Approved
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
@@ -131,6 +132,7 @@ __all__ = [
     "AllModelsFailedError",
     "AnthropicModel",
     "ApprovalError",
+    "Approved",
     "AssistantMessage",
     "AuthInjector",
     "CallContext",
