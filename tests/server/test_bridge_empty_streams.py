@@ -174,3 +174,49 @@ async def test_an_agent_streaming_no_reply_gets_an_error(
     if wire == "http":
         assert isinstance(failed.value, ModelResponseError)
     await model.aclose() if hasattr(model, "aclose") else None
+
+
+@pytest.mark.parametrize(
+    ("model", "case", "started"),
+    [
+        ("gpt", "no-choices", False),
+        ("gpt", "number-line-among-chunks", True),
+        ("claude", "number-line-after-start", True),
+    ],
+)
+async def test_sdk_clients_see_an_invalid_reply_in_their_own_error_shape(
+    raw: tuple[RawFake, BackgroundServer], upstream: RawFake, model: str, case: str, started: bool
+) -> None:
+    """Nothing relayed yet: the 502 itself (the unstreamed twin's status and body).
+    Once relayed: an error event, in Anthropic's shape on ``/v1/messages``
+    (``event: error``, ``{"type": "error", "error": {"type": "api_error", ...}}``)."""
+    import anthropic
+    import openai
+
+    upstream.body = (OPENAI_STREAMS | ANTHROPIC_STREAMS)[case]
+    url = raw[1].url
+    async with anthropic.AsyncAnthropic(base_url=url, api_key=CLIENT_KEY, max_retries=0) as claude:
+        with pytest.raises(anthropic.APIStatusError) as failed:
+            stream = await claude.messages.create(
+                model=model, max_tokens=50, messages=USER, stream=True
+            )
+            async for event in stream:
+                assert event.type not in ("message_delta", "message_stop"), event
+    body: Any = failed.value.body
+    assert body["type"] == "error" and body["error"]["type"] == "api_error", body
+    assert "invalid reply" in body["error"]["message"]
+    assert failed.value.status_code == (200 if started else 502)
+
+    upstream.reset()
+    upstream.content_type = "text/event-stream"
+    upstream.body = (OPENAI_STREAMS | ANTHROPIC_STREAMS)[case]
+    async with openai.AsyncOpenAI(base_url=f"{url}/v1", api_key=CLIENT_KEY, max_retries=0) as gpt:
+        with pytest.raises(openai.APIError) as chat_failed:
+            chunks = await gpt.chat.completions.create(model=model, messages=USER, stream=True)
+            async for chunk in chunks:
+                assert not any(c.finish_reason for c in chunk.choices), chunk
+    assert "invalid reply" in chat_failed.value.message
+    if not started:
+        assert isinstance(chat_failed.value, openai.APIStatusError)
+        assert chat_failed.value.status_code == 502
+        assert chat_failed.value.code == "upstream_invalid_reply"
