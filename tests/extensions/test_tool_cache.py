@@ -143,7 +143,8 @@ async def test_scope_isolation_between_principals(open_store: Callable[[], Any])
         keys = []
         for token in ["alice-token-123", "bob-token-456", "alice-token-123"]:
             cache = ToolCache(store, tools=["lookup"])
-            auth = AuthInjector({"api_key": token})
+            # a shared store without a scope key warns (tests/extensions/test_scope_key.py)
+            auth = AuthInjector({"api_key": token}, scope_key="test-deployment-scope-key")
             async with Agent(tools=[lookup], extensions=[cache, auth]) as agent:
                 response = await agent.invoke("lookup", query="same")
                 assert response.success
