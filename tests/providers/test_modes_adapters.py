@@ -186,7 +186,7 @@ def test_get_adapter_is_validated_for_an_unknown_ollama_name_resolve_model_nativ
     validated there, while resolve_model applies native with fallback."""
     from good_agent.models.resolve import resolve_model
 
-    assert type(get_adapter("ollama:phi3")) is ValidatedAdapter
+    assert type(get_adapter("ollama:phi3")) is ValidatedStrategy
     model = resolve_model("ollama:phi3")
     assert model.strategy.auto_native  # type: ignore[attr-defined]
     assert model.strategy.default.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
