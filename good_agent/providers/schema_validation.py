@@ -1,49 +1,61 @@
-"""A compiled validator for the JSON Schema subset that tool definitions use.
+"""Checking a value against a tool's JSON schema, with problems a model can act on.
 
 Tool schemas arriving over HTTP or from MCP servers are plain JSON Schema, with no
 Python types behind them. :func:`compile_schema` turns one into a function that
 returns a list of problems (empty when the value is valid), each naming the path,
 what was expected and what was given, in words a model can act on.
 
+The check itself is `jsonschema-rs` (JSON Schema 2020-12, compiled once per schema
+and cached): a valid value, the usual case, costs one call into it. Only when it
+says no are its errors read and worded here. Before compiling, the schema is
+brought to 2020-12 where tool schemas commonly differ from it: OpenAPI's
+``nullable: true`` adds ``null`` to ``type``, draft-07's array-form ``items``
+becomes ``prefixItems``, and draft-04's boolean ``exclusiveMinimum`` /
+``exclusiveMaximum`` are dropped. ``$ref`` must be local (``#/$defs/...``,
+``#/definitions/...``, ``#``) and resolve; nothing is ever fetched. ``format`` is
+an annotation, not checked.
+
 A :class:`pydantic.SecretStr` is accepted wherever a string is (as a value of
 ``type: string``; string constraints are not checked on it), so credentials can be
 injected into schema-defined tools without revealing them early.
-
-Supported keywords: ``type`` (string or list), ``properties``, ``required``,
-``additionalProperties``, ``items``, ``prefixItems``, ``enum``, ``const``,
-``anyOf``, ``oneOf``, ``allOf``, ``not``, local ``$ref`` (``#/$defs/...``,
-``#/definitions/...``, ``#``), ``nullable`` (OpenAPI style), ``minimum``,
-``maximum``, ``exclusiveMinimum``, ``exclusiveMaximum``, ``multipleOf``,
-``minLength``, ``maxLength``, ``minItems``, ``maxItems``, ``uniqueItems``,
-``minProperties``, ``maxProperties``. Annotations (``description``, ``format``,
-``title``, ``default``, ``examples``) and unknown keywords are ignored.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import jsonschema_rs
 from pydantic import SecretStr
 
-from good_agent.providers._schema_quick import Quick, quick_accept
-
-Check = Callable[[Any, str, list[str]], None]
 Validator = Callable[[Any], list[str]]
 
-_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    # A pydantic secret stands for a string (credentials injected into a tool).
-    "string": lambda v: isinstance(v, str | SecretStr),
-    "boolean": lambda v: isinstance(v, bool),
-    "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    "integer": lambda v: (
-        (isinstance(v, int) and not isinstance(v, bool))
-        or (isinstance(v, float) and v.is_integer())
-    ),
+MAX_VALUE_DEPTH = 1_000
+"""The deepest nesting of objects and arrays a checked value may have (JSON
+decoders stop earlier; a deeper value built in Python is a problem, not a crash)."""
+
+_CACHE: OrderedDict[str, Validator] = OrderedDict()
+_CACHE_SIZE = 1_024
+_TOO_DEEP = ["arguments: nested too deeply to be checked"]
+_STRING_ONLY = frozenset({"minLength", "maxLength", "pattern", "format"})
+# Of the errors one schema gives for one value, only the first kind in this order
+# is told (a value of the wrong type is not also told its bounds).
+_RANK = {"type": 0, "enum": 1, "const": 1, "falseSchema": 1}
+_LAST_RANK = {"required": 4, "additionalProperties": 4}
+_WORDING = {
+    "minimum": "at least {}",
+    "maximum": "at most {}",
+    "exclusiveMinimum": "greater than {}",
+    "exclusiveMaximum": "less than {}",
+    "multipleOf": "a multiple of {}",
+    "minLength": "at least {} characters",
+    "maxLength": "at most {} characters",
+    "minItems": "at least {} items",
+    "maxItems": "at most {} items",
+    "minProperties": "at least {} properties",
+    "maxProperties": "at most {} properties",
 }
 
 
@@ -51,6 +63,223 @@ def describe(value: Any) -> str:
     """Show a given value briefly, for an error message."""
     text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def compile_schema(schema: dict[str, Any] | bool) -> Validator:
+    """Compile ``schema`` into a validator returning a list of problems.
+
+    Raises :class:`ValueError` when the schema itself is malformed (for example a
+    ``$ref`` that does not resolve), so a bad tool definition fails when the tool is
+    built, not when the model calls it. The same schema (by content) compiles once.
+    """
+    key = json.dumps(schema, sort_keys=True, default=repr)
+    found = _CACHE.get(key)
+    if found is not None:
+        _CACHE.move_to_end(key)
+        return found
+    prepared = _prepare(schema, schema)
+    try:
+        library = jsonschema_rs.validator_for(prepared)
+    except ValueError as exc:
+        raise ValueError(f"not a valid JSON Schema: {str(exc).splitlines()[0]}") from None
+    validator = _Compiled(library, prepared).validate
+    _CACHE[key] = validator
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return validator
+
+
+def _prepare(node: Any, root: Any) -> Any:
+    """``node`` brought to JSON Schema 2020-12 (a copy; the input is left alone)."""
+    if isinstance(node, list):
+        return [_prepare(item, root) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _prepare(value, root) for key, value in node.items()}
+    if "$ref" in out:
+        _check_ref(out["$ref"], root)
+    declared = out.get("type")
+    if out.get("nullable") is True and declared is not None:
+        names = [declared] if isinstance(declared, str) else list(declared)
+        out["type"] = names if "null" in names else [*names, "null"]
+    if isinstance(out.get("items"), list):
+        out["prefixItems"] = out.pop("items")
+    for bound in ("exclusiveMinimum", "exclusiveMaximum", "minimum", "maximum"):
+        if isinstance(out.get(bound), bool):
+            del out[bound]
+    return out
+
+
+def _check_ref(pointer: Any, root: Any) -> None:
+    if not isinstance(pointer, str) or not pointer.startswith("#"):
+        raise ValueError(f"only local $ref values are supported, got {pointer!r}")
+    node = root
+    for part in [p for p in pointer[1:].split("/") if p]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or key not in node:
+            raise ValueError(f"$ref {pointer!r} does not resolve")
+        node = node[key]
+
+
+class _Compiled:
+    """One compiled schema: the library's validator and the wording of its errors."""
+
+    def __init__(self, library: Any, schema: Any) -> None:
+        self.library = library
+        self.schema = schema
+
+    def validate(self, value: Any) -> list[str]:
+        try:
+            if _too_deep(value):
+                return list(_TOO_DEEP)
+            if self.library.is_valid(value):
+                return []
+            return self.problems(value, value, set())
+        except ValueError:  # a value that is not JSON: a secret, a tuple, ...
+            return self.validate_python(value)
+
+    def validate_python(self, value: Any) -> list[str]:
+        secrets: set[tuple[Any, ...]] = set()
+        foreign: list[tuple[tuple[Any, ...], Any]] = []
+        plain = _plain(value, (), secrets, foreign)
+        if foreign:
+            return [
+                f"{_path(where)}: expected a JSON value, got {type(v).__name__} {describe(v)}"
+                for where, v in foreign
+            ]
+        if self.library.is_valid(plain):
+            return []
+        return self.problems(plain, value, secrets)
+
+    def problems(self, plain: Any, value: Any, secrets: set[tuple[Any, ...]]) -> list[str]:
+        errors = [
+            e
+            for e in self.library.iter_errors(plain)
+            if not (tuple(e.instance_path) in secrets and e.kind.name in _STRING_ONLY)
+        ]
+        return self.word(errors, value)
+
+    def word(self, errors: Iterable[Any], value: Any) -> list[str]:
+        best: dict[tuple[Any, ...], int] = {}
+        kept: list[Any] = []
+        for error in errors:
+            where, rank = tuple(error.instance_path), _rank(error.kind.name)
+            if where in best and best[where] < rank:
+                continue
+            if best.get(where, rank) > rank:
+                kept = [e for e in kept if tuple(e.instance_path) != where]
+            best[where] = rank
+            kept.append(error)
+        out: list[str] = []
+        for error in kept:
+            out.extend(self.words(error, value))
+        return out
+
+    def words(self, error: Any, value: Any) -> list[str]:
+        where = tuple(error.instance_path)
+        given = _at(value, where)
+        at, shown, name = _path(where), describe(given), error.kind.name
+        detail = error.kind.as_dict()
+        if name == "type":
+            declared = self.node(error.schema_path)
+            names = [declared] if isinstance(declared, str) else declared
+            return [f"{at}: expected {' or '.join(names)}, got {_kind(given)} {shown}"]
+        if name == "required":
+            return [f"{_path((*where, detail['property']))}: field required"]
+        if name == "additionalProperties":
+            node = self.node(error.schema_path[:-1])
+            known = ", ".join(node.get("properties") or {}) or "none"
+            return [
+                f"{_path((*where, key))}: unexpected field (allowed: {known})"
+                for key in detail["unexpected"]
+            ]
+        if name == "enum":
+            allowed = ", ".join(describe(a) for a in self.node(error.schema_path))
+            return [f"{at}: expected one of {allowed}, got {shown}"]
+        if name == "const":
+            return [f"{at}: expected {describe(detail['expected_value'])}, got {shown}"]
+        if name in ("anyOf", "oneOf"):
+            return self.branches(error, value, at, shown)
+        if name == "not":
+            return [f"{at}: {shown} is not allowed here"]
+        if name == "falseSchema":
+            return [f"{at}: no value is allowed here"]
+        if name == "uniqueItems":
+            return [f"{at}: items must be unique"]
+        if name in _WORDING:
+            limit = self.node(error.schema_path)
+            return [f"{at}: must be {_WORDING[name].format(limit)}, got {shown}"]
+        return [f"{at}: {error.message}"]
+
+    def branches(self, error: Any, value: Any, at: str, shown: str) -> list[str]:
+        context = list(error.kind.context)
+        if context and all(not branch for branch in context):
+            return [f"{at}: {shown} matches more than one allowed form"]
+        failing = [branch for branch in context if branch]
+        first = self.word(failing[0], value) if failing else []
+        if len(context) == 1 and first:
+            return first
+        hint = f" ({first[0]})" if first else ""
+        return [f"{at}: {shown} matches none of the allowed forms{hint}"]
+
+    def node(self, path: Iterable[Any]) -> Any:
+        node = self.schema
+        for part in path:
+            node = node[part]
+        return node
+
+
+def _rank(name: str) -> int:
+    return _RANK.get(name, _LAST_RANK.get(name, 2))
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether ``value`` nests objects and arrays deeper than :data:`MAX_VALUE_DEPTH`."""
+    if not isinstance(value, dict | list):
+        return False
+    level: list[Any] = [value]
+    for _ in range(MAX_VALUE_DEPTH):
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(c for c in children if isinstance(c, dict | list))
+        if not below:
+            return False
+        level = below
+    return True
+
+
+def _plain(
+    value: Any,
+    where: tuple[Any, ...],
+    secrets: set[tuple[Any, ...]],
+    foreign: list[tuple[tuple[Any, ...], Any]],
+) -> Any:
+    """``value`` with each secret replaced by a stand-in string (noting where)."""
+    if isinstance(value, SecretStr):
+        secrets.add(where)
+        return "**********"
+    if isinstance(value, dict):
+        return {k: _plain(v, (*where, k), secrets, foreign) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v, (*where, i), secrets, foreign) for i, v in enumerate(value)]
+    if value is None or isinstance(value, str | int | float):
+        return value
+    foreign.append((where, value))
+    return None
+
+
+def _at(value: Any, where: tuple[Any, ...]) -> Any:
+    for part in where:
+        value = value[part]
+    return value
+
+
+def _path(where: tuple[Any, ...]) -> str:
+    text = ""
+    for part in where:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "arguments"
 
 
 def _kind(value: Any) -> str:
@@ -67,309 +296,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, dict):
         return "object"
     return type(value).__name__
-
-
-def _at(path: str) -> str:
-    return path or "arguments"
-
-
-class _Compiler:
-    def __init__(self, root: dict[str, Any]) -> None:
-        self.root = root
-        self.refs: dict[str, Check] = {}
-
-    def ref(self, pointer: str) -> Check:
-        if pointer in self.refs:
-            return self.refs[pointer]
-        slot: list[Check] = []
-
-        def deferred(value: Any, path: str, errors: list[str]) -> None:
-            slot[0](value, path, errors)
-
-        self.refs[pointer] = deferred
-        slot.append(self.compile(self.resolve(pointer)))
-        return deferred
-
-    def resolve(self, pointer: str) -> Any:
-        if not pointer.startswith("#"):
-            raise ValueError(f"only local $ref values are supported, got {pointer!r}")
-        node: Any = self.root
-        for part in [p for p in pointer[1:].split("/") if p]:
-            key = part.replace("~1", "/").replace("~0", "~")
-            if not isinstance(node, dict) or key not in node:
-                raise ValueError(f"$ref {pointer!r} does not resolve")
-            node = node[key]
-        return node
-
-    def compile(self, schema: Any) -> Check:
-        if schema is True or schema == {}:
-            return _accept
-        if schema is False:
-            return _reject
-        if not isinstance(schema, dict):
-            raise ValueError(f"a schema must be an object or boolean, got {describe(schema)}")
-        checks: list[Check] = []
-        if "$ref" in schema:
-            checks.append(self.ref(str(schema["$ref"])))
-        type_check = self._type(schema)
-        if type_check is not None:
-            checks.append(type_check)
-        checks.extend(self._values(schema))
-        checks.extend(self._combinators(schema))
-        checks.extend(_bounds(schema))
-        if any(k in schema for k in ("properties", "required", "additionalProperties")):
-            checks.append(self._object(schema))
-        if "items" in schema or "prefixItems" in schema:
-            checks.append(self._array(schema))
-        return _quickly(quick_accept(schema), checks[0] if len(checks) == 1 else _all(checks))
-
-    def _type(self, schema: dict[str, Any]) -> Check | None:
-        declared = schema.get("type")
-        if declared is None:
-            return None
-        names = [declared] if isinstance(declared, str) else list(declared)
-        if schema.get("nullable") is True and "null" not in names:
-            names.append("null")
-        tests = [_TYPE_CHECKS[n] for n in names if n in _TYPE_CHECKS]
-        if not tests:
-            return None
-        expected = " or ".join(names)
-
-        def check_type(value: Any, path: str, errors: list[str]) -> None:
-            for test in tests:
-                if test(value):
-                    return
-            errors.append(f"{_at(path)}: expected {expected}, got {_kind(value)} {describe(value)}")
-
-        return check_type
-
-    def _values(self, schema: dict[str, Any]) -> list[Check]:
-        checks: list[Check] = []
-        if "enum" in schema:
-            allowed = list(schema["enum"])
-            shown = ", ".join(describe(a) for a in allowed)
-
-            def check_enum(value: Any, path: str, errors: list[str]) -> None:
-                if not any(_same(value, a) for a in allowed):
-                    errors.append(f"{_at(path)}: expected one of {shown}, got {describe(value)}")
-
-            checks.append(check_enum)
-        if "const" in schema:
-            const = schema["const"]
-
-            def check_const(value: Any, path: str, errors: list[str]) -> None:
-                if not _same(value, const):
-                    errors.append(f"{_at(path)}: expected {describe(const)}, got {describe(value)}")
-
-            checks.append(check_const)
-        return checks
-
-    def _combinators(self, schema: dict[str, Any]) -> list[Check]:
-        checks: list[Check] = []
-        for key in ("anyOf", "oneOf"):
-            if key in schema:
-                branches = [self.compile(s) for s in schema[key]]
-                checks.append(_any_of(branches, exactly_one=key == "oneOf"))
-        for sub in schema.get("allOf", []):
-            checks.append(self.compile(sub))
-        if "not" in schema:
-            negated = self.compile(schema["not"])
-
-            def check_not(value: Any, path: str, errors: list[str]) -> None:
-                trial: list[str] = []
-                negated(value, path, trial)
-                if not trial:
-                    errors.append(f"{_at(path)}: {describe(value)} is not allowed here")
-
-            checks.append(check_not)
-        return checks
-
-    def _object(self, schema: dict[str, Any]) -> Check:
-        props = {k: self.compile(v) for k, v in (schema.get("properties") or {}).items()}
-        required = list(schema.get("required") or [])
-        extra = schema.get("additionalProperties", True)
-        extra_check = None if isinstance(extra, bool) else self.compile(extra)
-        allow_extra = extra is not False
-
-        def check_object(value: Any, path: str, errors: list[str]) -> None:
-            if not isinstance(value, dict):
-                return
-            prefix = f"{path}." if path else ""
-            for name in required:
-                if name not in value:
-                    errors.append(f"{prefix}{name}: field required")
-            for key, item in value.items():
-                check = props.get(key)
-                if check is not None:
-                    check(item, prefix + key, errors)
-                elif not allow_extra:
-                    known = ", ".join(props) or "none"
-                    errors.append(f"{prefix}{key}: unexpected field (allowed: {known})")
-                elif extra_check is not None:
-                    extra_check(item, prefix + key, errors)
-
-        return check_object
-
-    def _array(self, schema: dict[str, Any]) -> Check:
-        prefix_checks = [self.compile(s) for s in schema.get("prefixItems") or []]
-        items = schema.get("items", True)
-        item_check = self.compile(items) if not isinstance(items, list) else _accept
-        if isinstance(items, list):
-            prefix_checks = [self.compile(s) for s in items]
-
-        def check_array(value: Any, path: str, errors: list[str]) -> None:
-            if not isinstance(value, list):
-                return
-            for index, item in enumerate(value):
-                check = prefix_checks[index] if index < len(prefix_checks) else item_check
-                check(item, f"{path}[{index}]", errors)
-
-        return check_array
-
-
-def _all(checks: list[Check]) -> Check:
-    def run_all(value: Any, path: str, errors: list[str]) -> None:
-        for check in checks:
-            before = len(errors)
-            check(value, path, errors)
-            if len(errors) > before:
-                return
-
-    return run_all
-
-
-def _quickly(quick: Quick | None, full: Check) -> Check:
-    """``full``, after ``quick`` (when there is one): the usual valid value is accepted
-    in one pass; anything else is checked in full, with the same messages."""
-    if quick is None:
-        return full
-
-    def check_quickly(value: Any, path: str, errors: list[str]) -> None:
-        if not quick(value):
-            full(value, path, errors)
-
-    return check_quickly
-
-
-def _accept(value: Any, path: str, errors: list[str]) -> None:
-    return None
-
-
-def _reject(value: Any, path: str, errors: list[str]) -> None:
-    errors.append(f"{_at(path)}: no value is allowed here")
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) != isinstance(b, bool):
-        return False
-    return bool(a == b)
-
-
-def _any_of(branches: list[Check], *, exactly_one: bool) -> Check:
-    def check_branches(value: Any, path: str, errors: list[str]) -> None:
-        first: list[str] | None = None
-        matched = 0
-        for branch in branches:
-            trial: list[str] = []
-            branch(value, path, trial)
-            if not trial:
-                matched += 1
-                if not exactly_one:
-                    return
-            elif first is None:
-                first = trial
-        if matched == 1 or (matched and not exactly_one):
-            return
-        if matched > 1:
-            errors.append(f"{_at(path)}: {describe(value)} matches more than one allowed form")
-        elif len(branches) == 1 and first:
-            errors.extend(first)
-        else:
-            hint = f" ({first[0]})" if first else ""
-            errors.append(f"{_at(path)}: {describe(value)} matches none of the allowed forms{hint}")
-
-    return check_branches
-
-
-def _bounds(schema: dict[str, Any]) -> list[Check]:
-    rules: list[tuple[str, Callable[[Any], bool], Callable[[Any, Any], bool], str]] = [
-        ("minimum", _is_number, lambda v, b: v >= b, "at least {}"),
-        ("maximum", _is_number, lambda v, b: v <= b, "at most {}"),
-        ("exclusiveMinimum", _is_number, lambda v, b: v > b, "greater than {}"),
-        ("exclusiveMaximum", _is_number, lambda v, b: v < b, "less than {}"),
-        ("multipleOf", _is_number, lambda v, b: (v / b).is_integer(), "a multiple of {}"),
-        ("minLength", _is_str, lambda v, b: len(v) >= b, "at least {} characters"),
-        ("maxLength", _is_str, lambda v, b: len(v) <= b, "at most {} characters"),
-        ("minItems", _is_list, lambda v, b: len(v) >= b, "at least {} items"),
-        ("maxItems", _is_list, lambda v, b: len(v) <= b, "at most {} items"),
-        ("minProperties", _is_dict, lambda v, b: len(v) >= b, "at least {} properties"),
-        ("maxProperties", _is_dict, lambda v, b: len(v) <= b, "at most {} properties"),
-    ]
-    checks: list[Check] = []
-    for key, applies, holds, wording in rules:
-        if key in schema and not isinstance(schema[key], bool):
-            checks.append(_bound(schema[key], applies, holds, wording.format(schema[key])))
-    if schema.get("uniqueItems") is True:
-
-        def check_unique(value: Any, path: str, errors: list[str]) -> None:
-            if isinstance(value, list):
-                seen = [json.dumps(v, sort_keys=True, default=repr) for v in value]
-                if len(set(seen)) != len(seen):
-                    errors.append(f"{_at(path)}: items must be unique")
-
-        checks.append(check_unique)
-    return checks
-
-
-def _bound(
-    limit: Any, applies: Callable[[Any], bool], holds: Callable[[Any, Any], bool], wording: str
-) -> Check:
-    def check_bound(value: Any, path: str, errors: list[str]) -> None:
-        if not applies(value):
-            return
-        try:
-            held = holds(value, limit)
-        except OverflowError:  # an integer too large for a float (multipleOf 0.1, 10**400)
-            held = False
-        if not held:
-            errors.append(f"{_at(path)}: must be {wording}, got {describe(value)}")
-
-    return check_bound
-
-
-def _is_number(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def _is_str(v: Any) -> bool:
-    return isinstance(v, str)
-
-
-def _is_list(v: Any) -> bool:
-    return isinstance(v, list)
-
-
-def _is_dict(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def compile_schema(schema: dict[str, Any] | bool) -> Validator:
-    """Compile ``schema`` into a validator returning a list of problems.
-
-    Raises :class:`ValueError` when the schema itself is malformed (for example a
-    ``$ref`` that does not resolve), so a bad tool definition fails when the tool is
-    built, not when the model calls it.
-    """
-    compiler = _Compiler(schema if isinstance(schema, dict) else {})
-    check = compiler.compile(schema)
-
-    def validate(value: Any) -> list[str]:
-        errors: list[str] = []
-        try:
-            check(value, "", errors)
-        except RecursionError:
-            # A recursive schema ($ref) and a value nested deeper than the stack allows.
-            return ["arguments: nested too deeply to be checked"]
-        return errors
-
-    return validate
