@@ -25,7 +25,8 @@ class ConflictStrategy(StrEnum):
     CHAIN = "chain"
     """Both apply, in priority order (the default)."""
     EXCLUSIVE = "exclusive"
-    """The conflict is an error: :class:`AdapterConflictError`, every time."""
+    """The conflict is an error: [`AdapterConflictError`][good_agent.AdapterConflictError], every
+    time."""
     PRIORITY = "priority"
     """Only the higher-priority adapter applies to that tool, in all three directions."""
     MERGE = "merge"
@@ -95,8 +96,8 @@ class ToolAdapter:
     Subclass and override the hooks you need. ``adapt_parameters`` and
     ``adapt_response`` may be ``async``; an override of either may add a keyword
     parameter ``ctx: CallContext | None = None`` to receive the call's
-    :class:`~good_agent.adapters.CallContext` (hooks written without it are called
-    exactly as before). :meth:`around_call` wraps the tool itself.
+    [`CallContext`][good_agent.CallContext] (hooks written without it are called
+    exactly as before). [`around_call`][good_agent.ToolAdapter.around_call] wraps the tool itself.
 
     Args:
         component: The component that owns this adapter (may be ``None``).
@@ -127,7 +128,8 @@ class ToolAdapter:
     def signature_key(self, tool: Tool, agent: Any) -> Hashable:
         """A value that changes whenever this adapter would now adapt ``tool`` differently.
 
-        Asked with :meth:`should_adapt` at every signature generation; a new value
+        Asked with [`should_adapt`][good_agent.ToolAdapter.should_adapt] at every signature
+        generation; a new value
         recomputes the cached signature. Return ``None`` (the default) when the
         adaptation depends only on the tool. The citation manager returns the number
         of known sources, since the valid index range is part of the schema.
@@ -135,9 +137,11 @@ class ToolAdapter:
         return None
 
     def analyze_transformation(self, tool: Tool, signature: Signature) -> AdapterMetadata:
-        """Describe what :meth:`adapt_signature` does to ``signature``.
+        """Describe what [`adapt_signature`][good_agent.ToolAdapter.adapt_signature] does to
+        ``signature``.
 
-        The default runs :meth:`adapt_signature` (with the agent the adapter is
+        The default runs [`adapt_signature`][good_agent.ToolAdapter.adapt_signature] (with the agent
+        the adapter is
         registered on) and compares; override it when that is expensive.
         """
         return diff_signatures(signature, self.adapt_signature(tool, signature, self.agent))
@@ -149,9 +153,10 @@ class ToolAdapter:
     def adapt_parameters(self, tool_name: str, parameters: dict[str, Any], agent: Any) -> Any:
         """Translate the model's arguments back towards the tool's own parameters.
 
-        Runs lowest priority first (the reverse of :meth:`adapt_signature`). An
+        Runs lowest priority first (the reverse of
+        [`adapt_signature`][good_agent.ToolAdapter.adapt_signature]). An
         override may add a keyword parameter ``ctx: CallContext | None = None`` to
-        receive the call's :class:`~good_agent.adapters.CallContext`.
+        receive the call's [`CallContext`][good_agent.CallContext].
         """
         return parameters
 
@@ -159,7 +164,8 @@ class ToolAdapter:
         """Adapt the response before the model sees it (highest priority first).
 
         Runs on every response of the call: the tool's, an error, or an answer
-        given by an :meth:`around_call`. An override may add a keyword parameter
+        given by an [`around_call`][good_agent.ToolAdapter.around_call]. An override may add a
+        keyword parameter
         ``ctx: CallContext | None = None`` to receive the call's context.
         """
         return response
@@ -168,12 +174,13 @@ class ToolAdapter:
         """Wrap the tool like middleware: the highest priority adapter is outermost.
 
         Runs after every adapter has unwrapped the parameters (``ctx.parameters``
-        are exactly what the tool receives) and before :meth:`adapt_response`.
+        are exactly what the tool receives) and before
+        [`adapt_response`][good_agent.ToolAdapter.adapt_response].
         ``await call_next(ctx)`` runs the adapters below and the tool, and returns
         its response; code around it runs before and after the tool. Return
         ``ctx.respond(value)`` or ``ctx.fail(message)`` without calling
         ``call_next`` to answer instead of the tool, raise
-        :class:`~good_agent.ToolError` to refuse the call, or pass
+        [`ToolError`][good_agent.ToolError] to refuse the call, or pass
         ``ctx.with_parameters(...)`` to change what the tool receives.
         """
         return await call_next(ctx)

@@ -13,12 +13,12 @@ from good_agent.types.messages import ToolCall, ToolResponse
 @dataclass(frozen=True, slots=True)
 class CallContext:
     """One tool call as the adapter hooks see it. Frozen: make a changed copy with
-    :meth:`with_parameters`.
+    [`with_parameters`][good_agent.CallContext.with_parameters].
 
     Attributes:
         agent: The agent running the call.
-        call: The model's :class:`~good_agent.ToolCall` (its ``id`` addresses the answer).
-        tool: The :class:`~good_agent.Tool` that will run.
+        call: The model's [`ToolCall`][good_agent.ToolCall] (its ``id`` addresses the answer).
+        tool: The [`Tool`][good_agent.Tool] that will run.
         arguments: The arguments exactly as the model sent them (adapted signature).
         attempt: 1 for the first call of this tool in a run, 2 after one failed call, ...
         parameters: What the tool will receive. In ``adapt_parameters`` these are the
@@ -48,11 +48,13 @@ class CallContext:
         return replace(self, parameters=parameters)
 
     def respond(self, value: Any = None) -> ToolResponse:
-        """A successful :class:`~good_agent.ToolResponse` to this call (answer without the tool)."""
+        """A successful [`ToolResponse`][good_agent.ToolResponse] to this call (answer without the
+        tool)."""
         return ToolResponse(tool_name=self.call.name, tool_call_id=self.call.id, response=value)
 
     def fail(self, error: str) -> ToolResponse:
-        """An error :class:`~good_agent.ToolResponse` to this call; the model reads ``error``."""
+        """An error [`ToolResponse`][good_agent.ToolResponse] to this call; the model reads
+        ``error``."""
         return ToolResponse(
             tool_name=self.call.name, tool_call_id=self.call.id, success=False, error=error
         )

@@ -96,7 +96,7 @@ class ToolPlan:
 
         Returns the parameters themselves when every hook answered at once, else an
         awaitable of them. ``ctx`` may be ``None`` when no hook takes it
-        (:attr:`unwrappers_take_ctx`).
+        ([`unwrappers_take_ctx`][good_agent.ToolPlan.unwrappers_take_ctx]).
         """
         name = self.tool.name
         unwrappers = self.unwrappers
@@ -152,7 +152,7 @@ class ToolPlan:
 
         Returns the response itself when every hook answered at once, else an
         awaitable of it. ``ctx`` may be ``None`` when no hook takes it
-        (:attr:`responders_take_ctx`).
+        ([`responders_take_ctx`][good_agent.ToolPlan.responders_take_ctx]).
         """
         name = self.tool.name
         responders = self.responders

@@ -33,11 +33,14 @@ def on(event: AgentEvents, *, priority: int = 0) -> Callable[[F], F]:
 
 
 class AgentComponent:
-    """Base class for components (extensions) of an :class:`~good_agent.Agent`.
+    """Base class for components (extensions) of an [`Agent`][good_agent.Agent].
 
-    Subclasses declare handlers with :func:`on`, tools with ``@tool`` on methods, and
-    register tool adapters with :meth:`register_tool_adapter`, at install time or later.
-    Override :meth:`install` / :meth:`uninstall` for extra setup; call ``super()``.
+    Subclasses declare handlers with [`on`][good_agent.on], tools with ``@tool`` on methods, and
+    register tool adapters with
+    [`register_tool_adapter`][good_agent.AgentComponent.register_tool_adapter], at install time or
+    later.
+    Override [`install`][good_agent.AgentComponent.install] /
+    [`uninstall`][good_agent.AgentComponent.uninstall] for extra setup; call ``super()``.
     """
 
     def __init__(self) -> None:

@@ -87,7 +87,7 @@ def _handler_name(handler: Handler) -> str:
 
 
 class EventBus:
-    """Per-agent event dispatch: one blinker :class:`~blinker.Signal` per event.
+    """Per-agent event dispatch: one blinker `Signal` per event.
 
     Handlers run in descending ``priority``; equal priorities keep connection order.
     """

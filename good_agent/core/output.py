@@ -30,7 +30,7 @@ from good_agent.types.errors import ModelConfigError
 from good_agent.types.messages import Message
 
 OutputMode = Literal["auto", "tool", "native", "prompted"]
-"""How a typed output reaches the run; see :mod:`good_agent.core.output`."""
+"""How a typed output reaches the run; see `good_agent.core.output`."""
 
 OUTPUT_TOOL_NAME = "final_result"
 """The name of the output tool offered in ``"tool"`` mode."""

@@ -11,7 +11,8 @@ from good_agent.types.messages import ToolCall, ToolResponse
 
 @dataclass(slots=True)
 class SignaturePayload:
-    """:attr:`~good_agent.AgentEvents.TOOLS_GENERATE_SIGNATURE`: one tool's adapted signature.
+    """[`TOOLS_GENERATE_SIGNATURE`][good_agent.AgentEvents.TOOLS_GENERATE_SIGNATURE]: one tool's
+    adapted signature.
 
     A handler may assign a new ``signature``; the model's arguments are then validated
     against it.
@@ -23,7 +24,7 @@ class SignaturePayload:
 
 @dataclass(slots=True)
 class ToolCallBefore:
-    """:attr:`~good_agent.AgentEvents.TOOL_CALL_BEFORE`: a call about to run.
+    """[`TOOL_CALL_BEFORE`][good_agent.AgentEvents.TOOL_CALL_BEFORE]: a call about to run.
 
     ``parameters`` are the unwrapped parameters the tool will receive; a handler may
     change them, or set ``response`` to answer the call without running the tool.
@@ -47,7 +48,7 @@ class ToolCallBefore:
 
 @dataclass(slots=True)
 class ToolCallAfter:
-    """:attr:`~good_agent.AgentEvents.TOOL_CALL_AFTER`: a call's (adapted) response."""
+    """[`TOOL_CALL_AFTER`][good_agent.AgentEvents.TOOL_CALL_AFTER]: a call's (adapted) response."""
 
     call: ToolCall
     tool: Tool | None
@@ -57,7 +58,7 @@ class ToolCallAfter:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallErrorPayload:
-    """:attr:`~good_agent.AgentEvents.TOOL_CALL_ERROR`: a call that failed, and why."""
+    """[`TOOL_CALL_ERROR`][good_agent.AgentEvents.TOOL_CALL_ERROR]: a call that failed, and why."""
 
     call: ToolCall
     error: BaseException
@@ -65,7 +66,8 @@ class ToolCallErrorPayload:
 
 @dataclass(frozen=True, slots=True)
 class RunStartPayload:
-    """:attr:`~good_agent.AgentEvents.RUN_START`: a run (``run``, ``stream`` or ``call``) begins.
+    """[`RUN_START`][good_agent.AgentEvents.RUN_START]: a run (``run``, ``stream`` or ``call``)
+    begins.
 
     ``output_type`` is ``None`` for a text run; ``streamed`` says whether deltas are
     streamed; ``resumed`` whether the run resumes calls that waited for approval.
@@ -80,9 +82,9 @@ class RunStartPayload:
 
 @dataclass(frozen=True, slots=True)
 class RunEndPayload:
-    """:attr:`~good_agent.AgentEvents.RUN_END`: a run ended, with a result or an error.
+    """[`RUN_END`][good_agent.AgentEvents.RUN_END]: a run ended, with a result or an error.
 
-    ``result`` is the :class:`~good_agent.RunResult` (``None`` when the run failed or
+    ``result`` is the [`RunResult`][good_agent.RunResult] (``None`` when the run failed or
     was cancelled); ``error`` the exception that ended it; ``usage`` the totals so far.
     """
 

@@ -80,7 +80,7 @@ class SecretRegistry:
         """Whether a secret could show in a number's text (then numbers are checked)."""
 
     def add(self, secret: str | SecretStr) -> None:
-        """Register ``secret`` (ignored below :data:`MIN_SECRET_LENGTH` characters)."""
+        """Register ``secret`` (ignored below `MIN_SECRET_LENGTH` characters)."""
         raw = secret.get_secret_value() if isinstance(secret, SecretStr) else secret
         if len(raw) < MIN_SECRET_LENGTH or raw == self._newest:
             return  # too short, or already the most recent: nothing changes
@@ -139,7 +139,8 @@ class SecretRegistry:
     def redact_error(self, error: BaseException) -> BaseException:
         """``error`` and its chain with every secret redacted, in place where possible.
 
-        Returns ``error`` itself, or a :class:`RedactedError` standing in for it when
+        Returns ``error`` itself, or a [`RedactedError`][good_agent.RedactedError] standing in for
+        it when
         its text could not be cleaned in place.
         """
         if not self._patterns:
@@ -388,7 +389,7 @@ _CREATING = threading.Lock()
 
 
 def agent_secrets(agent: Any) -> SecretRegistry:
-    """The :class:`SecretRegistry` of ``agent`` (created on first use)."""
+    """The [`SecretRegistry`][good_agent.SecretRegistry] of ``agent`` (created on first use)."""
     registry = _REGISTRIES.get(agent)
     if registry is None:
         with _CREATING:  # two threads asking first must not get two registries

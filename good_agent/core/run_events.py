@@ -74,7 +74,7 @@ class ToolResultEvent:
 
 @dataclass(frozen=True, slots=True)
 class RunEndEvent:
-    """The run finished; ``result`` is what :meth:`~good_agent.Agent.run` returns."""
+    """The run finished; ``result`` is what [`run`][good_agent.Agent.run] returns."""
 
     result: RunResult[Any]
 

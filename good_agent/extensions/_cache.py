@@ -99,18 +99,19 @@ class ToolCache(AgentComponent):
     """Caches the responses of the tools that opt in; a hit does not run the tool.
 
     Args:
-        store: A :class:`CacheStore`: :class:`MemoryStore` (default),
-            :class:`SQLiteStore` or :class:`RedisStore`.
+        store: A `CacheStore`: [`MemoryStore`][good_agent.MemoryStore] (default),
+            [`SQLiteStore`][good_agent.SQLiteStore] or [`RedisStore`][good_agent.RedisStore].
         tools: The tools to cache: names, or ``{name: ttl}`` for per-tool TTLs.
         ttl: Seconds an entry stays fresh (``None``: no expiry).
         cache_errors: Also store error responses.
         use_cache_flag: Show the model an optional ``use_cache`` boolean; ``false``
             runs the tool again and stores the fresh result.
         scope: ``(tool_name, parameters) -> str | None``, the auth scope of a call.
-            By default the installed :class:`AuthInjector`'s :meth:`~AuthInjector.scope_of`,
-            else :func:`credential_scope`.
+            By default the installed [`AuthInjector`][good_agent.AuthInjector]'s
+            [`scope_of`][good_agent.AuthInjector.scope_of],
+            else `credential_scope`.
         clock: Wall-clock seconds used for expiry (inject one in tests).
-        on_event: Called with every :class:`CacheEvent`.
+        on_event: Called with every `CacheEvent`.
         flight_timeout: Seconds an identical call waits for a running one before it
             runs the tool itself.
         priority: Adapter priority (default 900).
@@ -226,7 +227,8 @@ class ToolCache(AgentComponent):
     async def get(self, key: str, call: CallContext | None = None) -> ToolResponse | None:
         """The fresh response stored under ``key``, or ``None``; addressed to ``call``.
 
-        Raises what the store raises; :meth:`around` turns that into a miss.
+        Raises what the store raises; [`around`][good_agent.ToolCache.around] turns that into a
+        miss.
         """
         raw = await self.store.get(key)
         return None if raw is None else self._read(key, raw, call)

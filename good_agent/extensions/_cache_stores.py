@@ -115,7 +115,7 @@ class SQLiteStore:
     The database is opened on first use. A database that cannot be opened (a corrupt
     file, a read-only file or directory, a lock held by another process past
     ``timeout``) costs no call: the store logs one WARNING and raises
-    :class:`CacheStoreUnavailable`, so every lookup is a miss and nothing is stored;
+    `CacheStoreUnavailable`, so every lookup is a miss and nothing is stored;
     each later operation tries to open it again (a released lock is picked up).
 
     Args:
@@ -250,7 +250,8 @@ class RedisStore:
     """A store in Redis through ``redis.asyncio`` (install the ``redis`` extra).
 
     Entries expire in Redis after ``ttl`` (``SET ... PX``), so several processes
-    share one cache. Keys are prefixed with ``prefix``; :meth:`clear` removes only
+    share one cache. Keys are prefixed with ``prefix``; [`clear`][good_agent.RedisStore.clear]
+    removes only
     those.
 
     Args:

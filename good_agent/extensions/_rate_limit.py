@@ -191,7 +191,7 @@ class RateLimiter(AgentComponent):
         mode: ``"wait"`` sleeps until a token is free; ``"error"`` answers the model
             with a tool error saying when to retry.
         max_wait: In ``"wait"`` mode, longer waits become tool errors (``None``: no limit).
-        backend: :class:`MemoryBuckets` (default) or :class:`RedisBuckets`.
+        backend: `MemoryBuckets` (default) or `RedisBuckets`.
         key: ``(tool_name, parameters) -> bucket key`` (default: the tool name), e.g.
             to limit per user.
         clock: Seconds (``time.time``); ``sleep``: the async sleep (``anyio.sleep``).
@@ -233,7 +233,8 @@ class RateLimiter(AgentComponent):
         return self.limits.get(tool_name, self.default)
 
     async def admit(self, tool_name: str, parameters: Mapping[str, Any]) -> None:
-        """Take a token for a call, waiting if needed; raise :class:`ToolError` to refuse it."""
+        """Take a token for a call, waiting if needed; raise [`ToolError`][good_agent.ToolError] to
+        refuse it."""
         rate = self.rate_for(tool_name)
         if rate is None:
             return

@@ -159,8 +159,8 @@ class ToolLogger(AgentComponent):
         logger: A logger or logger name (default ``good_agent.tool_calls``).
         level: Level of successful calls (``INFO``); failures use ``error_level``.
         tools: Only these tools (default: all).
-        sensitive: Argument names to redact in addition to :data:`DEFAULT_SENSITIVE`
-            and the parameters of an installed :class:`~good_agent.AuthInjector`.
+        sensitive: Argument names to redact in addition to `DEFAULT_SENSITIVE`
+            and the parameters of an installed [`AuthInjector`][good_agent.AuthInjector].
         tracer: An OpenTelemetry tracer (default: the global one, if available).
         tracing: Set ``False`` to emit no spans.
         max_chars: Longer string argument values are shortened in records.

@@ -181,11 +181,11 @@ def _run_for(rule: CredentialRule, ctx: CallContext | None) -> Any:
 class AuthInjector(AgentComponent):
     """Injects credentials into selected tools' parameters; the model never sees them.
 
-    Credentials are held as :class:`~pydantic.SecretStr` and reach the tool as
+    Credentials are held as `SecretStr` and reach the tool as
     ``SecretStr`` (a header credential as a ``dict[str, SecretStr]`` entry): the tool
     calls ``get_secret_value()`` at the last moment. So event payloads, logs and cache
     keys only ever show ``'**********'``. Every injected value is registered with the
-    agent's :class:`~good_agent.SecretRegistry`: wherever a tool echoes it in what it
+    agent's [`SecretRegistry`][good_agent.SecretRegistry]: wherever a tool echoes it in what it
     returns or raises (a nested container, a model, bytes, an exception's arguments,
     attributes or chain), it becomes ``[REDACTED]`` before anything else sees it.
 
@@ -197,7 +197,8 @@ class AuthInjector(AgentComponent):
             per-user credential from the run's deps).
         tools: Tool names the ``credentials`` apply to.
         when: A predicate selecting the tools the ``credentials`` apply to.
-        scope_key: The deployment secret keying :meth:`scope_of` (default:
+        scope_key: The deployment secret keying [`scope_of`][good_agent.AuthInjector.scope_of]
+            (default:
             ``$GOOD_AGENT_SCOPE_KEY``, else a random key per process). Give every
             process that shares a cache store the same long random value.
         redact_loggers: Loggers whose records get injected secrets redacted (the
@@ -238,7 +239,8 @@ class AuthInjector(AgentComponent):
         self.register_tool_adapter(self.adapter)
 
     async def install(self, agent: Any) -> None:
-        """Install, add the redacting filter to :attr:`redact_loggers`, and register
+        """Install, add the redacting filter to
+        [`redact_loggers`][good_agent.AuthInjector.redact_loggers], and register
         the credentials given as values (providers' are registered when resolved)."""
         await super().install(agent)
         for rule in self.rules:
@@ -325,12 +327,13 @@ class AuthInjector(AgentComponent):
 
     def scope_of(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
         """The auth scope of a call's unwrapped ``parameters``: an HMAC of its
-        credentials keyed by :attr:`scope_key` (never the secret), or ``None`` when it
+        credentials keyed by [`scope_key`][good_agent.AuthInjector.scope_key] (never the secret), or
+        ``None`` when it
         carries none."""
         return credential_scope(parameters, key=self.scope_key)
 
     def remember(self, secret: SecretStr, agent: Any = None) -> None:
-        """Register ``secret`` with ``agent``'s :class:`~good_agent.SecretRegistry` (so
+        """Register ``secret`` with ``agent``'s [`SecretRegistry`][good_agent.SecretRegistry] (so
         nothing a tool returns or raises shows it) and with this injector's loggers'
         filter. Values under four characters are not registered."""
         self.secrets.add(secret)

@@ -103,10 +103,12 @@ class Citation:
 
 
 class CitationIndex:
-    """Numbered sources, 1-based and deduplicated by :func:`canonical_url`.
+    """Numbered sources, 1-based and deduplicated by `canonical_url`.
 
-    Several agents may share one index (pass it to each :class:`CitationManager`):
-    a URL keeps its number everywhere. :meth:`export` and :meth:`restore` round-trip it
+    Several agents may share one index (pass it to each
+    [`CitationManager`][good_agent.CitationManager]):
+    a URL keeps its number everywhere. [`export`][good_agent.CitationIndex.export] and
+    [`restore`][good_agent.CitationIndex.restore] round-trip it
     through plain JSON data.
     """
 
@@ -142,14 +144,14 @@ class CitationIndex:
         return entry.index
 
     def get(self, index: int) -> Citation:
-        """The source numbered ``index``; :class:`KeyError` if there is none."""
+        """The source numbered ``index``; `KeyError` if there is none."""
         if isinstance(index, bool) or not 1 <= index <= len(self._entries):
             raise KeyError(index)
         return self._entries[index - 1]
 
     def get_url(self, index: int) -> str | None:
         """The URL of the source numbered ``index``, or ``None`` if there is none
-        (:meth:`get` raises :class:`KeyError` instead)."""
+        ([`get`][good_agent.CitationIndex.get] raises `KeyError` instead)."""
         if isinstance(index, bool) or not 1 <= index <= len(self._entries):
             return None
         return self._entries[index - 1].url
@@ -239,7 +241,7 @@ class CitationIndex:
         return body.rstrip() + "\n\n" + "\n".join(defs)
 
     def export(self) -> dict[str, Any]:
-        """The index as JSON-compatible data (see :meth:`restore`)."""
+        """The index as JSON-compatible data (see [`restore`][good_agent.CitationIndex.restore])."""
         return {
             "version": 1,
             "sources": [
@@ -250,7 +252,8 @@ class CitationIndex:
 
     @classmethod
     def restore(cls, data: Mapping[str, Any]) -> CitationIndex:
-        """Rebuild an index from :meth:`export` data; the numbering is kept."""
+        """Rebuild an index from [`export`][good_agent.CitationIndex.export] data; the numbering is
+        kept."""
         index = cls()
         for position, item in enumerate(data.get("sources", []), start=1):
             if item.get("index", position) != position:

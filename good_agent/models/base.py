@@ -100,9 +100,10 @@ class LanguageModel(Protocol):
     def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
         """Send ``request`` and yield deltas as they arrive, then the complete reply.
 
-        The last item is always the :class:`ModelResponse` that :meth:`request`
+        The last item is always the [`ModelResponse`][good_agent.ModelResponse] that
+        [`request`][good_agent.LanguageModel.request]
         would have returned; every item before it is a
-        :class:`~good_agent.providers.streaming.deltas.ModelDelta`. Closing the
+        `ModelDelta`. Closing the
         iterator early (``aclose()``, leaving ``async for``) cancels the upstream
         request.
 

@@ -34,7 +34,8 @@ DEFAULT_FALLBACK_ON: tuple[type[BaseException], ...] = (
 
 
 class AllModelsFailedError(ModelError):
-    """Every model of a :class:`FallbackModel` failed; ``errors`` holds each one's error."""
+    """Every model of a [`FallbackModel`][good_agent.FallbackModel] failed; ``errors`` holds each
+    one's error."""
 
     def __init__(self, errors: Sequence[BaseException]) -> None:
         listed = "; ".join(f"{type(e).__name__}: {e}" for e in errors)

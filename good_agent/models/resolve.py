@@ -56,7 +56,8 @@ def resolve_model(
     mode: ToolCallingMode | str = ToolCallingMode.AUTO,
     registry: ProfileRegistry | None = None,
 ) -> LanguageModel:
-    """Return a :class:`LanguageModel` for ``model``; a model object is returned as is."""
+    """Return a [`LanguageModel`][good_agent.LanguageModel] for ``model``; a model object is
+    returned as is."""
     if not isinstance(model, str):
         return model
     profile = get_profile(model, registry)

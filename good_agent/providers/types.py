@@ -12,7 +12,7 @@ from typing import Any
 from good_agent.types.usage import Usage
 
 JSONDict = dict[str, Any]
-"""A JSON object as decoded by :func:`json.loads`."""
+"""A JSON object as decoded by `json.loads`."""
 
 ToolChoice = str | JSONDict
 """OpenAI-style tool choice: ``"auto"``, ``"none"``, ``"required"`` or
@@ -52,7 +52,7 @@ class ProviderResponse:
     reasoning: str | None = None
     model: str | None = None
     replay: tuple[JSONDict, ...] = ()
-    """Provider items the next request must carry back (see :data:`REPLAY_KEY`)."""
+    """Provider items the next request must carry back (see `REPLAY_KEY`)."""
 
 
 @dataclass(frozen=True, slots=True)

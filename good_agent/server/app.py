@@ -308,7 +308,8 @@ def _routes(
 
 
 def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
-    """The bridge as an ASGI application (``app.state.bridge`` holds its :class:`Bridge`)."""
+    """The bridge as an ASGI application (``app.state.bridge`` holds its
+    [`Bridge`][good_agent.server.Bridge])."""
     bridge = Bridge(config, client=client)
 
     async def chat_completions(request: Request) -> Response:

@@ -38,7 +38,7 @@ from good_agent.types.usage import Usage
 
 BridgeRequest = ChatRequest
 """A request as received from a client: the provider layer's neutral
-:class:`~good_agent.providers.types.ChatRequest` (OpenAI chat messages and tools)."""
+[`ChatRequest`][good_agent.providers.ChatRequest] (OpenAI chat messages and tools)."""
 
 
 @dataclass(slots=True)
@@ -183,7 +183,7 @@ class ServedModel:
 
     def transport_failure(self, exc: Exception) -> Exception:
         """A registered provider's transport failing with an untyped error, as a
-        :class:`ModelError` (the bridge's own failures are left as they are)."""
+        [`ModelError`][good_agent.ModelError] (the bridge's own failures are left as they are)."""
         if not self.registered:
             return exc
         mapped = map_http_error(exc, provider=self.entry.provider)

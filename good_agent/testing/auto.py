@@ -20,17 +20,17 @@ __all__ = ["TestModel"]
 
 
 class TestModel(RecordingModel):
-    """A :class:`~good_agent.models.LanguageModel` that calls the offered tools, then answers.
+    """A [`LanguageModel`][good_agent.LanguageModel] that calls the offered tools, then answers.
 
     On the first request after a user message it calls every offered tool once (or
     the ones named in ``call_tools``), all in one turn, with arguments generated
     from each tool's model-visible JSON schema (after adapters:
-    :func:`~good_agent.testing.value_for_schema`). Once the tools have answered it
+    [`value_for_schema`][good_agent.testing.value_for_schema]). Once the tools have answered it
     gives the final answer: in a typed run, the output tool called with a value
     generated from the output schema (or a JSON text answer for
     ``output_mode="native"``); otherwise ``custom_output_text``, or a JSON object
-    of each called tool's result. Every request is recorded in :attr:`requests`, as
-    :class:`~good_agent.testing.ScriptedModel` does.
+    of each called tool's result. Every request is recorded in `requests`, as
+    [`ScriptedModel`][good_agent.testing.ScriptedModel] does.
 
     Args:
         call_tools: ``"all"`` or the names of the tools to call.

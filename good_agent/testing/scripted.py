@@ -41,10 +41,13 @@ Responder = Callable[[ModelRequest], "ModelResponse | StreamedReply | str | Awai
 
 @dataclass(frozen=True, slots=True)
 class StreamedReply:
-    """A scripted reply delivered in chunks (build it with :meth:`ScriptedModel.streamed`).
+    """A scripted reply delivered in chunks (build it with
+    [`ScriptedModel.streamed`][good_agent.testing.ScriptedModel.streamed]).
 
-    :meth:`ScriptedModel.stream` yields ``deltas`` one by one, then the assembled
-    reply; :meth:`ScriptedModel.request` returns the assembled reply at once.
+    [`ScriptedModel.stream`][good_agent.testing.ScriptedModel.stream] yields ``deltas`` one by one,
+    then the assembled
+    reply; [`ScriptedModel.request`][good_agent.testing.ScriptedModel.request] returns the assembled
+    reply at once.
     """
 
     deltas: tuple[ModelDelta, ...]
@@ -172,7 +175,7 @@ class RecordedRequest:
     """
 
     log: list[Any] = field(repr=False)
-    """The conversation's copies; a message is kept as its fields (a :class:`_Sent`)
+    """The conversation's copies; a message is kept as its fields (a `_Sent`)
     and rebuilt the first time it is read."""
     length: int
     tools: list[dict[str, Any]]
@@ -290,13 +293,16 @@ class RecordingModel:
 
 
 class ScriptedModel(RecordingModel):
-    """A :class:`~good_agent.models.LanguageModel` that replays a script.
+    """A [`LanguageModel`][good_agent.LanguageModel] that replays a script.
 
     Each scripted entry is a text answer (``str``), a reply built with
-    :meth:`tool_call` / :meth:`tool_calls`, a :class:`ModelResponse`, a chunked
-    reply built with :meth:`streamed`, or a callable that receives the
-    :class:`ModelRequest` and returns one of those. A callable may also raise (a
-    :class:`~good_agent.ModelError`, say) to script a failing request.
+    [`tool_call`][good_agent.testing.ScriptedModel.tool_call] /
+    [`tool_calls`][good_agent.testing.ScriptedModel.tool_calls], a
+    [`ModelResponse`][good_agent.ModelResponse], a chunked
+    reply built with [`streamed`][good_agent.testing.ScriptedModel.streamed], or a callable that
+    receives the
+    [`ModelRequest`][good_agent.ModelRequest] and returns one of those. A callable may also raise (a
+    [`ModelError`][good_agent.ModelError], say) to script a failing request.
 
     Example:
         ```python
@@ -360,9 +366,10 @@ class ScriptedModel(RecordingModel):
     ) -> StreamedReply:
         """A reply streamed in chunks: text pieces, tool calls and raw deltas, in order.
 
-        A ``str`` is a text delta; a :class:`ToolCall` (see :meth:`call`) opens a
+        A ``str`` is a text delta; a [`ToolCall`][good_agent.ToolCall] (see
+        [`call`][good_agent.testing.ScriptedModel.call]) opens a
         call whose JSON arguments arrive in pieces of ``args_chunk`` characters;
-        any :mod:`~good_agent.providers.streaming.deltas` delta (a
+        any `deltas` delta (a
         ``ReasoningDelta``, say) is passed as is.
         """
         deltas: list[ModelDelta] = []
@@ -390,7 +397,7 @@ class ScriptedModel(RecordingModel):
     def call(
         cls, name: str, arguments: dict[str, Any] | None = None, *, id: str | None = None
     ) -> ToolCall:
-        """A tool call, as a chunk of :meth:`streamed`."""
+        """A tool call, as a chunk of [`streamed`][good_agent.testing.ScriptedModel.streamed]."""
         return ToolCall(id=id or f"call_{next(cls._ids)}", name=name, arguments=arguments or {})
 
     async def _reply(self, request: ModelRequest) -> ModelResponse | StreamedReply:

@@ -42,7 +42,8 @@ class ToolRegistry:
         return found
 
     def add(self, item: Tool | Callable[..., Any]) -> Tool:
-        """Register a tool (or function); raises :class:`ToolDefinitionError` on a duplicate."""
+        """Register a tool (or function); raises
+        [`ToolDefinitionError`][good_agent.ToolDefinitionError] on a duplicate."""
         new = as_tool(item)
         if new.name in self._tools:
             raise ToolDefinitionError(
@@ -58,7 +59,8 @@ class ToolRegistry:
             self.version += 1
 
     def get(self, name: str) -> Tool:
-        """Return the tool called ``name`` or raise :class:`UnknownToolError`."""
+        """Return the tool called ``name`` or raise
+        [`UnknownToolError`][good_agent.UnknownToolError]."""
         try:
             return self._tools[name]
         except KeyError:

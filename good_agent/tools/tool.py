@@ -1,4 +1,4 @@
-"""The :class:`Tool` type and the :func:`tool` decorator."""
+"""The [`Tool`][good_agent.Tool] type and the [`tool`][good_agent.tool] decorator."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ def _pydantic_problems(error: ValidationError) -> list[str]:
 class Tool:
     """A function the model can call, with its LLM-visible JSON schema.
 
-    Build one with :func:`tool` (from a Python function) or :meth:`from_schema`
+    Build one with [`tool`][good_agent.tool] (from a Python function) or
+    [`from_schema`][good_agent.Tool.from_schema]
     (from a JSON schema). Calling the tool object directly calls the function.
     """
 
@@ -125,7 +126,8 @@ class Tool:
 
         ``retries`` overrides the agent's ``max_tool_retries`` for this tool;
         ``requires_approval`` makes a run stop before each call (see
-        :attr:`good_agent.RunResult.deferred`); ``timeout`` (seconds) overrides the
+        [`good_agent.RunResult.deferred`][good_agent.RunResult.deferred]); ``timeout`` (seconds)
+        overrides the
         agent's ``tool_timeout``; ``sequential=True`` runs each call alone.
         """
         tool_name = name or function.__name__
@@ -157,7 +159,7 @@ class Tool:
         The schema may use the common non-standard dialect at any depth, the root
         included (``"type": "dict"``, ``"float"``, ``"tuple"``, ``"any"``...): it is
         normalized to standard JSON Schema first
-        (:func:`~good_agent.providers.schema.normalize_schema`).
+        (`normalize_schema`).
 
         ``function`` receives the arguments as keyword arguments. Without one, the
         tool can be offered to a model but running it raises an error.
@@ -179,7 +181,8 @@ class Tool:
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
         """Validate ``arguments`` and return what the function will receive.
 
-        Raises :class:`ToolArgumentsError` naming each field, what was expected and
+        Raises [`ToolArgumentsError`][good_agent.ToolArgumentsError] naming each field, what was
+        expected and
         what was given.
         """
         if self.arguments_model is not None:
@@ -286,7 +289,7 @@ def tool(
     timeout: float | None = None,
     sequential: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a function (or a component method) into a :class:`Tool`.
+    """Turn a function (or a component method) into a [`Tool`][good_agent.Tool].
 
     Use bare (``@tool``) or with options (``@tool(name="search")``). The schema comes
     from the type hints, the descriptions from a Google-style docstring.

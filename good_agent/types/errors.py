@@ -170,4 +170,5 @@ class ModelConfigError(GoodAgentError, ValueError):
 
 
 class ScriptExhaustedError(GoodAgentError):
-    """A :class:`~good_agent.testing.ScriptedModel` was asked for more replies than scripted."""
+    """A [`ScriptedModel`][good_agent.testing.ScriptedModel] was asked for more replies than
+    scripted."""

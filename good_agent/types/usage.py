@@ -48,7 +48,7 @@ class RunUsage:
 
 
 class UsageLimitExceeded(AgentRunError):
-    """A run went (or was about to go) past one of its :class:`UsageLimits`.
+    """A run went (or was about to go) past one of its [`UsageLimits`][good_agent.UsageLimits].
 
     ``usage`` holds the totals so far and ``messages`` the history, which never
     holds a tool call without its result.

@@ -56,7 +56,8 @@ def _identifier(text: str) -> str:
 
 
 class MCPTools(AgentComponent):
-    """Offers the tools of an MCP server to the agent, as ordinary :class:`Tool` objects.
+    """Offers the tools of an MCP server to the agent, as ordinary [`Tool`][good_agent.Tool]
+    objects.
 
     Give either a command (stdio) or ``url=`` (streamable HTTP)::
 
@@ -85,8 +86,9 @@ class MCPTools(AgentComponent):
         timeout: Seconds allowed for one tool call (or re-list).
         start_timeout: Seconds allowed to start the server and list its tools.
         required: ``True`` (default): a server that fails to start makes the agent's
-            install fail with :class:`MCPStartError`. ``False``: the failure is
-            logged and kept on :attr:`error`, and the agent runs without these tools.
+            install fail with `MCPStartError`. ``False``: the failure is
+            logged and kept on [`error`][good_agent.MCPTools.error], and the agent runs without
+            these tools.
         errlog: Where a stdio server's stderr goes (default: ``sys.stderr``).
         protocol: ``"auto"`` (default) negotiates the newest protocol the server
             speaks; ``"legacy"`` uses the ``initialize`` handshake (2025 protocol
@@ -135,7 +137,7 @@ class MCPTools(AgentComponent):
     def from_spec(cls, spec: str | MCPTools, **options: Any) -> MCPTools:
         """Build from a string: an ``http(s)://`` URL, else a command line.
 
-        An :class:`MCPTools` is returned unchanged (``options`` must then be empty).
+        An [`MCPTools`][good_agent.MCPTools] is returned unchanged (``options`` must then be empty).
         """
         if isinstance(spec, MCPTools):
             if options:

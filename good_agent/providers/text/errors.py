@@ -9,6 +9,6 @@ class TextParseError(ValueError):
     Parsing never fails on model output: text that is not a recognizable tool
     call stays in the content. This error is raised only for misuse, such as
     passing something other than a string, feeding a stream after
-    :meth:`~good_agent.providers.text.StreamingParser.finish`, or asking the
+    `finish`, or asking the
     registry for a format it does not know.
     """

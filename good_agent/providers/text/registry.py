@@ -129,8 +129,8 @@ def parse_tool_calls(
 ) -> tuple[list[ParsedToolCall], str]:
     """Extract tool calls written as text; return ``(calls, content)``.
 
-    The thin form of :func:`parse_text`: reasoning is dropped. See
-    :class:`FormatParser` for what happens to calls naming unknown tools.
+    The thin form of [`parse_text`][good_agent.providers.parse_text]: reasoning is dropped. See
+    `FormatParser` for what happens to calls naming unknown tools.
     """
     result = parse_text(text, tools, format=format)
     return result.calls, result.content
