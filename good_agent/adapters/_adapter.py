@@ -25,8 +25,8 @@ class ConflictStrategy(StrEnum):
     CHAIN = "chain"
     """Both apply, in priority order (the default)."""
     EXCLUSIVE = "exclusive"
-    """The conflict is an error: [`AdapterConflictError`][good_agent.AdapterConflictError], every
-    time."""
+    """The conflict is an error, every time:
+    [`AdapterConflictError`][good_agent.AdapterConflictError]."""
     PRIORITY = "priority"
     """Only the higher-priority adapter applies to that tool, in all three directions."""
     MERGE = "merge"

@@ -48,8 +48,7 @@ class CallContext:
         return replace(self, parameters=parameters)
 
     def respond(self, value: Any = None) -> ToolResponse:
-        """A successful [`ToolResponse`][good_agent.ToolResponse] to this call (answer without the
-        tool)."""
+        """A successful [`ToolResponse`][good_agent.ToolResponse] to this call (no tool run)."""
         return ToolResponse(tool_name=self.call.name, tool_call_id=self.call.id, response=value)
 
     def fail(self, error: str) -> ToolResponse:

@@ -37,8 +37,8 @@ class AgentComponent:
 
     Subclasses declare handlers with [`on`][good_agent.on], tools with ``@tool`` on methods, and
     register tool adapters with
-    [`register_tool_adapter`][good_agent.AgentComponent.register_tool_adapter], at install time or
-    later.
+    [`register_tool_adapter`][good_agent.AgentComponent.register_tool_adapter], at install
+    time or later.
     Override [`install`][good_agent.AgentComponent.install] /
     [`uninstall`][good_agent.AgentComponent.uninstall] for extra setup; call ``super()``.
     """

@@ -66,8 +66,7 @@ class ToolCallErrorPayload:
 
 @dataclass(frozen=True, slots=True)
 class RunStartPayload:
-    """[`RUN_START`][good_agent.AgentEvents.RUN_START]: a run (``run``, ``stream`` or ``call``)
-    begins.
+    """[`RUN_START`][good_agent.AgentEvents.RUN_START]: a run (run, stream or call) begins.
 
     ``output_type`` is ``None`` for a text run; ``streamed`` says whether deltas are
     streamed; ``resumed`` whether the run resumes calls that waited for approval.

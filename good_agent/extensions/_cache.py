@@ -227,8 +227,8 @@ class ToolCache(AgentComponent):
     async def get(self, key: str, call: CallContext | None = None) -> ToolResponse | None:
         """The fresh response stored under ``key``, or ``None``; addressed to ``call``.
 
-        Raises what the store raises; [`around`][good_agent.ToolCache.around] turns that into a
-        miss.
+        Raises what the store raises; [`around`][good_agent.ToolCache.around] turns that
+        into a miss.
         """
         raw = await self.store.get(key)
         return None if raw is None else self._read(key, raw, call)

@@ -197,8 +197,8 @@ class AuthInjector(AgentComponent):
             per-user credential from the run's deps).
         tools: Tool names the ``credentials`` apply to.
         when: A predicate selecting the tools the ``credentials`` apply to.
-        scope_key: The deployment secret keying [`scope_of`][good_agent.AuthInjector.scope_of]
-            (default:
+        scope_key: The deployment secret keying
+            [`scope_of`][good_agent.AuthInjector.scope_of] (default:
             ``$GOOD_AGENT_SCOPE_KEY``, else a random key per process). Give every
             process that shares a cache store the same long random value.
         redact_loggers: Loggers whose records get injected secrets redacted (the

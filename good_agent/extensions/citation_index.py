@@ -252,8 +252,7 @@ class CitationIndex:
 
     @classmethod
     def restore(cls, data: Mapping[str, Any]) -> CitationIndex:
-        """Rebuild an index from [`export`][good_agent.CitationIndex.export] data; the numbering is
-        kept."""
+        """Rebuild an index from [`export`][good_agent.CitationIndex.export] data, same numbers."""
         index = cls()
         for position, item in enumerate(data.get("sources", []), start=1):
             if item.get("index", position) != position:

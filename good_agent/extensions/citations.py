@@ -114,8 +114,8 @@ class CitationManager(AgentComponent):
     """Registers URLs as numbered sources and lets the model cite and pass them by number.
 
     Args:
-        index: The [`CitationIndex`][good_agent.CitationIndex] to use; share one between agents to
-            keep
+        index: The [`CitationIndex`][good_agent.CitationIndex] to use; share one between
+            agents to keep
             the same numbering. A new one by default.
         rewrite_requests: Replace registered URLs with ``[n]`` in what the model reads
             and add a sources list to the system message.

@@ -170,5 +170,4 @@ class ModelConfigError(GoodAgentError, ValueError):
 
 
 class ScriptExhaustedError(GoodAgentError):
-    """A [`ScriptedModel`][good_agent.testing.ScriptedModel] was asked for more replies than
-    scripted."""
+    """A [`ScriptedModel`][good_agent.testing.ScriptedModel] ran out of scripted replies."""

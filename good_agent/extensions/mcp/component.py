@@ -56,8 +56,7 @@ def _identifier(text: str) -> str:
 
 
 class MCPTools(AgentComponent):
-    """Offers the tools of an MCP server to the agent, as ordinary [`Tool`][good_agent.Tool]
-    objects.
+    """Offers the tools of an MCP server to the agent, as plain [`Tool`][good_agent.Tool] objects.
 
     Give either a command (stdio) or ``url=`` (streamable HTTP)::
 
