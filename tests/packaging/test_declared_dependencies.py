@@ -52,3 +52,12 @@ def test_the_check_sees_the_transitive_imports() -> None:
     # httpx2 and jiter arrive with openai, yet the code imports them itself.
     modules = imported_top_level_modules()
     assert {"httpx2", "jiter", "pydantic_core"} <= modules
+
+
+def test_ci_runs_the_suite_at_the_lowest_allowed_versions() -> None:
+    # The floors are only true if something installs them: .ci/run does, then tests.
+    script = (ROOT / ".ci" / "run").read_text()
+    lowest = script.split("--resolution lowest-direct", 1)
+    assert len(lowest) == 2, ".ci/run does not install the lowest allowed versions"
+    assert '-e ".[dev]"' in lowest[1].splitlines()[0]
+    assert '"$LOWEST/bin/python" -m pytest' in lowest[1]
