@@ -70,8 +70,8 @@ class Agent(Generic[DepsT, OutputT]):
     Args:
         *system_prompt_parts: Joined with blank lines into the system message.
         model: A model name (``"gpt-4o-mini"``, ``"openai:..."``) or a
-            :class:`~good_agent.models.LanguageModel` such as ``ScriptedModel``.
-        tools: Tools, plain functions and toolsets (:class:`~good_agent.Toolset`) the
+            [`LanguageModel`][good_agent.LanguageModel] such as ``ScriptedModel``.
+        tools: Tools, plain functions and toolsets ([`Toolset`][good_agent.Toolset]) the
             model may call.
         extensions: Components to install on entering the agent.
         mcp_servers: MCP servers whose tools the agent uses: a command line
@@ -95,27 +95,27 @@ class Agent(Generic[DepsT, OutputT]):
         api_key: Key for a model given by name.
         context: Free-form state, e.g. for conditional adapters.
         messages: An earlier conversation to continue (e.g. from
-            :func:`good_agent.messages.load_messages`); when it holds a system
+            `good_agent.messages.load_messages`); when it holds a system
             message, ``system_prompt_parts`` are not added.
-        output_type: The default output type of :meth:`run` (``None``: text).
-        output_mode: How typed output is asked for (see :mod:`good_agent.core.output`).
+        output_type: The default output type of [`run`][good_agent.Agent.run] (``None``: text).
+        output_mode: How typed output is asked for (see `good_agent.core.output`).
         output_retries: Invalid typed answers sent back to the model before
-            :class:`~good_agent.OutputValidationError`.
-        usage_limits: Default :class:`~good_agent.UsageLimits` of every run.
+            [`OutputValidationError`][good_agent.OutputValidationError].
+        usage_limits: Default [`UsageLimits`][good_agent.UsageLimits] of every run.
         deps_type: The type of the dependencies runs take (``run(..., deps=...)``);
             it documents and types them, it is not checked at run time.
         instructions: Text, or functions computing it (sync or async, taking the
-            :class:`~good_agent.RunContext` or nothing), added to the system slot of
+            [`RunContext`][good_agent.RunContext] or nothing), added to the system slot of
             every request; evaluated for each run and never stored in the history
-            (see :meth:`instructions`).
+            (see [`instructions`][good_agent.Agent.instructions]).
         history_processors: Functions (sync or async, taking the messages, or the
-            :class:`~good_agent.RunContext` and the messages) that return the messages
+            [`RunContext`][good_agent.RunContext] and the messages) that return the messages
             to send before each model request; the stored history is unchanged.
-        name: The agent's name, for logs: :attr:`logger` is
+        name: The agent's name, for logs: [`logger`][good_agent.Agent.logger] is
             ``good_agent.agent.<name>`` (``good_agent.agent`` without a name).
 
     Attributes:
-        logger: A standard :class:`logging.Logger` named for the agent; the run
+        logger: A standard `logging.Logger` named for the agent; the run
             engine logs each run's start and end on it at DEBUG (never the prompt,
             the answer or any argument).
     """
@@ -247,7 +247,8 @@ class Agent(Generic[DepsT, OutputT]):
         await self.close()
 
     async def install(self) -> None:
-        """Install the components (idempotent). ``async with`` and :meth:`call` do this."""
+        """Install the components (idempotent). ``async with`` and
+        [`call`][good_agent.Agent.call] do this."""
         if self._entered:
             return
         self._entered = True
@@ -285,8 +286,10 @@ class Agent(Generic[DepsT, OutputT]):
             await close_models(self._own_models)
 
     def close_sync(self) -> None:
-        """:meth:`close` for code without an event loop; then close the event loop
-        :meth:`run_sync` used. ``with Agent(...) as agent:`` calls it on leaving."""
+        """[`close`][good_agent.Agent.close] for code without an event loop; then
+        close the event loop
+        [`run_sync`][good_agent.Agent.run_sync] used. ``with Agent(...) as agent:``
+        calls it on leaving."""
         refuse_inside_a_loop("close_sync")
         loop, self._sync = self._sync, None
         if loop is None:
@@ -327,7 +330,7 @@ class Agent(Generic[DepsT, OutputT]):
     def instructions(self, function: F) -> F:
         """Decorator: ``function`` computes instructions for every run.
 
-        It may be sync or async and take the run's :class:`~good_agent.RunContext` (or
+        It may be sync or async and take the run's [`RunContext`][good_agent.RunContext] (or
         nothing); what it returns (``None``: nothing) is added, after the agent's
         other instructions, to the system slot of the run's requests.
         """
@@ -338,16 +341,18 @@ class Agent(Generic[DepsT, OutputT]):
         """Decorator: ``function`` checks the output of every run.
 
         It receives the validated output (the answer text for a run without an
-        output type), and the run's :class:`~good_agent.RunContext` first if it asks
+        output type), and the run's [`RunContext`][good_agent.RunContext] first if it asks
         for it; sync or async. It returns the output (possibly changed) or raises
-        :class:`~good_agent.ModelRetry` to send the model back with the message, which
-        counts against ``output_retries`` (then :class:`~good_agent.OutputValidationError`).
+        [`ModelRetry`][good_agent.ModelRetry] to send the model back with the message, which
+        counts against ``output_retries`` (then
+        [`OutputValidationError`][good_agent.OutputValidationError]).
         """
         self._output_validators.add(function)
         return function
 
     async def append(self, message: Message) -> Message:
-        """Append ``message`` to the history through :attr:`AgentEvents.MESSAGE_APPEND`."""
+        """Append ``message`` to the history through
+        [`AgentEvents.MESSAGE_APPEND`][good_agent.AgentEvents.MESSAGE_APPEND]."""
         message = await self.events.emit(AgentEvents.MESSAGE_APPEND, message)
         self.messages.append(message)
         return message
@@ -361,7 +366,8 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
-        The same run as :meth:`run` without an output type; returns its ``message``.
+        The same run as [`run`][good_agent.Agent.run] without an output type;
+        returns its ``message``.
         ``tools`` are added for this run only.
         """
         return (await self.run(prompt, output_type=str, tools=tools, deps=deps)).message
@@ -408,7 +414,7 @@ class Agent(Generic[DepsT, OutputT]):
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
     ) -> RunResult[Any]:
-        """Run the loop once and return a :class:`~good_agent.RunResult`.
+        """Run the loop once and return a [`RunResult`][good_agent.RunResult].
 
         Args:
             prompt: Added as a user message first (after resumed calls' results).
@@ -462,10 +468,11 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> RunResult[Any]: ...
 
     def run_sync(self, prompt: str | None = None, **kwargs: Any) -> RunResult[Any]:
-        """:meth:`run` for scripts and notebooks without an event loop.
+        """[`run`][good_agent.Agent.run] for scripts and notebooks without an event loop.
 
         Every call uses the same event loop, so components stay usable between
-        calls; :meth:`close_sync` (or leaving ``with agent:``) closes it, and an
+        calls; [`close_sync`][good_agent.Agent.close_sync] (or leaving ``with
+        agent:``) closes it, and an
         agent dropped without closing has it closed when it is garbage collected.
         Refuses (``RuntimeError``) inside a running event loop.
         """
@@ -516,8 +523,8 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
-        Takes the arguments of :meth:`run`; events are listed in
-        :mod:`good_agent.core.run_events`.
+        Takes the arguments of [`run`][good_agent.Agent.run]; events are listed in
+        `good_agent.core.run_events`.
         """
         options = self._options(
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
@@ -585,7 +592,7 @@ class Agent(Generic[DepsT, OutputT]):
 
         ``arguments`` are what the model would send (the adapted signature's
         parameters). The call and its result are recorded in the history. It is not
-        a run: a tool or adapter asking for the :class:`~good_agent.RunContext` gets
+        a run: a tool or adapter asking for the [`RunContext`][good_agent.RunContext] gets
         one with ``deps=None`` and the call id as ``run_id``.
         """
         await self.install()

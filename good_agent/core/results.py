@@ -18,7 +18,7 @@ class DeferredCall:
 
     ``arguments`` are what the model sent; ``parameters`` what the tool would
     receive after the adapter chain, with every secret value hidden. ``digest`` is
-    the :func:`~good_agent.core.approvals.call_digest` of the call: :meth:`approve`
+    the `call_digest` of the call: [`approve`][good_agent.DeferredCall.approve]
     approves that exact call and no edited version of it.
     """
 

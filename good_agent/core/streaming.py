@@ -31,7 +31,8 @@ Engine = Callable[[Callable[[RunEvent], Awaitable[None]]], Awaitable[RunResult[A
 
 
 class StreamedRun(Generic[OutputT]):
-    """The handle of :meth:`good_agent.Agent.stream`: iterate it for the run's events.
+    """The handle of [`good_agent.Agent.stream`][good_agent.Agent.stream]: iterate it
+    for the run's events.
 
     The run starts on entering ``async with`` and advances as events are read (the
     channel has no buffer, so a slow reader slows the model stream down rather than
@@ -137,7 +138,7 @@ class StreamedRun(Generic[OutputT]):
         received so far does not validate yet (a required field still missing), the
         last value that did is returned (``None`` before the first). Each call
         parses everything received so far, so call it when needed, not on every
-        event. :attr:`output` is the final, fully validated output.
+        event. [`output`][good_agent.StreamedRun.output] is the final, fully validated output.
         """
         value = self.partial_json()
         if self._output is None:
@@ -154,7 +155,8 @@ class StreamedRun(Generic[OutputT]):
         The answer text for a run without an output type; otherwise the JSON value
         parsed from the partial answer (the output tool's arguments, or the JSON text
         of a prompted or ``response_format`` answer), ``None`` before it starts. It is
-        not validated (required fields may be missing yet): :meth:`partial_output`
+        not validated (required fields may be missing yet):
+        [`partial_output`][good_agent.StreamedRun.partial_output]
         is.
         """
         text = "".join(self._text)
@@ -182,21 +184,21 @@ class StreamedRun(Generic[OutputT]):
                 yield event.text
 
     async def wait(self) -> RunResult[OutputT]:
-        """Read the remaining events and return the run's :class:`RunResult`."""
+        """Read the remaining events and return the run's [`RunResult`][good_agent.RunResult]."""
         async for _ in self:
             pass
         return self.run_result
 
     @property
     def run_result(self) -> RunResult[OutputT]:
-        """The :class:`RunResult` (what :meth:`~good_agent.Agent.run` returns)."""
+        """The [`RunResult`][good_agent.RunResult] (what [`run`][good_agent.Agent.run] returns)."""
         if self._result is None:
             raise RuntimeError("the run has not finished: read its events first")
         return self._result
 
     @property
     def result(self) -> AssistantMessage:
-        """The final assistant message: the same object :meth:`~good_agent.Agent.call` returns."""
+        """The final assistant message: the same object [`call`][good_agent.Agent.call] returns."""
         return self.run_result.message
 
     @property

@@ -193,7 +193,7 @@ class AuthInjector(AgentComponent):
         credentials: ``{parameter: value or provider}`` applied to every tool that has
             that parameter (narrow it with ``tools`` / ``when``). A provider is a sync
             or async callable taking nothing, or the run's
-            :class:`~good_agent.RunContext` (``lambda ctx: ctx.deps.token``: a
+            [`RunContext`][good_agent.RunContext] (``lambda ctx: ctx.deps.token``: a
             per-user credential from the run's deps).
         tools: Tool names the ``credentials`` apply to.
         when: A predicate selecting the tools the ``credentials`` apply to.

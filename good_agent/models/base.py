@@ -82,10 +82,12 @@ class ModelResponse:
 class LanguageModel(Protocol):
     """Anything the agent loop can ask for a reply.
 
-    A model of one's own needs ``model_name`` and :meth:`request`; subclassing
-    ``LanguageModel`` gives it the default :meth:`stream` (the whole reply as one
+    A model of one's own needs ``model_name`` and
+    [`request`][good_agent.LanguageModel.request]; subclassing
+    ``LanguageModel`` gives it the default [`stream`][good_agent.LanguageModel.stream]
+    (the whole reply as one
     stream), and the agent streams an object without ``stream`` the same way
-    (:func:`stream_of`).
+    (`stream_of`).
     """
 
     @property
@@ -107,8 +109,9 @@ class LanguageModel(Protocol):
         iterator early (``aclose()``, leaving ``async for``) cancels the upstream
         request.
 
-        The default (for a subclass that implements only :meth:`request`) is
-        :func:`stream_whole`: the reply as the deltas it would have streamed, at once.
+        The default (for a subclass that implements only
+        [`request`][good_agent.LanguageModel.request]) is
+        `stream_whole`: the reply as the deltas it would have streamed, at once.
         """
         return stream_whole(self, request)
 

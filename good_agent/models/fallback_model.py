@@ -60,7 +60,7 @@ class FallbackModel:
 
     Every model but the last sends each request once: its SDK client's own retries
     (with their back-off) are turned off, so a failure moves on to the next model at
-    once (``models`` holds those copies, see :func:`one_attempt`). The last model
+    once (``models`` holds those copies, see `one_attempt`). The last model
     keeps its retries.
 
     Args:

@@ -112,7 +112,8 @@ class ProviderModel:
 
     def one_attempt(self) -> ProviderModel:
         """This model sending each request once (no retries by its SDK client): a copy
-        on the transport's :meth:`one_attempt`, or this model when its transport has
+        on the transport's [`one_attempt`][good_agent.ProviderModel.one_attempt], or this model
+        when its transport has
         none (the HTTP transports never retry)."""
         once = getattr(self.transport, "one_attempt", None)
         if once is None:
@@ -173,7 +174,7 @@ class ProviderModel:
     @property
     def fallback_key(self) -> str:
         """The name under which fallback decisions for this model are remembered: its
-        provider, model and server (see :func:`good_agent.models.fallback.upstream_key`)."""
+        provider, model and server (see `good_agent.models.fallback.upstream_key`)."""
         return self.strategy.key
 
     def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:

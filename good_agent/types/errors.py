@@ -35,7 +35,7 @@ class ToolRetry(ToolError):
 
 
 ModelRetry = ToolRetry
-"""The name other frameworks use for :class:`ToolRetry`: raise it from a tool or an
+"""The name other frameworks use for [`ToolRetry`][good_agent.ToolRetry]: raise it from a tool or an
 output validator to send the model back with the message."""
 
 
