@@ -155,7 +155,7 @@ class _Compiled:
         errors = [
             e
             for e in self.library.iter_errors(plain)
-            if not (tuple(e.instance_path) in secrets and e.kind.name in _STRING_ONLY)
+            if not (_where(plain, e.instance_path) in secrets and e.kind.name in _STRING_ONLY)
         ]
         return self.word(errors, value)
 
@@ -163,11 +163,11 @@ class _Compiled:
         best: dict[tuple[Any, ...], int] = {}
         kept: list[Any] = []
         for error in errors:
-            where, rank = tuple(error.instance_path), _rank(error.kind.name)
+            where, rank = _where(value, error.instance_path), _rank(error.kind.name)
             if where in best and best[where] < rank:
                 continue
             if best.get(where, rank) > rank:
-                kept = [e for e in kept if tuple(e.instance_path) != where]
+                kept = [e for e in kept if _where(value, e.instance_path) != where]
             best[where] = rank
             kept.append(error)
         out: list[str] = []
@@ -176,7 +176,7 @@ class _Compiled:
         return out
 
     def words(self, error: Any, value: Any) -> list[str]:
-        where = tuple(error.instance_path)
+        where = _where(value, error.instance_path)
         given = _at(value, where)
         at, shown, name = _path(where), describe(given), error.kind.name
         detail = error.kind.as_dict()
@@ -267,6 +267,20 @@ def _plain(
         return value
     foreign.append((where, value))
     return None
+
+
+def _where(value: Any, path: Iterable[Any]) -> tuple[Any, ...]:
+    """The library's instance path with each step typed as in ``value`` (a key of an
+    object is a string, even when it looks like a number)."""
+    where: list[Any] = []
+    for part in path:
+        if isinstance(value, dict):
+            part = str(part)
+        elif isinstance(value, list | tuple):
+            part = int(part)
+        where.append(part)
+        value = value[part]
+    return tuple(where)
 
 
 def _at(value: Any, where: tuple[Any, ...]) -> Any:

@@ -197,3 +197,12 @@ def test_refs_are_local_and_must_resolve() -> None:
         compile_schema({"properties": {"a": {"$ref": "#/$defs/Nope"}}})
     with pytest.raises(ValueError, match="not a valid JSON Schema"):
         compile_schema({"type": "integer", "minimum": "one"})
+
+
+def test_a_key_that_looks_like_a_number_is_a_key() -> None:
+    schema = {"type": "object", "additionalProperties": {"type": "string"}}
+    validate = compile_schema({"type": "object", "properties": {"urls": schema}})
+    assert validate({"urls": {"1": 99}}) == ["urls.1: expected string, got number 99"]
+    assert compile_schema({"type": "array", "items": schema})([{"0": 1}]) == [
+        "[0].0: expected string, got number 1"
+    ]
