@@ -24,7 +24,7 @@ class CallContext:
         parameters: What the tool will receive. In ``adapt_parameters`` these are the
             model's arguments (the unwrapping is in progress); in ``around_call`` and
             ``adapt_response`` they are the fully unwrapped parameters.
-        run: The run's :class:`~good_agent.RunContext` (its ``deps``, usage, model...).
+        run: The run's [`RunContext`][good_agent.RunContext] (its ``deps``, usage, model...).
             The agent and the run context are typed ``Any`` here, as in every adapter
             hook: the adapter layer sits below the agent core and does not import it.
     """

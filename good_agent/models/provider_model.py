@@ -53,7 +53,7 @@ class ProviderModel:
 
     Args:
         model: The model name, optionally provider-prefixed (``"anthropic:claude-..."``).
-        transport: Where bodies are sent (see :mod:`good_agent.providers.transport`).
+        transport: Where bodies are sent (see `good_agent.providers.transport`).
         mode: The tool-calling mode; ``AUTO`` uses the model's profile.
         settings: Default sampling settings, merged under each request's.
         profile: A ready profile (skips the registry lookup).
@@ -62,7 +62,7 @@ class ProviderModel:
         text_format: The text format prompted replies are parsed in (``auto``: any).
         own_endpoint: The model is served at an explicit address, which lets
             ``AUTO`` assume native tools for a model no profile rule knows (see
-            :mod:`good_agent.models.strategy`).
+            `good_agent.models.strategy`).
         validation_retries: In ``VALIDATED`` mode, how many times a whole reply with
             an invalid call is sent back with the errors (the agent answers invalid
             calls through tool results instead, so the default is 0).
@@ -129,7 +129,7 @@ class ProviderModel:
     def chat_request(self, request: ModelRequest) -> ChatRequest:
         """``request`` as the provider layer's neutral request (settings merged).
 
-        ``mode`` stays in the settings; :meth:`plan` takes it out.
+        ``mode`` stays in the settings; [`plan`][good_agent.ProviderModel.plan] takes it out.
         """
         settings = {**self.settings, **request.settings}
         parallel = settings.pop("parallel_tool_calls", None)
@@ -191,12 +191,13 @@ class ProviderModel:
 
         In ``AUTO`` mode a native model falls back to prompt-based calling when its
         server rejects tools, and tool calls it writes into ``content`` are parsed
-        (see :mod:`good_agent.models.strategy`).
+        (see `good_agent.models.strategy`).
         """
         return ModelResponse.from_provider(await self.request_chat(self.chat_request(request)))
 
     async def request_chat(self, chat: ChatRequest) -> ProviderResponse:
-        """Like :meth:`request`, in the provider layer's terms (the bridge's entry point).
+        """Like [`request`][good_agent.ProviderModel.request], in the provider layer's terms (the
+        bridge's entry point).
 
         In ``VALIDATED`` mode an invalid call is sent back to the model with its
         errors, up to ``validation_retries`` times; usage adds up over the attempts.
@@ -255,8 +256,9 @@ class ProviderModel:
 
         The upstream stream is read to its end (its connection goes back to the
         pool). A stream cut before the provider's final event raises
-        :class:`~good_agent.types.errors.ModelIncompleteStreamError`. A refusal of
-        tools before anything arrived falls back as in :meth:`request`.
+        [`ModelIncompleteStreamError`][good_agent.ModelIncompleteStreamError]. A refusal of
+        tools before anything arrived falls back as in
+        [`request`][good_agent.ProviderModel.request].
         """
         replies = self.stream_chat(self.chat_request(request))
         try:
@@ -271,7 +273,8 @@ class ProviderModel:
     async def stream_chat(
         self, chat: ChatRequest
     ) -> AsyncGenerator[ModelDelta | ProviderResponse, None]:
-        """Like :meth:`stream`, in the provider layer's terms (the bridge's entry point)."""
+        """Like [`stream`][good_agent.ProviderModel.stream], in the provider layer's terms (the
+        bridge's entry point)."""
         plan = self.plan(chat)
         events = self._events(plan)
         try:

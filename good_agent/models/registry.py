@@ -58,12 +58,12 @@ def register_provider(
 
     Args:
         name: The provider prefix (``"myprov"`` serves ``"myprov:some-model"``).
-        codec: A :class:`~good_agent.providers.codecs.Codec` (registered under its
+        codec: A `Codec` (registered under its
             own name) or the name of a registered one.
         transport: Called as ``transport(model=..., base_url=..., api_key=...)``; the
             result has ``provider``, ``async send(body) -> dict`` and
             ``stream(body) -> AsyncIterator[dict]`` (see
-            :class:`~good_agent.providers.transport.Transport`; without ``stream``,
+            `Transport`; without ``stream``,
             streamed requests are sent whole).
         profiles: ``(pattern, values)`` rules for this provider's model names, e.g.
             ``("toy-*", {"mode": "native", "supports_parallel": True})``.

@@ -22,7 +22,7 @@ from good_agent.providers.transport import Transport
 class OllamaModel(SDKModel):
     """Models served by Ollama.
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    Takes the arguments of `SDKModel`:
     ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``,
     ``api_key`` (a bearer token) to ``OLLAMA_API_KEY`` (not for a given ``base_url`` of
     another host than ``ollama.com``), ``client`` is a ready
@@ -35,19 +35,19 @@ class OllamaModel(SDKModel):
     def make_transport(
         cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
     ) -> Transport:
-        """An :class:`~good_agent.providers.ollama.http_transport.OllamaHttpTransport`."""
+        """An `OllamaHttpTransport`."""
         return OllamaHttpTransport(model, base_url=base_url, api_key=api_key, client=client)
 
 
 class OpenAIChatModel(SDKModel):
     """Talk to OpenAI, or any server that speaks its Chat Completions API.
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    Takes the arguments of `SDKModel`:
     ``base_url`` defaults to ``OPENAI_BASE_URL`` or OpenAI's own, ``api_key`` to
     ``OPENAI_API_KEY`` for OpenAI's own endpoint only (with another ``base_url`` and no
     key a placeholder is sent, as local servers expect), ``client`` is a ready
     ``openai.AsyncOpenAI``. Built directly, it uses ``NATIVE`` tools and sends schemas
-    exactly as given (``strict=False``); :func:`~good_agent.resolve_model` follows the
+    exactly as given (``strict=False``); [`resolve_model`][good_agent.resolve_model] follows the
     profile.
     """
 
@@ -59,12 +59,13 @@ class OpenAIChatModel(SDKModel):
     def make_transport(
         cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
     ) -> Transport:
-        """An :class:`OpenAIClientTransport` for Chat Completions."""
+        """An `OpenAIClientTransport` for Chat Completions."""
         return OpenAIClientTransport(model, base_url=base_url, api_key=api_key, client=client)
 
 
 class OpenAIResponsesModel(SDKModel):
-    """Talk to OpenAI through the Responses API (arguments as for :class:`OpenAIChatModel`)."""
+    """Talk to OpenAI through the Responses API (arguments as for
+    [`OpenAIChatModel`][good_agent.OpenAIChatModel])."""
 
     provider_prefix = "openai-responses"
 
@@ -72,7 +73,7 @@ class OpenAIResponsesModel(SDKModel):
     def make_transport(
         cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
     ) -> Transport:
-        """An :class:`OpenAIClientTransport` for the Responses API."""
+        """An `OpenAIClientTransport` for the Responses API."""
         return OpenAIClientTransport(
             model, base_url=base_url, api_key=api_key, client=client, api="responses"
         )
@@ -81,7 +82,7 @@ class OpenAIResponsesModel(SDKModel):
 class AnthropicModel(SDKModel):
     """Claude models through the Messages API.
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    Takes the arguments of `SDKModel`:
     ``base_url`` defaults to ``ANTHROPIC_BASE_URL``, ``api_key`` to
     ``ANTHROPIC_API_KEY`` for Anthropic's own endpoint only, ``client`` is a ready
     ``anthropic.AsyncAnthropic``, and ``max_tokens`` defaults to 4096.
@@ -93,14 +94,14 @@ class AnthropicModel(SDKModel):
     def make_transport(
         cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
     ) -> Transport:
-        """An :class:`AnthropicTransport`."""
+        """An `AnthropicTransport`."""
         return AnthropicTransport(model, base_url=base_url, api_key=api_key, client=client)
 
 
 class GeminiModel(SDKModel):
     """Gemini models through the Gemini API.
 
-    Takes the arguments of :class:`~good_agent.models.provider_model.SDKModel`:
+    Takes the arguments of `SDKModel`:
     ``api_key`` defaults to ``GEMINI_API_KEY`` then ``GOOGLE_API_KEY`` for Google's own
     endpoint only, ``client`` is
     a ready ``google.genai.Client``.
@@ -112,5 +113,5 @@ class GeminiModel(SDKModel):
     def make_transport(
         cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
     ) -> Transport:
-        """A :class:`GeminiTransport`."""
+        """A `GeminiTransport`."""
         return GeminiTransport(model, base_url=base_url, api_key=api_key, client=client)

@@ -94,11 +94,11 @@ def get_adapter(
     *,
     registry: ProfileRegistry | None = None,
 ) -> CodecStrategy:
-    """The tool-calling strategy (a :class:`ToolCallingStrategy`) for ``model`` in ``mode``.
+    """The tool-calling strategy (a `ToolCallingStrategy`) for ``model`` in ``mode``.
 
     The name is the original design's entry point and stays; what it returns is a
     strategy (native, structured, validated or parsed), not a tool adapter: in
-    good-agent "adapter" means :class:`~good_agent.ToolAdapter` only.
+    good-agent "adapter" means [`ToolAdapter`][good_agent.ToolAdapter] only.
 
     ``AUTO`` follows the profile (see the module docs for the rule); any other mode
     is used as given.

@@ -120,9 +120,9 @@ else:
 class ModelConfig(_Strict):
     """One ``[[models]]`` entry: a name clients use and the upstream behind it.
 
-    ``provider`` is a key of :data:`good_agent.providers.builtin_transports.HTTP_TRANSPORTS`
+    ``provider`` is a key of `good_agent.providers.builtin_transports.HTTP_TRANSPORTS`
     (``openai``, ``anthropic``, ``gemini``, ``ollama``) or a provider registered with
-    :func:`good_agent.models.register_provider`;
+    [`good_agent.models.register_provider`][good_agent.register_provider];
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
     holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
     ``text_format`` the text tool-call format parsed in ``validated``/``parsed``
@@ -132,7 +132,7 @@ class ModelConfig(_Strict):
     ``settings`` default sampling settings merged under each request's;
     ``fallback`` the names of other entries tried in order when this model fails
     with an overload, rate limit, timeout or connection error (as
-    :class:`~good_agent.models.fallback_model.FallbackModel` does for an agent).
+    [`FallbackModel`][good_agent.FallbackModel] does for an agent).
     """
 
     name: str = Field(min_length=1)
