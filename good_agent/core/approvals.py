@@ -26,9 +26,9 @@ from good_agent.types.messages import AssistantMessage, Message, ToolCall, ToolM
 
 @dataclass(frozen=True, slots=True)
 class Approved:
-    """Approve exactly the call whose :func:`call_digest` is ``digest``.
+    """Approve exactly the call whose `call_digest` is ``digest``.
 
-    Built by :meth:`good_agent.DeferredCall.approve`; it stays valid in another
+    Built by [`DeferredCall.approve`][good_agent.DeferredCall.approve]; it stays valid in another
     process, where the agent that deferred the call is gone.
     """
 
