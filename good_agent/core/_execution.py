@@ -31,6 +31,7 @@ from good_agent.types.errors import (
     UnknownToolError,
 )
 from good_agent.types.messages import ToolCall, ToolResponse
+from good_agent.types.usage import UsageLimitExceeded
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -221,6 +222,10 @@ class _Innermost:
         except ToolError as exc:
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
             return _failure(call, str(exc))
+        except UsageLimitExceeded:
+            # A sub-agent counting into this run's usage went past a limit: the
+            # limits cover the whole run, so it ends here too.
+            raise
         except Exception as error:
             logger.error("tool %s raised %s", call.name, type(error).__name__, exc_info=error)
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, error))

@@ -34,7 +34,7 @@ from good_agent.types.errors import (
     ToolDefinitionError,
 )
 from good_agent.types.messages import AssistantMessage, Message, ToolCall, UserMessage
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, UsageLimits
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -60,8 +60,7 @@ class _Run(RunState):
         instructions = agent._instructions
         self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):
-            if self.limits is not None:
-                self.stop(self.limits.before_request(self.usage))
+            self.stop(self.usage.exceeded(UsageLimits.before_request))
             plans = await current_plans(agent, self.options.tools)
             messages = list(agent.messages)
             if agent._history_processors:
@@ -76,8 +75,7 @@ class _Run(RunState):
             assert isinstance(message, AssistantMessage)
             if self.sink is not None:
                 await self.sink(TurnEndEvent(message, message.usage or Usage()))
-            if self.limits is not None:
-                self.stop(self.limits.after_response(self.usage))
+            self.stop(self.usage.exceeded(UsageLimits.after_response))
             result = await self.answer(message, plans)
             if result is not None:
                 return result
@@ -234,6 +232,7 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None
     )
     agent._running = True
+    release = run.usage.enforce(options.limits)
     agent.logger.debug("run %s started", run_id)
     try:
         await agent.events.emit(AgentEvents.RUN_START, start)
@@ -248,6 +247,7 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
         raise
     finally:
         agent._running = False
+        release()
     agent.logger.debug(
         "run %s ended: %d requests, %d tool calls%s",
         run_id,

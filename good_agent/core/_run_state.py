@@ -57,6 +57,8 @@ class RunOptions:
     tools: Toolset | None = None
     """Tools added for this run only."""
     deps: Any = None
+    usage: RunUsage | None = None
+    """Totals to count into (another run's, for a sub-agent) instead of new ones."""
 
 
 class _Deferred(Exception):
@@ -83,8 +85,7 @@ class RunState:
         self.agent = agent
         self.options = options
         self.sink = sink
-        self.limits = options.limits
-        self.usage = RunUsage()
+        self.usage = options.usage if options.usage is not None else RunUsage()
         self.failures: Counter[str] = Counter()
         self.output_failures = 0
         self.start = len(agent.messages)
@@ -168,8 +169,8 @@ class RunState:
     ) -> list[ToolResponse]:
         """Run ``calls`` concurrently; each finished response is kept in :attr:`finished`
         at once, so a cancellation loses none of them."""
-        if self.limits is not None:
-            self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
+        count = len(calls)
+        self.stop(self.usage.exceeded(lambda limits, usage: limits.before_tool_calls(usage, count)))
         hook = self.executing if self.sink is not None else None
         self.finished = {}
         try:

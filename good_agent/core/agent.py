@@ -358,13 +358,15 @@ class Agent(Generic[DepsT, OutputT]):
         *,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: DepsT | None = None,
+        usage: RunUsage | None = None,
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
         The same run as :meth:`run` without an output type; returns its ``message``.
-        ``tools`` are added for this run only.
+        ``tools`` are added for this run only; ``usage`` as in :meth:`run`.
         """
-        return (await self.run(prompt, output_type=str, tools=tools, deps=deps)).message
+        result = await self.run(prompt, output_type=str, tools=tools, deps=deps, usage=usage)
+        return result.message
 
     @overload
     async def run(
@@ -407,6 +409,7 @@ class Agent(Generic[DepsT, OutputT]):
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
+        usage: RunUsage | None = None,
     ) -> RunResult[Any]:
         """Run the loop once and return a :class:`~good_agent.RunResult`.
 
@@ -424,10 +427,15 @@ class Agent(Generic[DepsT, OutputT]):
             deps: This run's dependencies, for its tools, adapters, instructions,
                 output validators and history processors (as ``RunContext.deps``);
                 never sent to the model.
+            usage: Totals to count this run into, instead of new ones: a tool
+                running a sub-agent passes ``usage=ctx.usage``, so the parent's
+                ``result.usage`` holds the sub-agent's requests and the limits of
+                both runs cover both (``result.usage`` is that same object).
         """
         options = self._options(
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
+        options.usage = usage
         await self.install()
         return await run_engine(self, options)
 
@@ -513,6 +521,7 @@ class Agent(Generic[DepsT, OutputT]):
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
+        usage: RunUsage | None = None,
     ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
@@ -522,6 +531,7 @@ class Agent(Generic[DepsT, OutputT]):
         options = self._options(
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
+        options.usage = usage
 
         async def engine(sink: Any) -> RunResult[Any]:
             await self.install()
