@@ -29,6 +29,7 @@ from good_agent.core.output import OutputSpec
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
+from good_agent.core.steps import RunStep
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.toolset import Toolset
 from good_agent.types.errors import AgentRunError, ToolRetriesExceededError
@@ -41,7 +42,11 @@ if TYPE_CHECKING:
 Sink = Callable[[RunEvent], Awaitable[None]]
 """Receives the events of a streamed run."""
 
-__all__ = ["RunOptions", "RunState", "Sink", "result_message"]
+StepHook = Callable[[RunStep], Awaitable[None]]
+"""Receives each step of a run driven by :meth:`~good_agent.Agent.iter`; the run
+waits until it returns."""
+
+__all__ = ["RunOptions", "RunState", "Sink", "StepHook", "result_message"]
 
 
 @dataclass(slots=True)
@@ -81,10 +86,13 @@ def result_message(call: ToolCall, text: str, *, error: bool) -> ToolMessage:
 class RunState:
     """The state of one run: usage, failure counts, the events it emits, its tool calls."""
 
-    def __init__(self, agent: Agent, options: RunOptions, sink: Sink | None) -> None:
+    def __init__(
+        self, agent: Agent, options: RunOptions, sink: Sink | None, on_step: StepHook | None = None
+    ) -> None:
         self.agent = agent
         self.options = options
         self.sink = sink
+        self.on_step = on_step
         self.usage = options.usage if options.usage is not None else RunUsage()
         self.failures: Counter[str] = Counter()
         self.output_failures = 0

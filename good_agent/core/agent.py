@@ -15,7 +15,7 @@ from typing_extensions import TypeVar
 
 from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
-from good_agent.core._loop import RunOptions, run_engine
+from good_agent.core._loop import RunOptions, StepHook, run_engine
 from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
@@ -23,6 +23,7 @@ from good_agent.core.components import AgentComponent
 from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
+from good_agent.core.iteration import AgentRun
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
 from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
@@ -538,6 +539,70 @@ class Agent(Generic[DepsT, OutputT]):
             return await run_engine(self, options, sink)
 
         return StreamedRun(engine, options.output)
+
+    @overload
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[OutputT]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[Any]: ...
+
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[Any]:
+        """A run step by step: ``async with agent.iter(prompt) as run: async for step in run``.
+
+        Takes the arguments of :meth:`run` and runs the same loop; the steps
+        (:class:`~good_agent.ModelStep`, :class:`~good_agent.ToolCallsStep`,
+        :class:`~good_agent.ToolResultsStep`, :class:`~good_agent.EndStep`) are
+        listed in :mod:`good_agent.core.steps`. The run waits at each step until the
+        next is asked for; ``run.result`` holds the result once it ended.
+        """
+        run_options = self._options(
+            prompt,
+            output_type,
+            options.get("output_mode"),
+            options.get("usage_limits"),
+            options.get("approvals"),
+            options.get("tool_choice"),
+            options.get("tools", ()),
+            deps,
+        )
+        run_options.usage = options.get("usage")
+
+        async def engine(on_step: StepHook) -> RunResult[Any]:
+            await self.install()
+            return await run_engine(self, run_options, on_step=on_step)
+
+        return AgentRun(self, engine)
 
     @contextmanager
     def override(
