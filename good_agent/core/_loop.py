@@ -53,7 +53,7 @@ class _Run(RunState):
         if self.options.tools is not None:
             # A clash of this run's tools with the agent's is refused before the
             # prompt joins the history.
-            await current_plans(agent, self.options.tools)
+            await current_plans(agent, self.options.tools, self.context)
         if approvals is not None:
             await self.resume(pending, approvals)
         if self.options.prompt is not None:
@@ -62,7 +62,7 @@ class _Run(RunState):
         self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):
             self.stop(self.usage.exceeded(UsageLimits.before_request))
-            plans = await current_plans(agent, self.options.tools)
+            plans = await current_plans(agent, self.options.tools, self.context)
             messages = list(agent.messages)
             if agent._history_processors:
                 messages = await agent._history_processors.apply(messages, self.context)

@@ -239,7 +239,7 @@ class RunState:
         """Apply the (checked) decisions on the calls that waited for approval; the
         results are appended in call order, denials among them."""
         self.agent._deferred = {}
-        plans = await current_plans(self.agent, self.options.tools)
+        plans = await current_plans(self.agent, self.options.tools, self.context)
         approved = [c for c in pending if approves(approvals[c.id])]
         ran = iter(await self.run_tools(approved, plans) if approved else [])
         responses = [

@@ -664,11 +664,11 @@ class Agent(Generic[DepsT, OutputT]):
         one with ``deps=None`` and the call id as ``run_id``.
         """
         await self.install()
-        plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
+        run = RunContext(None, self, RunUsage(), self.messages, call.id)
+        plans = await current_plans(self, run=run)
         await self.append(AssistantMessage(tool_calls=[call]))
         try:
-            run = RunContext(None, self, RunUsage(), self.messages, call.id)
             response = await execute_call(self, call, plans, run=run)
         except BaseException as error:
             with anyio.CancelScope(shield=True):
