@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
-from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from good_agent.core.approvals import unanswered_calls
+from good_agent.core.engine_task import EngineTask
 from good_agent.core.results import RunResult
 from good_agent.core.steps import RunStep
 from good_agent.types.errors import AgentRunError
@@ -27,7 +25,7 @@ StepEngine = Callable[[Callable[[RunStep], Awaitable[None]]], Awaitable[RunResul
 """Starts the run engine with a receiver for its steps."""
 
 
-class AgentRun(Generic[OutputT]):
+class AgentRun(EngineTask[RunStep], Generic[OutputT]):
     """The handle of :meth:`good_agent.Agent.iter`: iterate it for the run's steps.
 
     The run starts on entering ``async with`` and waits at each step until the next
@@ -41,73 +39,32 @@ class AgentRun(Generic[OutputT]):
     """
 
     def __init__(self, agent: Agent, engine: StepEngine) -> None:
-        self._agent = agent
-        self._engine = engine
-        self._result: RunResult[Any] | None = None
-        self._error: BaseException | None = None
-        self._raised = False
-        self._finished = False
         self._resume: anyio.Event | None = None
-        self._group: TaskGroup | None = None
-        self._receive: MemoryObjectReceiveStream[RunStep] | None = None
+
+        async def start(send: Callable[[RunStep], Awaitable[None]]) -> RunResult[Any]:
+            async def on_step(step: RunStep) -> None:
+                self._resume = resume = anyio.Event()
+                await send(step)
+                await resume.wait()
+
+            return await engine(on_step)
+
+        super().__init__(start)
+        self._outside = "use the run inside 'async with agent.iter(...)'"
+        self._agent = agent
 
     async def __aenter__(self) -> AgentRun[OutputT]:
-        send, self._receive = anyio.create_memory_object_stream[RunStep](0)
-        self._group = anyio.create_task_group()
-        await self._group.__aenter__()
-        self._group.start_soon(self._drive, send)
+        await self._enter()
         return self
-
-    async def _drive(self, send: MemoryObjectSendStream[RunStep]) -> None:
-        async def on_step(step: RunStep) -> None:
-            self._resume = resume = anyio.Event()
-            await send.send(step)
-            await resume.wait()
-
-        async with send:
-            try:
-                self._result = await self._engine(on_step)
-            except anyio.get_cancelled_exc_class():
-                raise
-            except Exception as error:
-                self._error = error
-            finally:
-                self._finished = True
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> bool | None:
-        assert self._group is not None and self._receive is not None
-        if not self._finished:
-            self._group.cancel_scope.cancel()
-        try:
-            await self._group.__aexit__(None, None, None)
-        finally:
-            self._receive.close()
-        if exc_type is None and self._error is not None and not self._raised:
-            self._raised = True
-            raise self._error
-        return None
 
     def __aiter__(self) -> AsyncIterator[RunStep]:
         return self
 
     async def __anext__(self) -> RunStep:
-        if self._receive is None:
-            raise RuntimeError("use the run inside 'async with agent.iter(...)'")
         resume, self._resume = self._resume, None
         if resume is not None:
             resume.set()  # the step before is done with: the run goes on
-        try:
-            return await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            if self._error is not None and not self._raised:
-                self._raised = True
-                raise self._error from None
-            raise StopAsyncIteration from None
+        return await self._next()
 
     async def add_message(self, message: Message) -> None:
         """Append ``message`` to the history now, before the run's next request.
