@@ -130,23 +130,26 @@ def chat(message: dict[str, Any], tokens: int) -> tuple[int, dict[str, Any]]:
     }
 
 
+CALL_RESEARCH = {
+    "role": "assistant",
+    "content": None,
+    "tool_calls": [
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "research", "arguments": '{"topic": "owls"}'},
+        }
+    ],
+}
+"""The parent's reply asking the research agent (Chat Completions)."""
+
+
 async def test_delegation_over_loopback_http_counts_both_agents_tokens(
     fake_upstream: Callable[[list[Any]], Any],
 ) -> None:
-    call = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "c1",
-                "type": "function",
-                "function": {"name": "research", "arguments": '{"topic": "owls"}'},
-            }
-        ],
-    }
     upstream = fake_upstream(
         [
-            chat(call, 10),  # parent asks the sub-agent
+            chat(CALL_RESEARCH, 10),  # parent asks the sub-agent
             chat({"role": "assistant", "content": "They hoot."}, 20),  # sub-agent
             chat({"role": "assistant", "content": "Owls hoot."}, 30),  # parent answers
         ]
@@ -171,18 +174,9 @@ async def test_delegation_over_loopback_http_counts_both_agents_tokens(
 async def test_a_parent_token_limit_stops_the_sub_agent_over_loopback_http(
     fake_upstream: Callable[[list[Any]], Any],
 ) -> None:
-    call = {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {
-                "id": "c1",
-                "type": "function",
-                "function": {"name": "research", "arguments": '{"topic": "owls"}'},
-            }
-        ],
-    }
-    upstream = fake_upstream([chat(call, 10), chat({"role": "assistant", "content": "x"}, 50)])
+    upstream = fake_upstream(
+        [chat(CALL_RESEARCH, 10), chat({"role": "assistant", "content": "x"}, 50)]
+    )
     http = {"base_url": f"{upstream.url}/v1", "api_key": "sk-test"}
     sub = Agent(model="openai:gpt-4o-mini", **http)
 
