@@ -15,6 +15,7 @@ from good_agent.core.approvals import Approved
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
+from good_agent.core.iteration import AgentRun
 from good_agent.core.output import OutputMode
 from good_agent.core.payloads import (
     RunEndPayload,
@@ -38,6 +39,7 @@ from good_agent.core.run_events import (
     ToolResultEvent,
     TurnEndEvent,
 )
+from good_agent.core.steps import EndStep, ModelStep, RunStep, ToolCallsStep, ToolResultsStep
 from good_agent.core.streaming import StreamedRun
 from good_agent.extensions import (
     AuthInjector,
@@ -128,6 +130,7 @@ __all__ = [
     "Agent",
     "AgentComponent",
     "AgentEvents",
+    "AgentRun",
     "AgentRunError",
     "AllModelsFailedError",
     "AnthropicModel",
@@ -140,6 +143,7 @@ __all__ = [
     "CitationManager",
     "ConflictStrategy",
     "DeferredCall",
+    "EndStep",
     "EventBus",
     "EventContext",
     "FallbackModel",
@@ -164,6 +168,7 @@ __all__ = [
     "ModelResponse",
     "ModelResponseError",
     "ModelRetry",
+    "ModelStep",
     "ModelTimeoutError",
     "OllamaModel",
     "OpenAIChatModel",
@@ -181,6 +186,7 @@ __all__ = [
     "RunEvent",
     "RunResult",
     "RunStartPayload",
+    "RunStep",
     "RunUsage",
     "SQLiteStore",
     "ScriptExhaustedError",
@@ -201,6 +207,7 @@ __all__ = [
     "ToolCallErrorPayload",
     "ToolCallStartEvent",
     "ToolCallingMode",
+    "ToolCallsStep",
     "ToolDefinitionError",
     "ToolError",
     "ToolExecuteEvent",
@@ -210,6 +217,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResponse",
     "ToolResultEvent",
+    "ToolResultsStep",
     "ToolRetriesExceededError",
     "ToolRetry",
     "ToolTimeoutError",

@@ -31,6 +31,7 @@ from good_agent.types.errors import (
     UnknownToolError,
 )
 from good_agent.types.messages import ToolCall, ToolResponse
+from good_agent.types.usage import RunUsage, UsageLimitExceeded
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
@@ -41,10 +42,13 @@ OnExecute = Callable[[ToolCall, dict[str, Any]], Awaitable[None]]
 """Called with a call and its parameters after the adapter chain, before it runs."""
 
 
-async def current_plans(agent: Agent, run_tools: Toolset | None = None) -> dict[str, ToolPlan]:
+async def current_plans(
+    agent: Agent, run_tools: Toolset | None = None, run: RunContext[Any] | None = None
+) -> dict[str, ToolPlan]:
     """The plan of every tool as the model will see it now, by the name it sees,
-    events applied; ``run_tools`` are the tools added for one run."""
-    plans = _chain_plans(agent, run_tools)
+    events applied; ``run_tools`` are the tools added for one run, ``run`` the run's
+    context for the toolsets' filters (outside a run: one with ``deps=None``)."""
+    plans = _chain_plans(agent, run_tools, run)
     if not agent.events.has_handlers(AgentEvents.TOOLS_GENERATE_SIGNATURE):
         return plans
     result: dict[str, ToolPlan] = {}
@@ -64,15 +68,19 @@ async def current_plans(agent: Agent, run_tools: Toolset | None = None) -> dict[
     return result
 
 
-def _chain_plans(agent: Agent, run_tools: Toolset | None) -> dict[str, ToolPlan]:
+def _chain_plans(
+    agent: Agent, run_tools: Toolset | None, run: RunContext[Any] | None
+) -> dict[str, ToolPlan]:
     registry, chain = agent.tools, agent.adapter_chain
     if run_tools is None and not registry.toolsets:
         if chain.renames:
             chain.naming().set_names([])
         return chain.plans(registry, registry.version)
-    entries = registry.entries(agent)
+    if run is None:
+        run = RunContext(None, agent, RunUsage(), agent.messages, "")
+    entries = registry.entries(agent, run)
     if run_tools is not None:
-        entries += run_tools.entries(agent)
+        entries += run_tools.entries(agent, run=run)
     renamed = [(name, tool) for name, tool in entries if name != tool.name]
     if renamed or chain.renames:
         chain.naming().set_names(entries)
@@ -221,6 +229,10 @@ class _Innermost:
         except ToolError as exc:
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, exc))
             return _failure(call, str(exc))
+        except UsageLimitExceeded:
+            # A sub-agent counting into this run's usage went past a limit: the
+            # limits cover the whole run, so it ends here too.
+            raise
         except Exception as error:
             logger.error("tool %s raised %s", call.name, type(error).__name__, exc_info=error)
             await agent.events.emit(AgentEvents.TOOL_CALL_ERROR, ToolCallErrorPayload(call, error))

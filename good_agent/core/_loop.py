@@ -16,7 +16,7 @@ import anyio
 
 from good_agent.adapters import ToolPlan
 from good_agent.core._execution import current_plans
-from good_agent.core._run_state import RunOptions, RunState, Sink, result_message
+from good_agent.core._run_state import RunOptions, RunState, Sink, StepHook, result_message
 from good_agent.core._turns import request_model, stream_model
 from good_agent.core.approvals import check_decisions, unanswered_calls
 from good_agent.core.events import AgentEvents
@@ -26,6 +26,7 @@ from good_agent.core.output_validators import OutputRejected
 from good_agent.core.payloads import RunEndPayload, RunStartPayload
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import RunEndEvent, TurnEndEvent
+from good_agent.core.steps import EndStep, ModelStep, ToolCallsStep, ToolResultsStep
 from good_agent.models.base import ModelRequest
 from good_agent.types.errors import (
     AgentRunError,
@@ -33,13 +34,13 @@ from good_agent.types.errors import (
     OutputValidationError,
     ToolDefinitionError,
 )
-from good_agent.types.messages import AssistantMessage, Message, ToolCall, UserMessage
-from good_agent.types.usage import Usage
+from good_agent.types.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from good_agent.types.usage import Usage, UsageLimits
 
 if TYPE_CHECKING:
     from good_agent.core.agent import Agent
 
-__all__ = ["RunOptions", "Sink", "request_model", "run_engine"]
+__all__ = ["RunOptions", "Sink", "StepHook", "request_model", "run_engine"]
 
 
 class _Run(RunState):
@@ -52,7 +53,7 @@ class _Run(RunState):
         if self.options.tools is not None:
             # A clash of this run's tools with the agent's is refused before the
             # prompt joins the history.
-            await current_plans(agent, self.options.tools)
+            await current_plans(agent, self.options.tools, self.context)
         if approvals is not None:
             await self.resume(pending, approvals)
         if self.options.prompt is not None:
@@ -60,9 +61,8 @@ class _Run(RunState):
         instructions = agent._instructions
         self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):
-            if self.limits is not None:
-                self.stop(self.limits.before_request(self.usage))
-            plans = await current_plans(agent, self.options.tools)
+            self.stop(self.usage.exceeded(UsageLimits.before_request))
+            plans = await current_plans(agent, self.options.tools, self.context)
             messages = list(agent.messages)
             if agent._history_processors:
                 messages = await agent._history_processors.apply(messages, self.context)
@@ -76,8 +76,9 @@ class _Run(RunState):
             assert isinstance(message, AssistantMessage)
             if self.sink is not None:
                 await self.sink(TurnEndEvent(message, message.usage or Usage()))
-            if self.limits is not None:
-                self.stop(self.limits.after_response(self.usage))
+            self.stop(self.usage.exceeded(UsageLimits.after_response))
+            if self.on_step is not None:
+                await self.on_step(ModelStep(request, message))
             result = await self.answer(message, plans)
             if result is not None:
                 return result
@@ -129,13 +130,21 @@ class _Run(RunState):
         self, message: AssistantMessage, plans: dict[str, ToolPlan]
     ) -> RunResult[Any] | None:
         """Handle one model turn; a result ends the run, ``None`` asks the model again."""
+        if message.tool_calls and self.on_step is not None:
+            message = await self.calls_step(message)
         output, calls = self.options.output, message.tool_calls
         if output is not None and output.mode == "tool":
             finals = [call for call in calls if call.name == OUTPUT_TOOL_NAME]
             if finals:
                 return await self.final_call(message, finals, plans)
         if calls:
-            return await self.run_calls(message, calls, plans)
+            start = len(self.agent.messages)
+            result = await self.run_calls(message, calls, plans)
+            if result is None and self.on_step is not None:
+                added = self.agent.messages[start:]
+                results = [m for m in added if isinstance(m, ToolMessage)]
+                await self.on_step(ToolResultsStep(list(calls), results))
+            return result
         try:
             if output is None:
                 value: Any = message.content or ""
@@ -147,6 +156,20 @@ class _Run(RunState):
             text = self.retry_text(invalid, in_text=True)
             await self.agent.append(UserMessage(content=text))
             return None
+
+    async def calls_step(self, message: AssistantMessage) -> AssistantMessage:
+        """Show the calls of ``message`` as a :class:`ToolCallsStep`; calls changed
+        there replace the reply in the history. Returns the reply to go on with."""
+        assert self.on_step is not None
+        step = ToolCallsStep(message, list(message.tool_calls))
+        await self.on_step(step)
+        if step.calls == message.tool_calls:
+            return message
+        changed = message.model_copy(update={"tool_calls": list(step.calls)})
+        history = self.agent.messages
+        index = next(i for i in range(len(history) - 1, -1, -1) if history[i] is message)
+        history[index] = changed
+        return changed
 
     async def validated(self, value: Any) -> Any:
         """``value`` through the agent's output validators (:class:`OutputRejected`)."""
@@ -209,8 +232,14 @@ class _Run(RunState):
             raise OutputValidationError(f"{what}: {invalid}", self.agent.messages, invalid.problems)
 
 
-async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None) -> RunResult[Any]:
-    """Run the agent loop once: emits ``RUN_START`` / ``RUN_END`` around it."""
+async def run_engine(
+    agent: Agent, options: RunOptions, sink: Sink | None = None, on_step: StepHook | None = None
+) -> RunResult[Any]:
+    """Run the agent loop once: emits ``RUN_START`` / ``RUN_END`` around it.
+
+    ``sink`` receives the events of a streamed run, ``on_step`` the steps of a run
+    driven by :meth:`~good_agent.Agent.iter` (the run waits for it at each step).
+    """
     if agent._running:
         raise AgentRunError(
             "another run of this agent is in progress: its history is one conversation, "
@@ -227,13 +256,14 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
             "with agent.run(approvals={call_id: pending.approve() | False | 'reason'})",
             agent.messages,
         )
-    run = _Run(agent, options, sink)
+    run = _Run(agent, options, sink, on_step)
     run_id = run.run_id
     output_type = options.output.type if options.output is not None else None
     start = RunStartPayload(
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None
     )
     agent._running = True
+    release = run.usage.enforce(options.limits)
     agent.logger.debug("run %s started", run_id)
     try:
         await agent.events.emit(AgentEvents.RUN_START, start)
@@ -248,6 +278,7 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
         raise
     finally:
         agent._running = False
+        release()
     agent.logger.debug(
         "run %s ended: %d requests, %d tool calls%s",
         run_id,
@@ -257,4 +288,6 @@ async def run_engine(agent: Agent, options: RunOptions, sink: Sink | None = None
     )
     await agent.events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, result, None, run.usage))
     await run.send(RunEndEvent(result))
+    if on_step is not None:
+        await on_step(EndStep(result))
     return result

@@ -29,6 +29,7 @@ from good_agent.core.output import OutputSpec
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
+from good_agent.core.steps import RunStep
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.toolset import Toolset
 from good_agent.types.errors import AgentRunError, ToolRetriesExceededError
@@ -41,7 +42,11 @@ if TYPE_CHECKING:
 Sink = Callable[[RunEvent], Awaitable[None]]
 """Receives the events of a streamed run."""
 
-__all__ = ["RunOptions", "RunState", "Sink", "result_message"]
+StepHook = Callable[[RunStep], Awaitable[None]]
+"""Receives each step of a run driven by :meth:`~good_agent.Agent.iter`; the run
+waits until it returns."""
+
+__all__ = ["RunOptions", "RunState", "Sink", "StepHook", "result_message"]
 
 
 @dataclass(slots=True)
@@ -57,6 +62,8 @@ class RunOptions:
     tools: Toolset | None = None
     """Tools added for this run only."""
     deps: Any = None
+    usage: RunUsage | None = None
+    """Totals to count into (another run's, for a sub-agent) instead of new ones."""
 
 
 class _Deferred(Exception):
@@ -79,12 +86,14 @@ def result_message(call: ToolCall, text: str, *, error: bool) -> ToolMessage:
 class RunState:
     """The state of one run: usage, failure counts, the events it emits, its tool calls."""
 
-    def __init__(self, agent: Agent, options: RunOptions, sink: Sink | None) -> None:
+    def __init__(
+        self, agent: Agent, options: RunOptions, sink: Sink | None, on_step: StepHook | None = None
+    ) -> None:
         self.agent = agent
         self.options = options
         self.sink = sink
-        self.limits = options.limits
-        self.usage = RunUsage()
+        self.on_step = on_step
+        self.usage = options.usage if options.usage is not None else RunUsage()
         self.failures: Counter[str] = Counter()
         self.output_failures = 0
         self.start = len(agent.messages)
@@ -168,8 +177,8 @@ class RunState:
     ) -> list[ToolResponse]:
         """Run ``calls`` concurrently; each finished response is kept in :attr:`finished`
         at once, so a cancellation loses none of them."""
-        if self.limits is not None:
-            self.stop(self.limits.before_tool_calls(self.usage, len(calls)))
+        count = len(calls)
+        self.stop(self.usage.exceeded(lambda limits, usage: limits.before_tool_calls(usage, count)))
         hook = self.executing if self.sink is not None else None
         self.finished = {}
         try:
@@ -230,7 +239,7 @@ class RunState:
         """Apply the (checked) decisions on the calls that waited for approval; the
         results are appended in call order, denials among them."""
         self.agent._deferred = {}
-        plans = await current_plans(self.agent, self.options.tools)
+        plans = await current_plans(self.agent, self.options.tools, self.context)
         approved = [c for c in pending if approves(approvals[c.id])]
         ran = iter(await self.run_tools(approved, plans) if approved else [])
         responses = [

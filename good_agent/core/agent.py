@@ -15,7 +15,7 @@ from typing_extensions import TypeVar
 
 from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
-from good_agent.core._loop import RunOptions, run_engine
+from good_agent.core._loop import RunOptions, StepHook, run_engine
 from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
@@ -23,6 +23,7 @@ from good_agent.core.components import AgentComponent
 from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
+from good_agent.core.iteration import AgentRun
 from good_agent.core.output import OutputMode, OutputSpec, is_text_type
 from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
@@ -363,14 +364,16 @@ class Agent(Generic[DepsT, OutputT]):
         *,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: DepsT | None = None,
+        usage: RunUsage | None = None,
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
         The same run as [`run`][good_agent.Agent.run] without an output type;
-        returns its ``message``.
-        ``tools`` are added for this run only.
+        returns its ``message``. ``tools`` are added for this run only; ``usage``
+        as in [`run`][good_agent.Agent.run].
         """
-        return (await self.run(prompt, output_type=str, tools=tools, deps=deps)).message
+        result = await self.run(prompt, output_type=str, tools=tools, deps=deps, usage=usage)
+        return result.message
 
     @overload
     async def run(
@@ -413,6 +416,7 @@ class Agent(Generic[DepsT, OutputT]):
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
+        usage: RunUsage | None = None,
     ) -> RunResult[Any]:
         """Run the loop once and return a [`RunResult`][good_agent.RunResult].
 
@@ -430,10 +434,15 @@ class Agent(Generic[DepsT, OutputT]):
             deps: This run's dependencies, for its tools, adapters, instructions,
                 output validators and history processors (as ``RunContext.deps``);
                 never sent to the model.
+            usage: Totals to count this run into, instead of new ones: a tool
+                running a sub-agent passes ``usage=ctx.usage``, so the parent's
+                ``result.usage`` holds the sub-agent's requests and the limits of
+                both runs cover both (``result.usage`` is that same object).
         """
         options = self._options(
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
+        options.usage = usage
         await self.install()
         return await run_engine(self, options)
 
@@ -520,6 +529,7 @@ class Agent(Generic[DepsT, OutputT]):
         tool_choice: ToolChoice | None = None,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
+        usage: RunUsage | None = None,
     ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
@@ -529,12 +539,77 @@ class Agent(Generic[DepsT, OutputT]):
         options = self._options(
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
+        options.usage = usage
 
         async def engine(sink: Any) -> RunResult[Any]:
             await self.install()
             return await run_engine(self, options, sink)
 
         return StreamedRun(engine, options.output)
+
+    @overload
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[OutputT]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[Any]: ...
+
+    def iter(
+        self,
+        prompt: str | None = None,
+        *,
+        output_type: Any = None,
+        deps: Any = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[Any]:
+        """A run step by step: ``async with agent.iter(prompt) as run: async for step in run``.
+
+        Takes the arguments of :meth:`run` and runs the same loop; the steps
+        (:class:`~good_agent.ModelStep`, :class:`~good_agent.ToolCallsStep`,
+        :class:`~good_agent.ToolResultsStep`, :class:`~good_agent.EndStep`) are
+        listed in :mod:`good_agent.core.steps`. The run waits at each step until the
+        next is asked for; ``run.result`` holds the result once it ended.
+        """
+        run_options = self._options(
+            prompt,
+            output_type,
+            options.get("output_mode"),
+            options.get("usage_limits"),
+            options.get("approvals"),
+            options.get("tool_choice"),
+            options.get("tools", ()),
+            deps,
+        )
+        run_options.usage = options.get("usage")
+
+        async def engine(on_step: StepHook) -> RunResult[Any]:
+            await self.install()
+            return await run_engine(self, run_options, on_step=on_step)
+
+        return AgentRun(self, engine)
 
     @contextmanager
     def override(
@@ -596,11 +671,11 @@ class Agent(Generic[DepsT, OutputT]):
         one with ``deps=None`` and the call id as ``run_id``.
         """
         await self.install()
-        plans = await current_plans(self)
         call = ToolCall(id=f"invoke_{next(self._invocations)}", name=tool_name, arguments=arguments)
+        run = RunContext(None, self, RunUsage(), self.messages, call.id)
+        plans = await current_plans(self, run=run)
         await self.append(AssistantMessage(tool_calls=[call]))
         try:
-            run = RunContext(None, self, RunUsage(), self.messages, call.id)
             response = await execute_call(self, call, plans, run=run)
         except BaseException as error:
             with anyio.CancelScope(shield=True):

@@ -20,7 +20,7 @@ from good_agent.providers.types import ToolChoice
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
 from good_agent.types.messages import Message
-from good_agent.types.usage import UsageLimits
+from good_agent.types.usage import RunUsage, UsageLimits
 
 __all__ = ["AgentOptions", "RunOptionsDict"]
 
@@ -59,3 +59,4 @@ class RunOptionsDict(TypedDict, total=False):
     approvals: Mapping[str, Approval] | None
     tool_choice: ToolChoice | None
     tools: Iterable[Tool | Toolset | Callable[..., Any]]
+    usage: RunUsage | None

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from types import TracebackType
 from typing import Any, Generic, TypeVar
 
-import anyio
 import pydantic_core
-from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from good_agent.core.engine_task import EngineTask
 from good_agent.core.output import OUTPUT_TOOL_NAME, WRAPPER_KEY, OutputSpec
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import (
@@ -30,7 +27,7 @@ Engine = Callable[[Callable[[RunEvent], Awaitable[None]]], Awaitable[RunResult[A
 """Starts the run engine with a sink for its events."""
 
 
-class StreamedRun(Generic[OutputT]):
+class StreamedRun(EngineTask[RunEvent], Generic[OutputT]):
     """The handle of [`good_agent.Agent.stream`][good_agent.Agent.stream]: iterate it
     for the run's events.
 
@@ -45,76 +42,32 @@ class StreamedRun(Generic[OutputT]):
     """
 
     def __init__(self, engine: Engine, output: OutputSpec | None = None) -> None:
-        self._engine = engine
+        async def start(send: Callable[[RunEvent], Awaitable[None]]) -> RunResult[Any]:
+            async def sink(event: RunEvent) -> None:
+                if isinstance(event, RunEndEvent):
+                    # The run is complete even if nobody reads this last event.
+                    self._result = event.result
+                await send(event)
+
+            return await engine(sink)
+
+        super().__init__(start)
+        self._outside = "use the streamed run inside 'async with agent.stream(...)'"
         self._output = output
         self._text: list[str] = []
         self._args: list[str] = []
         self._final_index: int | None = None
         self._partial: Any = None
-        self._result: RunResult[Any] | None = None
-        self._error: BaseException | None = None
-        self._raised = False
-        self._finished = False
-        self._group: TaskGroup | None = None
-        self._send: MemoryObjectSendStream[RunEvent] | None = None
-        self._receive: MemoryObjectReceiveStream[RunEvent] | None = None
 
     async def __aenter__(self) -> StreamedRun[OutputT]:
-        self._send, self._receive = anyio.create_memory_object_stream[RunEvent](0)
-        self._group = anyio.create_task_group()
-        await self._group.__aenter__()
-        self._group.start_soon(self._drive, self._send)
+        await self._enter()
         return self
-
-    async def _drive(self, send: MemoryObjectSendStream[RunEvent]) -> None:
-        async def sink(event: RunEvent) -> None:
-            if isinstance(event, RunEndEvent):
-                # The run is complete even if nobody reads this last event.
-                self._result = event.result
-            await send.send(event)
-
-        async with send:
-            try:
-                self._result = await self._engine(sink)
-            except anyio.get_cancelled_exc_class():
-                raise
-            except Exception as error:
-                self._error = error
-            finally:
-                self._finished = True
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> bool | None:
-        assert self._group is not None and self._receive is not None
-        if not self._finished:
-            self._group.cancel_scope.cancel()
-        try:
-            # The block's own exception propagates as is, not inside an exception group.
-            await self._group.__aexit__(None, None, None)
-        finally:
-            self._receive.close()
-        if exc_type is None and self._error is not None and not self._raised:
-            self._raised = True
-            raise self._error
-        return None
 
     def __aiter__(self) -> AsyncIterator[RunEvent]:
         return self
 
     async def __anext__(self) -> RunEvent:
-        if self._receive is None:
-            raise RuntimeError("use the streamed run inside 'async with agent.stream(...)'")
-        try:
-            event = await self._receive.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            if self._error is not None and not self._raised:
-                self._raised = True
-                raise self._error from None
-            raise StopAsyncIteration from None
+        event = await self._next()
         self._track(event)
         return event
 

@@ -34,11 +34,12 @@ class ToolRegistry:
         self.toolsets.append(toolset)
         self.version += 1
 
-    def entries(self, agent: Any) -> list[tuple[str, Tool]]:
-        """``(name the model sees, tool)`` for every tool offered now, toolsets included."""
+    def entries(self, agent: Any, run: Any = None) -> list[tuple[str, Tool]]:
+        """``(name the model sees, tool)`` for every tool offered now, toolsets included
+        (``run``: the run's context, for the toolsets' filters)."""
         found = [(name, tool) for name, tool in self._tools.items()]
         for toolset in self.toolsets:
-            found += toolset.entries(agent)
+            found += toolset.entries(agent, run=run)
         return found
 
     def add(self, item: Tool | Callable[..., Any]) -> Tool:

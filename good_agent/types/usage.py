@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from good_agent.types.errors import AgentRunError
@@ -28,12 +29,20 @@ class Usage:
 
 @dataclass(slots=True)
 class RunUsage:
-    """Totals over one run: model requests, tokens and tool calls."""
+    """Totals over one run: model requests, tokens and tool calls.
+
+    A run given another run's usage (``sub_agent.run(prompt, usage=ctx.usage)`` in a
+    tool) counts into the same totals, and the limits of every run counting into
+    them apply to all of them: a parent's ``request_limit`` stops a sub-agent that
+    would exceed it.
+    """
 
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     tool_calls: int = 0
+    _limits: list[UsageLimits] = field(default_factory=list, repr=False, compare=False)
+    """The limits of the runs counting into these totals now."""
 
     @property
     def total_tokens(self) -> int:
@@ -45,6 +54,30 @@ class RunUsage:
         self.requests += 1
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
+
+    def enforce(self, limits: UsageLimits | None) -> Callable[[], None]:
+        """Apply ``limits`` to these totals until the returned function is called."""
+        if limits is None:
+            return _nothing
+        self._limits.append(limits)
+
+        def release() -> None:
+            self._limits.remove(limits)
+
+        return release
+
+    def exceeded(self, check: Callable[[UsageLimits, RunUsage], str | None]) -> str | None:
+        """The first reason ``check(limits, self)`` gives for the limits in force on
+        these totals (e.g. ``UsageLimits.before_request``), or ``None``."""
+        for limits in self._limits:
+            reason = check(limits, self)
+            if reason is not None:
+                return reason
+        return None
+
+
+def _nothing() -> None:
+    return None
 
 
 class UsageLimitExceeded(AgentRunError):

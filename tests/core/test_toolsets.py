@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import string
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from good_agent import (
     Agent,
+    RunContext,
     ToolAdapter,
     ToolDefinitionError,
     ToolMessage,
@@ -163,6 +165,56 @@ async def test_a_filter_is_asked_before_each_request() -> None:
     agent = Agent(model=model, tools=[toolset])
     await agent.run("go")
     assert [r.tool_names for r in model.requests] == [["read"], ["read", "write"]]
+
+
+@dataclass
+class User:
+    name: str
+    admin: bool
+
+
+async def test_a_filter_taking_the_run_context_offers_tools_by_the_runs_deps() -> None:
+    def admins_only(ctx: RunContext[User], t: Tool) -> bool:
+        return t.name != "delete" or ctx.deps.admin
+
+    toolset = Toolset([named("read"), named("delete")]).filtered(admins_only)
+    model = TestModel()
+    agent = Agent(model=model, tools=[toolset], deps_type=User)
+    await agent.run("go", deps=User("ada", admin=True))
+    assert model.requests[-1].tool_names == ["read", "delete"]
+    await agent.run("go", deps=User("bob", admin=False))
+    assert model.requests[-1].tool_names == ["read"]
+    # A call of the hidden tool by name is an unknown tool for bob's run.
+    scripted = ScriptedModel([ScriptedModel.tool_call("delete", {"q": "x"}), "ok"])
+    with agent.override(model=scripted):
+        await agent.run("go", deps=User("bob", admin=False))
+    last = agent.messages[-2]
+    assert isinstance(last, ToolMessage) and last.is_error
+    assert "unknown tool 'delete'" in last.content
+
+
+async def test_a_three_argument_filter_gets_context_tool_and_agent() -> None:
+    seen: list[tuple[str, str, bool]] = []
+
+    def check(ctx: Any, t: Tool, agent: Any) -> bool:
+        seen.append((ctx.deps, t.name, isinstance(agent, Agent)))
+        return ctx.deps == "yes"
+
+    toolset = Toolset([named("read")]).prefixed("x_").filtered(check)
+    model = TestModel()
+    agent = Agent(model=model, tools=[toolset])
+    await agent.run("go", deps="yes", tools=[Toolset([named("other")]).filtered(check)])
+    assert model.requests[-1].tool_names == ["x_read", "other"]
+    assert ("yes", "read", True) in seen and ("yes", "other", True) in seen
+    await agent.run("go", deps="no")
+    assert model.requests[-1].tool_names == []
+
+
+async def test_a_context_filter_outside_a_run_sees_no_deps() -> None:
+    toolset = Toolset([named("read")]).filtered(lambda ctx, t, agent: ctx.deps is None)
+    agent = Agent(model=TestModel(), tools=[toolset])
+    assert [s["function"]["name"] for s in await agent.tool_signatures()] == ["read"]
+    assert (await agent.invoke("read", q="x")).success
 
 
 async def test_run_tools_are_offered_for_that_run_only() -> None:

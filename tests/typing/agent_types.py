@@ -12,7 +12,7 @@ from typing import Any, assert_type
 
 from pydantic import BaseModel
 
-from good_agent import Agent, AssistantMessage, RunContext, RunResult, StreamedRun
+from good_agent import Agent, AgentRun, AssistantMessage, RunContext, RunResult, StreamedRun
 from good_agent.testing import ScriptedModel
 
 
@@ -46,6 +46,11 @@ async def typed_agent() -> None:
         assert_type(run.output, Report)
     assert_type(agent.stream("x", output_type=list[Other]), StreamedRun[list[Other]])
     assert_type(await agent.call("x", deps=Deps("ada")), AssistantMessage)
+    async with agent.iter("x", deps=Deps("ada")) as steps:
+        assert_type(steps, AgentRun[Report])
+        assert_type(steps.result, RunResult[Report] | None)
+    assert_type(agent.iter("x", output_type=Other), AgentRun[Other])
+    agent.iter("x", deps="not deps")  # type: ignore[call-overload]
     await agent.run("x", deps="not deps")  # type: ignore[call-overload]
     with agent.override(deps=Deps("test"), model=model):
         pass
