@@ -1,4 +1,5 @@
-"""The :class:`Agent`: history, tools, components and one adapter chain, around a model."""
+"""The [`Agent`][good_agent.Agent]: history, tools, components and one adapter chain,
+around a model."""
 
 from __future__ import annotations
 
@@ -264,7 +265,8 @@ class Agent(Generic[DepsT, OutputT]):
             raise
 
     def __enter__(self) -> Self:
-        """``with Agent(...) as agent:`` for code without an event loop (see :meth:`close_sync`)."""
+        """``with Agent(...) as agent:`` for code without an event loop (see
+        [`close_sync`][good_agent.Agent.close_sync])."""
         refuse_inside_a_loop("__enter__")
         self._sync_loop().run(self.install())
         return self
@@ -587,10 +589,10 @@ class Agent(Generic[DepsT, OutputT]):
     ) -> AgentRun[Any]:
         """A run step by step: ``async with agent.iter(prompt) as run: async for step in run``.
 
-        Takes the arguments of :meth:`run` and runs the same loop; the steps
-        (:class:`~good_agent.ModelStep`, :class:`~good_agent.ToolCallsStep`,
-        :class:`~good_agent.ToolResultsStep`, :class:`~good_agent.EndStep`) are
-        listed in :mod:`good_agent.core.steps`. The run waits at each step until the
+        Takes the arguments of [`run`][good_agent.Agent.run] and runs the same loop; the steps
+        ([`ModelStep`][good_agent.ModelStep], [`ToolCallsStep`][good_agent.ToolCallsStep],
+        [`ToolResultsStep`][good_agent.ToolResultsStep], [`EndStep`][good_agent.EndStep]) are
+        listed in ``good_agent.core.steps``. The run waits at each step until the
         next is asked for; ``run.result`` holds the result once it ended.
         """
         run_options = self._options(

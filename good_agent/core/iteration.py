@@ -26,15 +26,16 @@ StepEngine = Callable[[Callable[[RunStep], Awaitable[None]]], Awaitable[RunResul
 
 
 class AgentRun(EngineTask[RunStep], Generic[OutputT]):
-    """The handle of :meth:`good_agent.Agent.iter`: iterate it for the run's steps.
+    """The handle of [`good_agent.Agent.iter`][good_agent.Agent.iter]: iterate it for the
+    run's steps.
 
     The run starts on entering ``async with`` and waits at each step until the next
     one is asked for, so the program can look at it and change what comes next:
-    the calls of a :class:`~good_agent.ToolCallsStep`, or a message added with
-    :meth:`add_message` before the next request. Leaving the block before the
-    :class:`~good_agent.EndStep` stops the run: every tool call in the history gets
+    the calls of a [`ToolCallsStep`][good_agent.ToolCallsStep], or a message added with
+    ``add_message`` before the next request. Leaving the block before the
+    [`EndStep`][good_agent.EndStep] stops the run: every tool call in the history gets
     a result (an error saying the run stopped, for calls that had not run), and
-    :attr:`result` stays ``None``. An error that ends the run is raised from the
+    ``result`` stays ``None``. An error that ends the run is raised from the
     iteration (or on leaving the block, if the steps were not read).
     """
 
@@ -69,9 +70,9 @@ class AgentRun(EngineTask[RunStep], Generic[OutputT]):
     async def add_message(self, message: Message) -> None:
         """Append ``message`` to the history now, before the run's next request.
 
-        Call it while the run waits at a step (a :class:`~good_agent.ToolResultsStep`,
+        Call it while the run waits at a step (a [`ToolResultsStep`][good_agent.ToolResultsStep],
         say); it is refused while a tool call in the history has no result yet (at a
-        :class:`~good_agent.ToolCallsStep`), since no provider accepts a message
+        [`ToolCallsStep`][good_agent.ToolCallsStep]), since no provider accepts a message
         between a call and its result.
         """
         if self._resume is None or self._finished:
@@ -92,6 +93,6 @@ class AgentRun(EngineTask[RunStep], Generic[OutputT]):
 
     @property
     def result(self) -> RunResult[OutputT] | None:
-        """The run's :class:`~good_agent.RunResult` once it ended (``None`` before, or
+        """The run's [`RunResult`][good_agent.RunResult] once it ended (``None`` before, or
         when the run was stopped early)."""
         return self._result

@@ -1,10 +1,12 @@
-"""The steps of a run, as :meth:`good_agent.Agent.iter` yields them.
+"""The steps of a run, as [`good_agent.Agent.iter`][good_agent.Agent.iter] yields them.
 
-A run is a sequence of model turns: :class:`ModelStep` (a request and the reply,
-already in the history), then, when the reply calls tools, :class:`ToolCallsStep`
-(before they run: change :attr:`ToolCallsStep.calls` to change what runs) and
-:class:`ToolResultsStep` (their results, in the history); the run ends with
-:class:`EndStep`, which holds the :class:`~good_agent.RunResult`.
+A run is a sequence of model turns: [`ModelStep`][good_agent.ModelStep] (a request and
+the reply, already in the history), then, when the reply calls tools,
+[`ToolCallsStep`][good_agent.ToolCallsStep] (before they run: change
+[`ToolCallsStep.calls`][good_agent.ToolCallsStep.calls] to change what runs) and
+[`ToolResultsStep`][good_agent.ToolResultsStep] (their results, in the history); the run
+ends with [`EndStep`][good_agent.EndStep], which holds the
+[`RunResult`][good_agent.RunResult].
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class ModelStep:
 class ToolCallsStep:
     """The tool calls of the model's reply, before any of them runs.
 
-    Change :attr:`calls` (edit a call's arguments with ``call.model_copy(update=...)``,
+    Change ``calls`` (edit a call's arguments with ``call.model_copy(update=...)``,
     drop calls, add others) and the run executes the calls as changed: the reply in
     the history is replaced by one holding them, so every call keeps its result.
     Emptied, the reply has no calls and is the run's answer.
@@ -65,7 +67,7 @@ class ToolResultsStep:
 
 @dataclass(frozen=True, slots=True)
 class EndStep:
-    """The run ended; :attr:`result` is what :meth:`~good_agent.Agent.run` returns."""
+    """The run ended; ``result`` is what [`run`][good_agent.Agent.run] returns."""
 
     result: RunResult[Any]
 

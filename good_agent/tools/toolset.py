@@ -1,17 +1,18 @@
 """Toolsets: tool collections that compose (filtered, prefixed, renamed).
 
-A :class:`Toolset` is given to an agent like a tool (``Agent(tools=[...])`` or
+A [`Toolset`][good_agent.Toolset] is given to an agent like a tool (``Agent(tools=[...])`` or
 ``agent.run(..., tools=[...])``). Its wrappers return new toolsets and leave the
 original as it was:
 
-- :meth:`Toolset.filtered` offers only the tools a predicate accepts, asked
-  before every model request (with the run's :class:`~good_agent.RunContext`, if
-  it takes one);
-- :meth:`Toolset.prefixed` and :meth:`Toolset.renamed` change the names the model
-  sees. The tools keep their own names: the agent's adapter chain renames each
-  signature on the way to the model and finds the tool by the name the model
-  called (:class:`~good_agent.adapters.ToolNaming`), so adapters, events and
-  logs still see the tool as it was defined.
+- [`Toolset.filtered`][good_agent.Toolset.filtered] offers only the tools a predicate
+  accepts, asked before every model request (with the run's
+  [`RunContext`][good_agent.RunContext], if it takes one);
+- [`Toolset.prefixed`][good_agent.Toolset.prefixed] and
+  [`Toolset.renamed`][good_agent.Toolset.renamed] change the names the model sees.
+  The tools keep their own names: the agent's adapter chain renames each signature
+  on the way to the model and finds the tool by the name the model called
+  (``ToolNaming``), so adapters, events and logs still see the tool as it was
+  defined.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ __all__ = ["Predicate", "Toolset"]
 
 Predicate = Callable[..., bool]
 """Decides whether a tool is offered: called with ``(tool, agent)``; or with the
-run's :class:`~good_agent.RunContext` first: ``(ctx, tool)`` when its first
+run's [`RunContext`][good_agent.RunContext] first: ``(ctx, tool)`` when its first
 parameter is annotated ``RunContext``, ``(ctx, tool, agent)`` when it takes three."""
 
 _Check = Callable[[Any, Tool, Any], bool]
@@ -98,7 +99,7 @@ class Toolset:
 
         ``predicate(tool, agent)``; or, to decide by the run (its ``deps``, say: tools
         offered only to admins), ``predicate(ctx, tool)`` with its first parameter
-        annotated :class:`~good_agent.RunContext`, or ``predicate(ctx, tool, agent)``.
+        annotated [`RunContext`][good_agent.RunContext], or ``predicate(ctx, tool, agent)``.
         It is asked before each model request, so a tool can come and go within a
         run. Outside a run (``agent.tool_signatures()``, ``agent.invoke``) the
         context's ``deps`` is ``None``.
