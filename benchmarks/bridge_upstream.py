@@ -4,7 +4,10 @@
 streamed (SSE, ``"stream": true`` in the body), with usage. Two servers give the
 same bytes: ``uvicorn`` (a Starlette app on uvicorn, what a fast Python model server
 looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: the
-floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw]``.
+floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw] [agent]``.
+
+With ``agent`` (raw server only) a request that carries a tool result is answered in
+text (:data:`ANSWER`), so an agent run is one tool call and then an answer.
 """
 
 from __future__ import annotations
@@ -98,7 +101,24 @@ def _response(body: bytes, content_type: bytes) -> bytes:
     )
 
 
+ANSWER_TEXT = "It is sunny in Paris."
+
+
+def _answer() -> bytes:
+    message = {"role": "assistant", "content": ANSWER_TEXT}
+    body = {
+        "id": "chatcmpl-fake-answer",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "fake-gpt",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 40, "completion_tokens": 6, "total_tokens": 46},
+    }
+    return json.dumps(body).encode()
+
+
 WHOLE = _response(WHOLE_BODY, b"application/json")
+ANSWER = _response(_answer(), b"application/json")
 STREAMED = _response(STREAMED_BODY, b"text/event-stream")
 MODELS = _response(
     b'{"object": "list", "data": [{"id": "fake-gpt", "object": "model"}]}', b"application/json"
@@ -107,6 +127,9 @@ MODELS = _response(
 
 class Upstream(asyncio.Protocol):
     """One connection: parse requests by ``content-length`` and answer canned replies."""
+
+    answers_tool_results = False
+    """Whether a request carrying a tool result is answered in text (``agent``)."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport: asyncio.Transport = transport  # type: ignore[assignment]
@@ -130,6 +153,10 @@ class Upstream(asyncio.Protocol):
             self.buffer = self.buffer[end + 4 + length :]
             if head.startswith(b"get"):
                 self.transport.write(MODELS)
+            elif self.answers_tool_results and (
+                b'"role":"tool"' in body or b'"role": "tool"' in body
+            ):
+                self.transport.write(ANSWER)
             elif b'"stream": true' in body or b'"stream":true' in body:
                 self.transport.write(STREAMED)
             else:
@@ -173,4 +200,5 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[2] == "uvicorn":
         run_uvicorn(int(sys.argv[1]))
     else:
+        Upstream.answers_tool_results = sys.argv[3:4] == ["agent"]
         asyncio.run(main(int(sys.argv[1])))

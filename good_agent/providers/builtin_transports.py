@@ -6,15 +6,16 @@ from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
 from good_agent.providers.gemini.http_transport import GeminiHttpTransport
 from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.ollama.http_transport import OllamaHttpTransport
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 
 HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {
-    "openai": HttpTransport,
+    "openai": OpenAIHttpTransport,
     "anthropic": AnthropicHttpTransport,
     "gemini": GeminiHttpTransport,
     "ollama": OllamaHttpTransport,
 }
 """The HTTP transport of each built-in provider name; the bridge serves these names.
 
-Add an OpenAI-compatible service by subclassing :class:`HttpTransport` (``provider``,
+Add an OpenAI-compatible service by subclassing :class:`OpenAIHttpTransport` (``provider``,
 ``default_base_url``; ``profile_provider`` names whose profiles and codec apply) and
 registering it here under its name."""

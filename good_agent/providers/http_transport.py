@@ -1,18 +1,19 @@
-"""The transport that talks HTTP directly with one pooled ``httpx2.AsyncClient``.
+"""The shared base of every vendor's HTTP transport: one pooled ``httpx2.AsyncClient``.
 
-:class:`HttpTransport` speaks OpenAI Chat Completions (and every server that speaks
-it) and is the base of each vendor's HTTP transport (``providers/<vendor>/http_transport.py``).
-It posts the codec's body to the provider's documented endpoint, whole
-(:meth:`HttpTransport.send`) or streamed (:meth:`HttpTransport.stream`: Server-Sent
-Events, or NDJSON for Ollama). A stream is read to the end of the response even after
-the provider's final event (``[DONE]``, ``message_stop``), so the connection returns to
-the pool. Keys travel in headers, never in URLs. Every failure is a typed
-:class:`~good_agent.types.errors.ModelError`.
+:class:`HttpTransport` is the base of each vendor's HTTP transport
+(``providers/<vendor>/http_transport.py``), which says only what is the vendor's own:
+its endpoint, its headers and how a body asks for a stream. It posts the codec's body
+to that endpoint, whole (:meth:`HttpTransport.send`) or streamed
+(:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for Ollama). A stream is
+read to the end of the response even after the provider's final event (``[DONE]``,
+``message_stop``), so the connection returns to the pool. Keys travel in headers, never
+in URLs. Every failure is a typed :class:`~good_agent.types.errors.ModelError`.
 """
 
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, ClassVar
 
@@ -42,11 +43,14 @@ def _sse_payload(data: str) -> Any:
     return json.loads(data)
 
 
-class HttpTransport:
-    """OpenAI Chat Completions over HTTP (also the base of the other HTTP transports).
+class HttpTransport(ABC):
+    """The base of every vendor's HTTP transport: pooling, sending, streaming, errors.
 
-    ``provider`` names the upstream in errors; ``profile_provider`` is the provider
-    whose profiles and codec apply (``"openai"`` for any OpenAI-compatible service).
+    A vendor's subclass sets ``provider`` (the upstream's name in errors),
+    ``profile_provider`` (the provider whose profiles and codec apply) and
+    ``default_base_url``, and says its endpoint (:meth:`url`), and where they differ
+    from the defaults here, its headers (:meth:`headers`: a bearer token) and the body as sent
+    (:meth:`wire_body`: ``stream: true`` for a streamed reply).
 
     Args:
         model: The upstream model id (Gemini puts it in the URL).
@@ -62,9 +66,9 @@ class HttpTransport:
             can (:attr:`limits_streams`); ``None``: no limit here.
     """
 
-    provider: str = "openai"
-    profile_provider: ClassVar[str] = "openai"
-    default_base_url: ClassVar[str] = "https://api.openai.com/v1"
+    provider: str
+    profile_provider: ClassVar[str]
+    default_base_url: ClassVar[str]
 
     def __init__(
         self,
@@ -97,19 +101,17 @@ class HttpTransport:
         return self._client
 
     def headers(self) -> dict[str, str]:
-        """The request headers (the key as a bearer token when one is set)."""
+        """The request headers: the key as a bearer token when one is set (a vendor
+        with a header of its own overrides this)."""
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
+    @abstractmethod
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The endpoint for ``body``."""
-        return f"{self.base_url}/chat/completions"
 
     def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
-        """``body`` as sent: the stream flag set as the provider expects."""
-        if stream:
-            options = {"include_usage": True, **(body.get("stream_options") or {})}
-            return {**body, "stream": True, "stream_options": options}
-        return body
+        """``body`` as sent: ``stream: true`` for a streamed reply."""
+        return {**body, "stream": True} if stream else body
 
     @property
     def wire(self) -> Wire:
@@ -248,5 +250,3 @@ class HttpTransport:
         client, self._client = self._client, None
         if client is not None and self._owns_client:
             await client.aclose()
-
-

@@ -5,138 +5,68 @@ A name may carry a provider prefix (``anthropic:claude-sonnet-4-6``,
 bare name (lower-cased, shell-style patterns); the first matching rule wins and
 user rules come first. Users add rules in code with :func:`register_profile` or from
 a TOML file with :func:`load_profiles`.
+
+Each built-in vendor's rules live in its folder (``providers/<vendor>/profile.py``);
+this module holds the registry and the table that lists them.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from good_agent.providers.prompting import Constraint, Notation, SchemaFormat
+from good_agent.providers.anthropic import profile as anthropic_profile
+from good_agent.providers.gemini import profile as gemini_profile
+from good_agent.providers.ollama import profile as ollama_profile
+from good_agent.providers.openai import profile as openai_profile
+from good_agent.providers.profile_rules import (
+    IDENTITY_FIELDS,
+    NATIVE,
+    ModelProfile,
+    ProfileRule,
+    ProviderInfo,
+    name_candidates,
+)
 from good_agent.providers.strategies.base import ToolCallingMode
 
+__all__ = [
+    "BUILTIN_PROVIDERS",
+    "BUILTIN_RULES",
+    "DEFAULT_REGISTRY",
+    "IDENTITY_FIELDS",
+    "MODEL_PREFIXES",
+    "NATIVE_WITH_FALLBACK",
+    "OPEN_FAMILIES",
+    "OPEN_MODEL_RULES",
+    "PROVIDER_ALIASES",
+    "ModelProfile",
+    "ProfileRegistry",
+    "ProfileRule",
+    "ProviderInfo",
+    "get_profile",
+    "load_profiles",
+    "name_candidates",
+    "register_profile",
+    "unknown_name_profile",
+    "with_mode",
+]
 
-@dataclass(frozen=True, slots=True)
-class ModelProfile:
-    """What good-agent knows about one model.
-
-    ``provider`` names the transport (``openai``, ``openai-responses``,
-    ``anthropic``, ``gemini``, ``ollama``), ``codec`` the wire format, ``model``
-    the upstream id without the provider prefix, ``mode`` the default strategy,
-    ``rule`` the pattern that matched (``None``: no rule, the fallback profile).
-    For prompt-based modes, ``prompt_format`` (``json`` or ``typescript``) says how
-    tools are listed and ``constrained_decoding`` (``json_object``, ``json_schema``,
-    ``vllm``, ``vllm_guided`` or ``None``) which constrained output to ask for,
-    and ``prompt_notation`` (``tags`` or ``thought``) how calls are written.
-    """
-
-    model: str
-    provider: str = "openai"
-    codec: str = "openai_chat"
-    mode: ToolCallingMode = ToolCallingMode.VALIDATED
-    supports_strict: bool = False
-    supports_parallel: bool = True
-    supports_tool_choice: bool = True
-    supports_response_format: bool = False
-    prompt_format: SchemaFormat = "json"
-    constrained_decoding: Constraint | None = None
-    rule: str | None = None
-    prompt_notation: Notation = "tags"
-
-
-IDENTITY_FIELDS = frozenset({"model", "provider", "codec", "rule"})
-"""The :class:`ModelProfile` fields that say which model it describes and how it was
-found, not what the model can do (a configuration cannot override them)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderInfo:
-    """A provider prefix: its codec and the profile fields it implies."""
-
-    name: str
-    codec: str
-    defaults: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class ProfileRule:
-    """``pattern`` (on the bare, lower-cased name) sets ``values`` on the profile.
-
-    ``provider`` limits the rule to one provider; ``None`` matches any. With
-    ``base_names`` (the default) the pattern is also tried on the name's base forms
-    (see :func:`name_candidates`: the base model of a fine-tune, the last segment of
-    an ``org/model`` name); rules that move a name to another provider match the
-    whole name only.
-    """
-
-    pattern: str
-    values: dict[str, Any]
-    provider: str | None = None
-    base_names: bool = True
-
-    def matches(self, provider: str, name: str) -> bool:
-        """Whether this rule applies to ``name`` served by ``provider``."""
-        if self.provider is not None and self.provider != provider:
-            return False
-        pattern = self.pattern.lower()
-        candidates = name_candidates(name) if self.base_names else [name.lower()]
-        return any(fnmatch.fnmatchcase(candidate, pattern) for candidate in candidates)
-
-
-def name_candidates(name: str) -> list[str]:
-    """The lower-cased forms of a model name that rules are matched against.
-
-    The whole name first, then the base model of an OpenAI fine-tune
-    (``ft:gpt-4o-mini:org::id`` -> ``gpt-4o-mini``) and the last segment of a
-    path-style name (``azure/gpt-4o`` -> ``gpt-4o``,
-    ``meta-llama/Meta-Llama-3.1-8B-Instruct`` -> ``meta-llama-3.1-8b-instruct``).
-    """
-    whole = name.strip().lower()
-    found = [whole]
-    if whole.startswith("ft:"):
-        found.append(whole[3:].split(":", 1)[0])
-    for form in list(found):
-        if "/" in form:
-            found.append(form.rstrip("/").rsplit("/", 1)[-1])
-    return list(dict.fromkeys(f for f in found if f))
-
-
-_NATIVE = {"mode": ToolCallingMode.NATIVE, "supports_response_format": True}
-_OPENAI = {**_NATIVE, "supports_strict": True}
 
 BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
-    "openai": ProviderInfo("openai", "openai_chat"),
-    "openai-responses": ProviderInfo("openai-responses", "openai_responses"),
-    "anthropic": ProviderInfo("anthropic", "anthropic_messages", dict(_NATIVE)),
-    "gemini": ProviderInfo("gemini", "gemini", dict(_NATIVE)),
-    "ollama": ProviderInfo("ollama", "ollama", {"supports_tool_choice": False}),
+    **openai_profile.PROVIDERS,
+    **anthropic_profile.PROVIDERS,
+    **gemini_profile.PROVIDERS,
+    **ollama_profile.PROVIDERS,
 }
-"""The provider prefixes known out of the box (``google`` is an alias of ``gemini``)."""
+"""The provider prefixes known out of the box, each from its vendor's folder."""
 
-PROVIDER_ALIASES = {"google": "gemini", "google-gla": "gemini", "claude": "anthropic"}
-"""Alternative spellings of provider prefixes."""
+PROVIDER_ALIASES = {**anthropic_profile.ALIASES, **gemini_profile.ALIASES}
+"""Alternative spellings of provider prefixes (``google`` is an alias of ``gemini``)."""
 
 MODEL_PREFIXES = frozenset({"ft"})
 """Name prefixes that are part of a model id, not a provider (``ft:`` fine-tunes)."""
-
-OPENAI_FAMILIES = (
-    "gpt-5*",
-    "gpt-4.1*",
-    "gpt-4o*",
-    "gpt-4*",
-    "gpt-3.5*",
-    "o1*",
-    "o3*",
-    "o4*",
-    "chatgpt-*",
-)
-"""OpenAI's own models: native tools with strict schemas."""
-
-OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
-"""OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
 
 OPEN_FAMILIES = (
     "gpt-oss*",
@@ -167,36 +97,29 @@ OPEN_FAMILIES = (
 )
 """Model families served by OpenAI-compatible servers with a tools API."""
 
-_OPENAI_RULES = [
-    *(
-        ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED}, provider=provider)
-        for provider in ("openai", "openai-responses")
-        for pattern in OPENAI_WITHOUT_TOOLS
-    ),
-    *(
-        ProfileRule(pattern, dict(_OPENAI), provider=provider)
-        for provider in ("openai", "openai-responses")
-        for pattern in OPENAI_FAMILIES
-    ),
+OPEN_MODEL_RULES: list[ProfileRule] = [
+    # Code models follow TypeScript-style tool listings best when prompted.
+    ProfileRule("codellama*", {**NATIVE, "prompt_format": "typescript"}),
+    ProfileRule("starcoder*", {**NATIVE, "prompt_format": "typescript"}),
+    *[ProfileRule(pattern, dict(NATIVE)) for pattern in OPEN_FAMILIES],
+    ProfileRule("openai/*", dict(NATIVE), base_names=False),
+    ProfileRule("anthropic/*", dict(NATIVE), base_names=False),
+    ProfileRule("google/*", dict(NATIVE), base_names=False),
+    ProfileRule("mistralai/*", dict(NATIVE), base_names=False),
 ]
+"""The rules of no one vendor: open model families, whoever serves them."""
 
 BUILTIN_RULES: list[ProfileRule] = [
-    ProfileRule("claude*", {"provider": "anthropic", **_NATIVE}, "openai", base_names=False),
-    ProfileRule("gemini*", {"provider": "gemini", **_NATIVE}, "openai", base_names=False),
-    *_OPENAI_RULES,
-    ProfileRule("gpt-*", dict(_OPENAI), provider="openai-responses"),
-    # Code models follow TypeScript-style tool listings best when prompted.
-    ProfileRule("codellama*", {**_NATIVE, "prompt_format": "typescript"}),
-    ProfileRule("starcoder*", {**_NATIVE, "prompt_format": "typescript"}),
-    *[ProfileRule(pattern, dict(_NATIVE)) for pattern in OPEN_FAMILIES],
-    ProfileRule("openai/*", dict(_NATIVE), base_names=False),
-    ProfileRule("anthropic/*", dict(_NATIVE), base_names=False),
-    ProfileRule("google/*", dict(_NATIVE), base_names=False),
-    ProfileRule("mistralai/*", dict(_NATIVE), base_names=False),
-    ProfileRule("*", {}, provider="anthropic"),
-    ProfileRule("*", {}, provider="gemini"),
+    *anthropic_profile.RULES,
+    *gemini_profile.RULES,
+    *openai_profile.RULES,
+    *ollama_profile.RULES,
+    *OPEN_MODEL_RULES,
+    *anthropic_profile.LAST_RULES,
+    *gemini_profile.LAST_RULES,
 ]
-"""The built-in rules, in order (first match wins).
+"""The built-in rules, in order (first match wins): each vendor's own rules, the open
+model families, then each vendor's catch-all.
 
 No built-in rule picks ``STRUCTURED``: it is chosen only by an explicit mode or a
 user rule (``register_profile("my-model*", mode="structured")``).

@@ -22,7 +22,7 @@ from good_agent import Agent, ModelConfigError
 from good_agent.models import AnthropicModel, GeminiModel, OllamaModel, resolve_model
 from good_agent.models.base import ModelRequest
 from good_agent.providers.endpoint import VENDOR_HOSTS, Endpoint, resolve_endpoint
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.served import ServedModel
 from good_agent.types.messages import UserMessage
@@ -236,7 +236,7 @@ def test_the_env_key_goes_to_the_vendor_host(vendor: str) -> None:
         lambda url: resolve_model("openai-responses:gpt-4.1", base_url=url),
         lambda url: AnthropicModel("claude-sonnet-4-6", base_url=url),
         lambda url: GeminiModel("gemini-2.5-flash", base_url=url),
-        lambda url: HttpTransport("m", base_url=url),
+        lambda url: OpenAIHttpTransport("m", base_url=url),
         lambda url: Agent(model="gpt-4o-mini", base_url=url).model,
     ],
 )

@@ -11,8 +11,8 @@ from bridge_fakes import UPSTREAM_KEY, OpenAIFake, Reply
 
 from good_agent.models import ModelRequest, ModelResponse
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.http_wire import AiohttpWire, HttpxWire, Wire
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
 from good_agent.types.errors import (
     ModelConnectionError,
@@ -39,7 +39,7 @@ def make_wire(kind: str) -> Wire:
 
 
 def model_on(wire: Wire, base_url: str) -> ProviderModel:
-    transport = HttpTransport("fake-gpt", base_url=base_url, api_key=UPSTREAM_KEY, wire=wire)
+    transport = OpenAIHttpTransport("fake-gpt", base_url=base_url, api_key=UPSTREAM_KEY, wire=wire)
     return ProviderModel("openai:fake-gpt", transport, mode="native")
 
 
@@ -105,7 +105,7 @@ async def test_aiohttp_ends_a_reply_that_outlasts_its_whole_time_limit(
     fake.reply = Reply(text="slow words " * 20)
     fake.chunk_delay = 0.2  # about 12 s in all
     wire = AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
-    transport = HttpTransport(
+    transport = OpenAIHttpTransport(
         "fake-gpt", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, wire=wire, stream_timeout=1.0
     )
     assert transport.limits_streams
@@ -121,7 +121,9 @@ async def test_aiohttp_ends_a_reply_that_outlasts_its_whole_time_limit(
 
 async def test_httpx_leaves_the_whole_reply_limit_to_its_caller() -> None:
     client = httpx2.AsyncClient()
-    transport = HttpTransport("m", wire=HttpxWire(client, httpx2.Timeout(5.0)), stream_timeout=1.0)
+    transport = OpenAIHttpTransport(
+        "m", wire=HttpxWire(client, httpx2.Timeout(5.0)), stream_timeout=1.0
+    )
     try:
         assert not transport.limits_streams
         with pytest.raises(ValueError, match="cannot limit"):

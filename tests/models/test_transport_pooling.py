@@ -25,6 +25,7 @@ from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
 from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.http_wire import AiohttpWire
 from good_agent.providers.ollama.http_transport import OllamaHttpTransport
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
 from good_agent.types.messages import UserMessage
 
@@ -75,7 +76,7 @@ def http_model(
     kind: str, url: str, client: httpx2.AsyncClient, wire: AiohttpWire | None = None
 ) -> ProviderModel:
     transports: dict[str, tuple[type[HttpTransport], str, str]] = {
-        "openai": (HttpTransport, f"{url}/v1", "openai:fake-gpt"),
+        "openai": (OpenAIHttpTransport, f"{url}/v1", "openai:fake-gpt"),
         "anthropic": (AnthropicHttpTransport, url, "anthropic:claude-test"),
         "ollama": (OllamaHttpTransport, url, "ollama:qwen2.5"),
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from graphlib import CycleError, TopologicalSorter
 
@@ -66,6 +67,7 @@ VENDORS = ("openai", "anthropic", "gemini", "ollama")
 VENDOR_TABLES = {
     "good_agent.providers.codecs",  # the codec of each built-in name
     "good_agent.providers.builtin_transports",  # the HTTP transport of each built-in name
+    "good_agent.providers.profiles",  # the profile rules of each built-in vendor
     "good_agent.models.vendors",  # the model class of each built-in vendor
     "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
@@ -91,6 +93,29 @@ def test_each_vendor_has_one_folder_with_codec_stream_decoder_and_transport(vend
     assert any(name.endswith("codec") for name in names)
     assert any(name.endswith("stream") for name in names)
     assert any(name.endswith("transport") for name in names)
+    assert "profile" in names
+
+
+VENDOR_OF_PROVIDER = {
+    "openai": "openai",
+    "openai-responses": "openai",
+    "anthropic": "anthropic",
+    "gemini": "gemini",
+    "ollama": "ollama",
+}
+
+
+def test_each_vendors_profile_rules_live_in_its_folder() -> None:
+    from good_agent.providers.profiles import BUILTIN_PROVIDERS, BUILTIN_RULES
+
+    for rule in BUILTIN_RULES:
+        vendor = VENDOR_OF_PROVIDER.get(str(rule.values.get("provider", rule.provider)))
+        if vendor is not None:
+            home = importlib.import_module(f"good_agent.providers.{vendor}.profile")
+            assert rule in [*home.RULES, *getattr(home, "LAST_RULES", [])], rule.pattern
+    for name, info in BUILTIN_PROVIDERS.items():
+        home = importlib.import_module(f"good_agent.providers.{VENDOR_OF_PROVIDER[name]}.profile")
+        assert home.PROVIDERS[name] is info
 
 
 def test_vendor_code_outside_its_folder_only_where_a_table_lists_the_built_ins() -> None:

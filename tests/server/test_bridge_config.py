@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import ChatRequest
 from good_agent.server import ConfigError, ServedModel, create_app, load_config, parse_config
@@ -87,7 +87,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_provider_registry_is_extensible() -> None:
-    class Compatible(HttpTransport):
+    class Compatible(OpenAIHttpTransport):
         provider = "my-compatible"
 
     HTTP_TRANSPORTS["my-compatible"] = Compatible

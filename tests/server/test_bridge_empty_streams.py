@@ -20,7 +20,7 @@ from bridge_harness import CLIENT_KEY, USER
 from good_agent import Agent, ModelError, ModelResponseError
 from good_agent.models import OpenAIChatModel
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
@@ -161,7 +161,7 @@ async def test_an_agent_streaming_no_reply_gets_an_error(
     upstream.body = OPENAI_STREAMS[case]
     url = upstream_url(raw[1])
     if wire == "http":
-        transport = HttpTransport("fake-gpt", base_url=url, api_key="unused")
+        transport = OpenAIHttpTransport("fake-gpt", base_url=url, api_key="unused")
         model: Any = ProviderModel("fake-gpt", transport, mode="native")
     else:
         model = OpenAIChatModel("fake-gpt", base_url=url, api_key="unused")

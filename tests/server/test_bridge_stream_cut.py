@@ -21,8 +21,8 @@ from bridge_harness import CLIENT_KEY, USER
 
 from good_agent import ModelIncompleteStreamError
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.http_wire import AiohttpWire
+from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.providers.streaming import TextDelta
 from good_agent.providers.types import ChatRequest
 from good_agent.server import create_app, parse_config
@@ -153,7 +153,7 @@ async def test_the_model_core_says_the_stream_was_cut(
     upstream: ResettingUpstream, wire: str
 ) -> None:
     aiohttp_wire = AiohttpWire() if wire == "aiohttp" else None
-    transport = HttpTransport("m", base_url=upstream.url, wire=aiohttp_wire)
+    transport = OpenAIHttpTransport("m", base_url=upstream.url, wire=aiohttp_wire)
     model = ProviderModel("m", transport, mode="native")
     texts: list[str] = []
     try:

@@ -1,1 +1,2 @@
-"""Anthropic Messages: codec, schema dialect, stream decoder, HTTP and SDK transports."""
+"""Anthropic Messages: codec, schema dialect, stream decoder, HTTP and SDK transports,
+profile rules."""

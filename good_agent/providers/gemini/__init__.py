@@ -1,1 +1,1 @@
-"""Gemini API: codec, schema dialect, stream decoder, HTTP and SDK transports."""
+"""Gemini API: codec, schema dialect, stream decoder, HTTP and SDK transports, profile rules."""

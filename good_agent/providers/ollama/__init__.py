@@ -1,1 +1,1 @@
-"""Ollama's native ``/api/chat``: codec, stream decoder and HTTP transport."""
+"""Ollama's native ``/api/chat``: codec, stream decoder, HTTP transport and profile rules."""

@@ -1,7 +1,7 @@
 """The ``openai`` SDK transport (Chat Completions or Responses) and its error mapping.
 
 An option for a caller who brings an ``openai.AsyncOpenAI`` client; the bridge and
-:class:`~good_agent.providers.http_transport.HttpTransport` speak HTTP directly.
+:class:`~good_agent.providers.openai.http_transport.OpenAIHttpTransport` speak HTTP directly.
 """
 
 from __future__ import annotations

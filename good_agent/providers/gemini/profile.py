@@ -1,0 +1,20 @@
+"""Gemini's profile rules: its provider, its aliases, and ``gemini*`` names."""
+
+from __future__ import annotations
+
+from good_agent.providers.profile_rules import NATIVE, ProfileRule, ProviderInfo
+
+PROVIDERS = {"gemini": ProviderInfo("gemini", "gemini", dict(NATIVE))}
+"""Gemini's provider prefix: the ``generateContent`` codec, native tools."""
+
+ALIASES = {"google": "gemini", "google-gla": "gemini"}
+"""Other spellings of the ``gemini`` prefix."""
+
+RULES: list[ProfileRule] = [
+    # An unprefixed gemini* name is Google's, not an OpenAI-compatible server's.
+    ProfileRule("gemini*", {"provider": "gemini", **NATIVE}, "openai", base_names=False),
+]
+"""Gemini's rules, consulted before the open model families."""
+
+LAST_RULES: list[ProfileRule] = [ProfileRule("*", {}, provider="gemini")]
+"""Gemini's catch-all, consulted last: any name it serves is known."""

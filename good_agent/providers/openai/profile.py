@@ -1,0 +1,45 @@
+"""OpenAI's profile rules: its providers (Chat Completions and Responses) and its own
+model families."""
+
+from __future__ import annotations
+
+from good_agent.providers.profile_rules import NATIVE_STRICT, ProfileRule, ProviderInfo
+from good_agent.providers.strategies.base import ToolCallingMode
+
+PROVIDERS = {
+    "openai": ProviderInfo("openai", "openai_chat"),
+    "openai-responses": ProviderInfo("openai-responses", "openai_responses"),
+}
+"""OpenAI's provider prefixes and their codecs (``openai`` also names any
+OpenAI-compatible server)."""
+
+OPENAI_FAMILIES = (
+    "gpt-5*",
+    "gpt-4.1*",
+    "gpt-4o*",
+    "gpt-4*",
+    "gpt-3.5*",
+    "o1*",
+    "o3*",
+    "o4*",
+    "chatgpt-*",
+)
+"""OpenAI's own models: native tools with strict schemas."""
+
+OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
+"""OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
+
+RULES: list[ProfileRule] = [
+    *(
+        ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED}, provider=provider)
+        for provider in PROVIDERS
+        for pattern in OPENAI_WITHOUT_TOOLS
+    ),
+    *(
+        ProfileRule(pattern, dict(NATIVE_STRICT), provider=provider)
+        for provider in PROVIDERS
+        for pattern in OPENAI_FAMILIES
+    ),
+    ProfileRule("gpt-*", dict(NATIVE_STRICT), provider="openai-responses"),
+]
+"""OpenAI's rules, consulted before the open model families."""
