@@ -72,6 +72,13 @@ from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools import Tool, ToolRegistry, Toolset, tool
+from good_agent.types.content import (
+    AudioUrl,
+    BinaryContent,
+    DocumentUrl,
+    ImageUrl,
+    UserPrompt,
+)
 from good_agent.types.errors import (
     AgentRunError,
     ApprovalError,
@@ -79,6 +86,7 @@ from good_agent.types.errors import (
     MaxIterationsError,
     ModelAuthenticationError,
     ModelBadRequestError,
+    ModelCapabilityError,
     ModelConfigError,
     ModelConnectionError,
     ModelError,
@@ -137,12 +145,15 @@ __all__ = [
     "ApprovalError",
     "Approved",
     "AssistantMessage",
+    "AudioUrl",
     "AuthInjector",
+    "BinaryContent",
     "CallContext",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",
     "DeferredCall",
+    "DocumentUrl",
     "EndStep",
     "EventBus",
     "EventContext",
@@ -150,6 +161,7 @@ __all__ = [
     "GeminiModel",
     "GoodAgentError",
     "HistoryProcessorError",
+    "ImageUrl",
     "LanguageModel",
     "MCPTools",
     "MaxIterationsError",
@@ -157,6 +169,7 @@ __all__ = [
     "Message",
     "ModelAuthenticationError",
     "ModelBadRequestError",
+    "ModelCapabilityError",
     "ModelConfigError",
     "ModelConnectionError",
     "ModelError",
@@ -228,6 +241,7 @@ __all__ = [
     "UsageLimitExceeded",
     "UsageLimits",
     "UserMessage",
+    "UserPrompt",
     "__version__",
     "agent_secrets",
     "get_adapter",

@@ -28,6 +28,7 @@ from good_agent.core.results import RunResult
 from good_agent.core.run_events import RunEndEvent, TurnEndEvent
 from good_agent.core.steps import EndStep, ModelStep, ToolCallsStep, ToolResultsStep
 from good_agent.models.base import ModelRequest
+from good_agent.types.content import user_content
 from good_agent.types.errors import (
     AgentRunError,
     MaxIterationsError,
@@ -57,7 +58,7 @@ class _Run(RunState):
         if approvals is not None:
             await self.resume(pending, approvals)
         if self.options.prompt is not None:
-            await agent.append(UserMessage(content=self.options.prompt))
+            await agent.append(UserMessage(content=user_content(self.options.prompt)))
         instructions = agent._instructions
         self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):

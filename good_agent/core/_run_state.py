@@ -32,6 +32,7 @@ from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEve
 from good_agent.core.steps import RunStep
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.toolset import Toolset
+from good_agent.types.content import UserPrompt
 from good_agent.types.errors import AgentRunError, ToolRetriesExceededError
 from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
 from good_agent.types.usage import RunUsage, UsageLimitExceeded, UsageLimits
@@ -53,7 +54,7 @@ __all__ = ["RunOptions", "RunState", "Sink", "StepHook", "result_message"]
 class RunOptions:
     """What one run asks for, beyond the agent's own settings."""
 
-    prompt: str | None = None
+    prompt: UserPrompt | None = None
     output: OutputSpec | None = None
     limits: UsageLimits | None = None
     approvals: Mapping[str, Approval] | None = None

@@ -38,6 +38,7 @@ from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.content import UserPrompt
 from good_agent.types.errors import GoodAgentError, ModelConfigError
 from good_agent.types.messages import (
     AssistantMessage,
@@ -362,7 +363,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     async def call(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: DepsT | None = None,
@@ -380,7 +381,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     async def run(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: None = None,
         deps: DepsT | None = None,
@@ -390,7 +391,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     async def run(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
         deps: DepsT | None = None,
@@ -400,7 +401,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     async def run(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any,
         deps: DepsT | None = None,
@@ -409,7 +410,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     async def run(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any = None,
         output_mode: OutputMode | None = None,
@@ -451,7 +452,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def run_sync(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: None = None,
         deps: DepsT | None = None,
@@ -461,7 +462,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def run_sync(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
         deps: DepsT | None = None,
@@ -471,14 +472,14 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def run_sync(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any,
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
     ) -> RunResult[Any]: ...
 
-    def run_sync(self, prompt: str | None = None, **kwargs: Any) -> RunResult[Any]:
+    def run_sync(self, prompt: UserPrompt | None = None, **kwargs: Any) -> RunResult[Any]:
         """[`run`][good_agent.Agent.run] for scripts and notebooks without an event loop.
 
         Every call uses the same event loop, so components stay usable between
@@ -493,7 +494,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def stream(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: None = None,
         deps: DepsT | None = None,
@@ -503,7 +504,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def stream(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
         deps: DepsT | None = None,
@@ -513,7 +514,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def stream(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any,
         deps: DepsT | None = None,
@@ -522,7 +523,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     def stream(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any = None,
         output_mode: OutputMode | None = None,
@@ -552,7 +553,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def iter(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: None = None,
         deps: DepsT | None = None,
@@ -562,7 +563,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def iter(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
         deps: DepsT | None = None,
@@ -572,7 +573,7 @@ class Agent(Generic[DepsT, OutputT]):
     @overload
     def iter(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any,
         deps: DepsT | None = None,
@@ -581,7 +582,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     def iter(
         self,
-        prompt: str | None = None,
+        prompt: UserPrompt | None = None,
         *,
         output_type: Any = None,
         deps: Any = None,
@@ -641,7 +642,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     def _options(
         self,
-        prompt: str | None,
+        prompt: UserPrompt | None,
         output_type: Any,
         output_mode: OutputMode | None,
         usage_limits: UsageLimits | None,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from good_agent.tools.tool import Tool
+from good_agent.types.content import UserPrompt
 from good_agent.types.messages import ToolCall, ToolResponse
 
 
@@ -73,7 +74,7 @@ class RunStartPayload:
     """
 
     run_id: str
-    prompt: str | None
+    prompt: UserPrompt | None
     output_type: Any
     streamed: bool
     resumed: bool

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic
 
 from typing_extensions import TypeVar
 
+from good_agent.types.content import UserPrompt
 from good_agent.types.usage import RunUsage
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ class RunContext(Generic[DepsT]):
     usage: RunUsage
     messages: list[Message] = field(repr=False)
     run_id: str
-    prompt: str | None = None
+    prompt: UserPrompt | None = None
     retry: int = 0
     tool_name: str | None = None
     tool_call_id: str | None = None

@@ -190,7 +190,7 @@ class CitationManager(AgentComponent):
     def _on_append(self, ctx: EventContext) -> None:
         message = ctx.payload
         if isinstance(message, UserMessage):
-            self.register_text(message.content, metadata={"origin": "user"})
+            self.register_text(message.text, metadata={"origin": "user"})
         elif isinstance(message, ToolMessage) and not message.is_error:
             content = message.content
             if "://" in content or ":\\/\\/" in content:  # else no URL (see register_result)

@@ -169,5 +169,18 @@ class ModelConfigError(GoodAgentError, ValueError):
     """A model cannot be built from the given name or settings."""
 
 
+class ModelCapabilityError(GoodAgentError, ValueError):
+    """A message holds a part (an image, a document, audio) the model cannot take.
+
+    Raised before any request is sent; ``model`` and ``part`` say which.
+    """
+
+    def __init__(self, model: str, part: str, reason: str = "") -> None:
+        detail = f": {reason}" if reason else ""
+        super().__init__(f"model {model!r} cannot take {part}{detail}")
+        self.model = model
+        self.part = part
+
+
 class ScriptExhaustedError(GoodAgentError):
     """A [`ScriptedModel`][good_agent.testing.ScriptedModel] ran out of scripted replies."""

@@ -12,6 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from good_agent.types.content import UserContent, content_to_openai
 from good_agent.types.usage import Usage
 
 REPLAY_KEY = "replay_items"
@@ -99,14 +100,26 @@ class SystemMessage(BaseModel):
 
 
 class UserMessage(BaseModel):
-    """A message from the user."""
+    """A message from the user: text, or a list of text and media parts.
+
+    ``UserMessage(content=["What is this?", BinaryContent(png, "image/png")])``; the
+    parts are :class:`~good_agent.ImageUrl`, :class:`~good_agent.DocumentUrl`,
+    :class:`~good_agent.AudioUrl` and :class:`~good_agent.BinaryContent`.
+    """
 
     role: Literal["user"] = "user"
-    content: str
+    content: str | list[UserContent]
 
     def to_openai(self) -> dict[str, Any]:
-        """Return the OpenAI chat message dict."""
-        return {"role": "user", "content": self.content}
+        """Return the OpenAI chat message dict (content parts for a list)."""
+        return {"role": "user", "content": content_to_openai(self.content)}
+
+    @property
+    def text(self) -> str:
+        """The message's text parts joined (the whole content when it is a string)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(item for item in self.content if isinstance(item, str))
 
 
 class AssistantMessage(BaseModel):

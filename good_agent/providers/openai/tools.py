@@ -34,5 +34,3 @@ def function_definition(
     if result.strict:
         names.strict_schemas[original] = params
     return out, result.strict
-
-
