@@ -192,6 +192,12 @@ class OpenAIFake(Fake):
                     call_ids.add(call.get("id"))
             if role == "tool" and m.get("tool_call_id") not in call_ids:
                 self.problem(f"messages[{i}].tool_call_id answers no earlier call")
+            for part in m.get("content") if isinstance(m.get("content"), list) else []:
+                kind = part.get("type")
+                if kind not in ("text", "image_url", "input_audio", "file"):
+                    self.problem(f"messages[{i}] has a content part of unknown type {kind}")
+                elif set(part) != {"type", kind}:
+                    self.problem(f"messages[{i}] {kind} part has keys {sorted(part)}")
             if self.text_only and (role == "tool" or m.get("tool_calls")):
                 self.problem("a text-only server cannot take tool messages")
         tools = body.get("tools")
@@ -339,6 +345,13 @@ class AnthropicFake(Fake):
                         self.problem("tool_result answers no tool_use")
                 elif kind == "text":
                     seen_other = True
+                elif kind in ("image", "document") and role == "user":
+                    seen_other = True
+                    source = block.get("source") or {}
+                    if source.get("type") not in ("base64", "url", "text"):
+                        self.problem(f"{kind} block source type {source.get('type')}")
+                    if source.get("type") == "base64" and not source.get("media_type"):
+                        self.problem(f"{kind} block base64 source needs a media_type")
                 else:
                     self.problem(f"unknown block type {kind}")
         for tool in body.get("tools") or []:
@@ -465,6 +478,10 @@ class GeminiFake(Fake):
                         "functionResponse",
                         "thought_signature",
                         "thoughtSignature",
+                        "inline_data",
+                        "inlineData",
+                        "file_data",
+                        "fileData",
                     )
                     if k in part
                 ]
@@ -562,6 +579,9 @@ class OllamaFake(Fake):
                 self.problem(f"messages[{i}].role invalid")
             if not isinstance(m.get("content", ""), str):
                 self.problem(f"messages[{i}].content must be a string")
+            images = m.get("images", [])
+            if not isinstance(images, list) or not all(isinstance(x, str) for x in images):
+                self.problem(f"messages[{i}].images must be a list of base64 strings")
             for call in m.get("tool_calls") or []:
                 if not isinstance(call.get("function", {}).get("arguments"), dict):
                     self.problem("ollama tool call arguments must be objects")

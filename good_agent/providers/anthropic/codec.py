@@ -13,6 +13,7 @@ https://docs.anthropic.com/en/docs/build-with-claude/tool-use/implement-tool-use
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from good_agent.providers.anthropic.schema import to_anthropic_schema
@@ -23,6 +24,7 @@ from good_agent.providers.history import (
     system_text,
     text_of,
 )
+from good_agent.providers.parts import read_part, unsupported
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -157,15 +159,30 @@ def encode_messages(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDi
 
 def _user_blocks(content: Any) -> list[JSONDict]:
     if isinstance(content, list):
-        return [
-            {"type": "text", "text": part["text"]}
-            if isinstance(part, dict) and part.get("type") == "text"
-            else part
-            for part in content
-            if isinstance(part, dict)
-        ]
+        return [_user_block(part) for part in content if isinstance(part, dict)]
     text = text_of(content)
     return [{"type": "text", "text": text}] if text else []
+
+
+def _user_block(part: JSONDict) -> JSONDict:
+    """A text part, or a media part as an ``image`` or ``document`` block with a
+    ``base64``, ``url`` or (plain text documents) ``text`` source."""
+    if part.get("type") == "text":
+        return {"type": "text", "text": part["text"]}
+    media = read_part(part)
+    if media is None:
+        return part
+    if media.kind == "audio":
+        raise unsupported("Anthropic Messages", media, "the Messages API takes no audio")
+    source: JSONDict
+    if media.url is not None:
+        source = {"type": "url", "url": media.url}
+    elif media.kind == "document" and media.media_type == "text/plain":
+        text = base64.b64decode(media.data or "").decode("utf-8", errors="replace")
+        source = {"type": "text", "media_type": "text/plain", "data": text}
+    else:
+        source = {"type": "base64", "media_type": media.media_type, "data": media.data}
+    return {"type": media.kind, "source": source}
 
 
 def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:

@@ -31,6 +31,7 @@ from good_agent.providers.history import (
     system_text,
     text_of,
 )
+from good_agent.providers.parts import read_part
 from good_agent.providers.reply_shape import ReplyShapeError, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -182,8 +183,7 @@ def encode_contents(
             parts = [_function_response(message, names, by_id)]
             wire_role = "user"
         else:
-            text = text_of(message.get("content"))
-            parts = [{"text": text}] if text else []
+            parts = _user_parts(message.get("content"))
             wire_role = "user"
         if not parts:
             continue
@@ -192,6 +192,25 @@ def encode_contents(
         else:
             contents.append({"role": wire_role, "parts": parts})
     return contents
+
+
+def _user_parts(content: Any) -> list[JSONDict]:
+    """Text parts, and media as ``inline_data`` (base64) or ``file_data`` (a URI)."""
+    if not isinstance(content, list):
+        text = text_of(content)
+        return [{"text": text}] if text else []
+    parts: list[JSONDict] = []
+    for part in content:
+        media = read_part(part)
+        if media is None:
+            text = text_of([part])
+            if text:
+                parts.append({"text": text})
+        elif media.url is not None:
+            parts.append({"file_data": {"mime_type": media.media_type, "file_uri": media.url}})
+        else:
+            parts.append({"inline_data": {"mime_type": media.media_type, "data": media.data}})
+    return parts
 
 
 def _model_parts(

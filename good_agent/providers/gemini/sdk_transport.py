@@ -12,6 +12,7 @@ as Gemini 3 models require.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
@@ -39,7 +40,22 @@ def sdk_arguments(body: JSONDict) -> JSONDict:
         if key in body:
             config[key] = body[key]
     config.setdefault("automatic_function_calling", {"disable": True})
-    return {"model": body["model"], "contents": body.get("contents", []), "config": config}
+    contents = [_with_bytes(content) for content in body.get("contents", [])]
+    return {"model": body["model"], "contents": contents, "config": config}
+
+
+def _with_bytes(content: JSONDict) -> JSONDict:
+    """The SDK takes ``inline_data.data`` as bytes (it writes the base64 itself)."""
+    parts = content.get("parts") or []
+    if not any(isinstance(p, dict) and "inline_data" in p for p in parts):
+        return content
+    out = []
+    for part in parts:
+        inline = part.get("inline_data") if isinstance(part, dict) else None
+        if isinstance(inline, dict) and isinstance(inline.get("data"), str):
+            part = {**part, "inline_data": {**inline, "data": base64.b64decode(inline["data"])}}
+        out.append(part)
+    return {**content, "parts": out}
 
 
 class GeminiTransport(SDKTransport):

@@ -13,6 +13,7 @@ from typing import Any
 
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import call_arguments, history_tool_names, text_of
+from good_agent.providers.parts import media_in, unsupported
 from good_agent.providers.reply_shape import (
     ReplyShapeError,
     field_list,
@@ -95,6 +96,9 @@ def encode_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
     """One neutral message in Ollama's format (arguments as objects)."""
     role = message.get("role")
     out: JSONDict = {"role": role, "content": text_of(message.get("content"))}
+    images = _images(message)
+    if images:
+        out["images"] = images
     if role == "assistant" and message.get("tool_calls"):
         out["tool_calls"] = [
             {
@@ -110,6 +114,18 @@ def encode_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
     if role == "developer":
         out["role"] = "system"
     return out
+
+
+def _images(message: JSONDict) -> list[str]:
+    """The message's images as base64 strings (Ollama takes inline images only)."""
+    images: list[str] = []
+    for media in media_in([message]):
+        if media.kind != "image":
+            raise unsupported("Ollama", media, f"Ollama takes images only, not {media.kind}")
+        if media.data is None:
+            raise unsupported("Ollama", media, "Ollama fetches no URLs: send the image bytes")
+        images.append(media.data)
+    return images
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:

@@ -15,6 +15,7 @@ from typing import Any
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
+from good_agent.providers.parts import read_part, unsupported, without_media_key
 from good_agent.providers.reply_shape import (
     ReplyShapeError,
     field_list,
@@ -45,6 +46,9 @@ SETTING_KEYS = (
 
 PROVIDER = "openai"
 """The provider named in errors about malformed replies."""
+
+API = "OpenAI Chat Completions"
+"""The API named in errors about parts it has no form for."""
 
 
 def tool_names(request: ChatRequest) -> ToolNameMap:
@@ -92,6 +96,8 @@ def _wire_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
     """Drop the extra keys OpenAI does not accept and sanitize tool names."""
     if message.get("role") == "tool":
         return {k: v for k, v in message.items() if k in ("role", "tool_call_id", "content")}
+    if message.get("role") == "user" and isinstance(message.get("content"), list):
+        return {**message, "content": [_wire_part(p) for p in message["content"]]}
     message = {k: v for k, v in message.items() if k != REPLAY_KEY}
     if message.get("tool_calls"):
         calls = []
@@ -101,6 +107,17 @@ def _wire_message(message: JSONDict, names: ToolNameMap) -> JSONDict:
             calls.append({**call, "function": function})
         return {**message, "tool_calls": calls}
     return message
+
+
+def _wire_part(part: Any) -> Any:
+    """A content part as Chat Completions takes it: ``image_url`` (a URL or a data
+    URL), ``input_audio`` (base64 and format), ``file`` (a data URL and a filename)."""
+    media = read_part(part)
+    if media is None:
+        return part
+    if media.url is not None and media.kind != "image":
+        raise unsupported(API, media, f"Chat Completions takes {media.kind}s as inline data only")
+    return without_media_key(part)
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:

@@ -12,10 +12,12 @@ https://platform.openai.com/docs/guides/function-calling
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
+from good_agent.providers.parts import media_in, read_part, unsupported
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
@@ -102,9 +104,13 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
                     for i in replay
                     if i.get("type") == "function_call" and i.get("id") and i.get("call_id")
                 }
-        text = text_of(message.get("content"))
-        if text or role != "assistant":
-            items.append({"role": role, "content": text})
+        content = message.get("content")
+        if role == "user" and isinstance(content, list) and media_in([message]):
+            items.append({"role": role, "content": [_input_part(p) for p in content]})
+        else:
+            text = text_of(content)
+            if text or role != "assistant":
+                items.append({"role": role, "content": text})
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             raw = function.get("arguments")
@@ -118,6 +124,24 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
                 item["id"] = item_ids[str(call.get("id"))]
             items.append(item)
     return items
+
+
+def _input_part(part: Any) -> JSONDict:
+    """A content part as a Responses ``input_text``, ``input_image`` or ``input_file``."""
+    media = read_part(part)
+    if media is None:
+        return {"type": "input_text", "text": text_of([part])}
+    if media.kind == "audio":
+        raise unsupported("OpenAI Responses", media, "the Responses API takes no audio input")
+    if media.kind == "image":
+        return {"type": "input_image", "image_url": media.as_url()}
+    if media.url is not None:
+        return {"type": "input_file", "file_url": media.url}
+    return {
+        "type": "input_file",
+        "filename": media.filename or "document",
+        "file_data": media.as_url(),
+    }
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:

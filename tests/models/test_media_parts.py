@@ -1,0 +1,266 @@
+"""Images and documents through every vendor's codec over loopback HTTP.
+
+A real PNG and a real PDF (made in the test) go out whole and streamed; the fake
+upstream checks each vendor's shape, and the test decodes what it received and
+compares it byte for byte.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from bridge_fakes import UPSTREAM_KEY, AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake, _g
+from media_files import pdf, png
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from good_agent import BinaryContent, DocumentUrl, ImageUrl, ModelCapabilityError
+from good_agent.models import (
+    AnthropicModel,
+    GeminiModel,
+    ModelRequest,
+    ModelResponse,
+    OllamaModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+    fallback,
+)
+from good_agent.models.provider_model import ProviderModel
+from good_agent.server.background import BackgroundServer
+from good_agent.types.messages import UserMessage
+
+pytestmark = pytest.mark.anyio
+
+PNG = png(3, 2)
+PDF = pdf()
+VENDORS = ["openai", "anthropic", "gemini", "ollama"]
+
+
+@pytest.fixture(scope="module")
+def upstreams() -> Iterator[dict[str, tuple[Fake, str]]]:
+    fakes: dict[str, Fake] = {
+        "openai": OpenAIFake(),
+        "anthropic": AnthropicFake(),
+        "gemini": GeminiFake(),
+        "ollama": OllamaFake(),
+    }
+    servers = {name: BackgroundServer(fake.app()).start() for name, fake in fakes.items()}
+    yield {name: (fakes[name], servers[name].url) for name in fakes}
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+async def _fresh(upstreams: dict[str, tuple[Fake, str]]) -> AsyncIterator[None]:
+    for fake, _ in upstreams.values():
+        fake.reset()
+    fallback.forget_all()
+    yield
+
+
+def build(kind: str, url: str) -> ProviderModel:
+    if kind == "openai":
+        return OpenAIChatModel("gpt-4.1", base_url=f"{url}/v1", api_key=UPSTREAM_KEY)
+    if kind == "anthropic":
+        return AnthropicModel("claude-test", base_url=url, api_key=UPSTREAM_KEY)
+    if kind == "gemini":
+        return GeminiModel("gemini-2.5-flash", base_url=url, api_key=UPSTREAM_KEY)
+    return OllamaModel("llava", base_url=url, api_key=UPSTREAM_KEY, mode="native")
+
+
+async def send(model: ProviderModel, content: list[Any], *, stream: bool) -> ModelResponse:
+    request = ModelRequest([UserMessage(content=content)], [], None, {})
+    try:
+        if not stream:
+            return await model.request(request)
+        final = None
+        async for item in model.stream(request):
+            if isinstance(item, ModelResponse):
+                final = item
+        assert final is not None
+        return final
+    finally:
+        await model.aclose()
+
+
+def after_comma(data_url: str, media_type: str) -> bytes:
+    head, _, data = data_url.partition(",")
+    assert head == f"data:{media_type};base64"
+    return base64.b64decode(data)
+
+
+def received_media(kind: str, body: dict[str, Any]) -> list[tuple[str, bytes | str]]:
+    """(media type, bytes) for inline parts and (media type, URL) for URL parts."""
+    out: list[tuple[str, bytes | str]] = []
+    if kind == "openai":
+        for part in body["messages"][-1]["content"]:
+            if part["type"] == "image_url":
+                url = part["image_url"]["url"]
+                media = url[5:].split(";", 1)[0] if url.startswith("data:") else "url"
+                out.append((media, after_comma(url, media) if media != "url" else url))
+            elif part["type"] == "file":
+                out.append(
+                    ("application/pdf", after_comma(part["file"]["file_data"], "application/pdf"))
+                )
+    elif kind == "anthropic":
+        for block in body["messages"][0]["content"]:
+            source = block.get("source")
+            if source is None:
+                continue
+            if source["type"] == "base64":
+                out.append((source["media_type"], base64.b64decode(source["data"])))
+            else:
+                out.append((block["type"], source["url"]))
+    elif kind == "gemini":
+        for part in body["contents"][0]["parts"]:
+            # The SDK writes the codec's snake_case keys in camelCase.
+            if _g(part, "inline_data"):
+                inline = _g(part, "inline_data")
+                # ...and its bytes in URL-safe base64, which the Gemini API also reads.
+                data = base64.urlsafe_b64decode(inline["data"])
+                out.append((_g(inline, "mime_type"), data))
+            elif _g(part, "file_data"):
+                file = _g(part, "file_data")
+                out.append((_g(file, "mime_type"), _g(file, "file_uri")))
+    else:
+        out.extend(("image/png", base64.b64decode(x)) for x in body["messages"][-1]["images"])
+    return out
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("kind", ["openai", "anthropic", "gemini"])
+async def test_a_png_and_a_pdf_arrive_byte_for_byte(
+    kind: str, stream: bool, upstreams: dict[str, tuple[Fake, str]]
+) -> None:
+    fake, url = upstreams[kind]
+    content = [
+        "What is this?",
+        BinaryContent(PNG, "image/png"),
+        BinaryContent(PDF, "application/pdf"),
+    ]
+    reply = await send(build(kind, url), content, stream=stream)
+    assert reply.content == "Hello from the fake."
+    assert not fake.problems
+    assert received_media(kind, fake.requests[-1]) == [
+        ("image/png", PNG),
+        ("application/pdf", PDF),
+    ]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_ollama_gets_the_png_in_the_images_list(
+    stream: bool, upstreams: dict[str, tuple[Fake, str]]
+) -> None:
+    fake, url = upstreams["ollama"]
+    await send(
+        build("ollama", url), ["What is this?", BinaryContent(PNG, "image/png")], stream=stream
+    )
+    assert not fake.problems
+    message = fake.requests[-1]["messages"][-1]
+    assert message["content"] == "What is this?"
+    assert received_media("ollama", fake.requests[-1]) == [("image/png", PNG)]
+
+
+async def test_url_parts_go_as_urls_where_the_vendor_takes_them(
+    upstreams: dict[str, tuple[Fake, str]],
+) -> None:
+    image, document = "https://example.com/chart.png", "https://example.com/terms.pdf"
+    content = ["Compare", ImageUrl(image), DocumentUrl(document)]
+    for kind, expected in [
+        ("anthropic", [("image", image), ("document", document)]),
+        ("gemini", [("image/png", image), ("application/pdf", document)]),
+    ]:
+        fake, url = upstreams[kind]
+        await send(build(kind, url), content, stream=False)
+        assert not fake.problems
+        assert received_media(kind, fake.requests[-1]) == expected
+    fake, url = upstreams["openai"]
+    await send(build("openai", url), ["Look", ImageUrl(image)], stream=False)
+    assert received_media("openai", fake.requests[-1]) == [("url", image)]
+
+
+@pytest.mark.parametrize(
+    ("kind", "content", "words"),
+    [
+        ("ollama", [BinaryContent(PDF, "application/pdf")], "Ollama takes images only"),
+        ("ollama", [ImageUrl("https://example.com/a.png")], "send the image bytes"),
+        ("openai", [DocumentUrl("https://example.com/a.pdf")], "inline data only"),
+        ("anthropic", [BinaryContent(b"RIFF", "audio/wav")], "takes no audio"),
+    ],
+)
+async def test_a_form_the_vendor_lacks_fails_before_any_request(
+    kind: str, content: list[Any], words: str, upstreams: dict[str, tuple[Fake, str]]
+) -> None:
+    fake, url = upstreams[kind]
+    with pytest.raises(ModelCapabilityError, match=words):
+        await send(build(kind, url), ["see", *content], stream=False)
+    assert fake.requests == []
+
+
+def responses_app(bodies: list[dict[str, Any]]) -> Starlette:
+    final = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "model": "gpt-4.1",
+        "status": "completed",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "A chart.", "annotations": []}],
+            }
+        ],
+        "usage": {"input_tokens": 9, "output_tokens": 2, "total_tokens": 11},
+    }
+    events = [
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_1",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "A chart.",
+        },
+        {"type": "response.completed", "response": final},
+    ]
+
+    async def handle(request: Request) -> Response:
+        body = await request.json()
+        bodies.append(body)
+        if body.get("stream"):
+            text = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+            return Response(text, media_type="text/event-stream")
+        return JSONResponse(final)
+
+    return Starlette(routes=[Route("/v1/responses", handle, methods=["POST"])])
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_openai_responses_gets_input_image_and_input_file(stream: bool) -> None:
+    from openai import AsyncOpenAI
+
+    bodies: list[dict[str, Any]] = []
+    server = BackgroundServer(responses_app(bodies)).start()
+    client = AsyncOpenAI(api_key="k", base_url=f"{server.url}/v1", max_retries=0)
+    try:
+        model = OpenAIResponsesModel("gpt-4.1", client=client, mode="native")
+        content = ["Read", BinaryContent(PNG, "image/png"), BinaryContent(PDF, "application/pdf")]
+        reply = await send(model, content, stream=stream)
+    finally:
+        await client.close()
+        server.stop()
+    assert reply.content == "A chart."
+    parts = bodies[-1]["input"][-1]["content"]
+    assert [p["type"] for p in parts] == ["input_text", "input_image", "input_file"]
+    assert parts[0]["text"] == "Read"
+    assert after_comma(parts[1]["image_url"], "image/png") == PNG
+    assert after_comma(parts[2]["file_data"], "application/pdf") == PDF
+    assert parts[2]["filename"] == "document.pdf"
