@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from good_agent.models import fallback
+from good_agent.providers.capabilities import checked_messages
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import strategy_for_profile
 from good_agent.providers.profiles import ModelProfile, unknown_name_profile, with_mode
@@ -142,11 +143,16 @@ class StrategyChoice:
         mode: ToolCallingMode | None = None,
         **kw: Any,
     ) -> Plan:
-        """Encode one request; ``mode`` overrides the model's for this request only."""
+        """Encode one request; ``mode`` overrides the model's for this request only.
+
+        Media parts the chosen strategy's model cannot take raise
+        :class:`~good_agent.ModelCapabilityError` first (or become placeholders).
+        """
         chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
         if chosen is None and self.auto_native and tools:
             chosen = fallback.remembered_mode(self.key)
         strategy = self.for_mode(chosen)
+        messages = checked_messages(self.profile, messages, strategy.mode)
         if not tools and not history_tool_names(messages):
             body, context = CodecStrategy.encode(strategy, [], messages, **kw)
             return Plan(strategy, body, context, plain=True)

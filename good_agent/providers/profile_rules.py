@@ -29,6 +29,12 @@ class ModelProfile:
     tools are listed and ``constrained_decoding`` (``json_object``, ``json_schema``,
     ``vllm``, ``vllm_guided`` or ``None``) which constrained output to ask for,
     and ``prompt_notation`` (``tags`` or ``thought``) how calls are written.
+    ``accepts_images``, ``accepts_documents`` and ``accepts_audio`` say which media
+    parts of a user message the model takes (a part it cannot take fails before any
+    request with [`ModelCapabilityError`][good_agent.ModelCapabilityError]); a model
+    in a prompted mode (``validated``, ``parsed``) takes none, unless
+    ``media_placeholder`` is set: then each part the model cannot take is sent as a
+    short text placeholder instead.
     """
 
     model: str
@@ -43,6 +49,10 @@ class ModelProfile:
     constrained_decoding: Constraint | None = None
     rule: str | None = None
     prompt_notation: Notation = "tags"
+    accepts_images: bool = True
+    accepts_documents: bool = True
+    accepts_audio: bool = False
+    media_placeholder: bool = False
 
 
 IDENTITY_FIELDS = frozenset({"model", "provider", "codec", "rule"})

@@ -145,6 +145,20 @@ class ModelBadRequestError(ModelError):
     """The provider rejected the request as malformed (HTTP 400, 404, 422)."""
 
 
+class ModelCapabilityError(ModelBadRequestError, ValueError):
+    """A message holds a part (an image, a document, audio) the model cannot take.
+
+    Raised before any request is sent; ``model`` and ``part`` say which. A bad
+    request the client made, so the bridge answers it with a 400.
+    """
+
+    def __init__(self, model: str, part: str, reason: str = "") -> None:
+        detail = f": {reason}" if reason else ""
+        super().__init__(f"model {model!r} cannot take {part}{detail}")
+        self.model = model
+        self.part = part
+
+
 class ModelTimeoutError(ModelError):
     """The provider did not answer in time."""
 
@@ -167,19 +181,6 @@ class ModelResponseError(ModelError):
 
 class ModelConfigError(GoodAgentError, ValueError):
     """A model cannot be built from the given name or settings."""
-
-
-class ModelCapabilityError(GoodAgentError, ValueError):
-    """A message holds a part (an image, a document, audio) the model cannot take.
-
-    Raised before any request is sent; ``model`` and ``part`` say which.
-    """
-
-    def __init__(self, model: str, part: str, reason: str = "") -> None:
-        detail = f": {reason}" if reason else ""
-        super().__init__(f"model {model!r} cannot take {part}{detail}")
-        self.model = model
-        self.part = part
 
 
 class ScriptExhaustedError(GoodAgentError):

@@ -188,10 +188,10 @@ async def test_url_parts_go_as_urls_where_the_vendor_takes_them(
 @pytest.mark.parametrize(
     ("kind", "content", "words"),
     [
-        ("ollama", [BinaryContent(PDF, "application/pdf")], "Ollama takes images only"),
+        ("ollama", [BinaryContent(PDF, "application/pdf")], "does not accept documents"),
         ("ollama", [ImageUrl("https://example.com/a.png")], "send the image bytes"),
         ("openai", [DocumentUrl("https://example.com/a.pdf")], "inline data only"),
-        ("anthropic", [BinaryContent(b"RIFF", "audio/wav")], "takes no audio"),
+        ("anthropic", [BinaryContent(b"RIFF", "audio/wav")], "does not accept audio"),
     ],
 )
 async def test_a_form_the_vendor_lacks_fails_before_any_request(

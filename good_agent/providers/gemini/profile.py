@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from good_agent.providers.profile_rules import NATIVE, ProfileRule, ProviderInfo
 
-PROVIDERS = {"gemini": ProviderInfo("gemini", "gemini", dict(NATIVE))}
-"""Gemini's provider prefix: the ``generateContent`` codec, native tools."""
+PROVIDERS = {"gemini": ProviderInfo("gemini", "gemini", {**NATIVE, "accepts_audio": True})}
+"""Gemini's provider prefix: the ``generateContent`` codec, native tools, audio input."""
 
 ALIASES = {"google": "gemini", "google-gla": "gemini"}
 """Other spellings of the ``gemini`` prefix."""

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from good_agent.providers.profile_rules import ProfileRule, ProviderInfo
 
-PROVIDERS = {"ollama": ProviderInfo("ollama", "ollama", {"supports_tool_choice": False})}
-"""Ollama's provider prefix; its models' profiles come from the open model families."""
+PROVIDERS = {
+    "ollama": ProviderInfo(
+        "ollama", "ollama", {"supports_tool_choice": False, "accepts_documents": False}
+    )
+}
+"""Ollama's provider prefix (images only, no documents); its models' profiles come
+from the open model families."""
 
 RULES: list[ProfileRule] = []
 """Ollama's own rules: none (a name no rule knows is "native with fallback")."""
