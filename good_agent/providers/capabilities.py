@@ -14,6 +14,7 @@ from good_agent.providers.profiles import ModelProfile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import JSONDict
 from good_agent.types.errors import ModelCapabilityError
+from good_agent.types.messages import MEDIA_RESULT_KEY
 
 TEXT_MODES = frozenset({ToolCallingMode.VALIDATED, ToolCallingMode.PARSED})
 """The prompted modes: the model is treated as text-only."""
@@ -39,6 +40,27 @@ def placeholder(part: MediaPart) -> JSONDict:
     return {"type": "text", "text": f"[{part.kind} ({part.media_type}) not shown to this model]"}
 
 
+def _checked_tool_result(
+    profile: ModelProfile, message: JSONDict, mode: ToolCallingMode
+) -> JSONDict:
+    kept: list[JSONDict] = []
+    texts: list[str] = []
+    for item in message[MEDIA_RESULT_KEY]:
+        media = read_part(item)
+        reason = None if media is None else refusal(profile, media, mode)
+        if media is None or reason is None:
+            kept.append(item)
+        elif profile.media_placeholder:
+            texts.append(placeholder(media)["text"])
+        else:
+            raise ModelCapabilityError(profile.model, media.describe(), reason)
+    content = (
+        "\n".join([str(message.get("content") or ""), *texts]) if texts else message["content"]
+    )
+    rest = {k: v for k, v in message.items() if k != MEDIA_RESULT_KEY}
+    return {**rest, "content": content, **({MEDIA_RESULT_KEY: kept} if kept else {})}
+
+
 def checked_messages(
     profile: ModelProfile, messages: list[JSONDict], mode: ToolCallingMode
 ) -> list[JSONDict]:
@@ -46,6 +68,9 @@ def checked_messages(
     profile allows them) for the rest, else :class:`ModelCapabilityError`."""
     out: list[JSONDict] = []
     for message in messages:
+        if message.get("role") == "tool" and message.get(MEDIA_RESULT_KEY):
+            out.append(_checked_tool_result(profile, message, mode))
+            continue
         content = message.get("content")
         if message.get("role") != "user" or not isinstance(content, list):
             out.append(message)

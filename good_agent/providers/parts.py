@@ -15,6 +15,7 @@ from typing import Any
 from good_agent.providers.types import JSONDict
 from good_agent.types.content import MEDIA_KEY, MediaKind, kind_of_media
 from good_agent.types.errors import ModelCapabilityError
+from good_agent.types.messages import MEDIA_RESULT_KEY
 
 _FORMAT_TYPES = {"mp3": "audio/mpeg", "wav": "audio/wav"}
 
@@ -97,6 +98,26 @@ def media_in(messages: list[JSONDict]) -> list[MediaPart]:
         if message.get("role") == "user" and isinstance(content, list):
             found.extend(p for p in map(read_part, content) if p is not None)
     return found
+
+
+def tool_media_as_user(messages: list[JSONDict]) -> list[JSONDict]:
+    """The history with the media tool results carry moved into a user message after
+    each run of tool results, for APIs whose tool results take text only."""
+    out: list[JSONDict] = []
+    pending: list[JSONDict] = []
+    for message in messages:
+        if message.get("role") != "tool" and pending:
+            out.append({"role": "user", "content": pending})
+            pending = []
+        media = message.get(MEDIA_RESULT_KEY) if message.get("role") == "tool" else None
+        if media:
+            pending.append({"type": "text", "text": f"Returned by {message.get('name')}:"})
+            pending.extend(media)
+            message = {k: v for k, v in message.items() if k != MEDIA_RESULT_KEY}
+        out.append(message)
+    if pending:
+        out.append({"role": "user", "content": pending})
+    return out
 
 
 def without_media_key(part: JSONDict) -> JSONDict:

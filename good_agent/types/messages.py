@@ -12,7 +12,15 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from good_agent.types.content import UserContent, content_to_openai
+from good_agent.types.content import (
+    AudioUrl,
+    BinaryContent,
+    ContentPart,
+    DocumentUrl,
+    ImageUrl,
+    UserContent,
+    content_to_openai,
+)
 from good_agent.types.usage import Usage
 
 REPLAY_KEY = "replay_items"
@@ -68,16 +76,46 @@ class ToolResponse(BaseModel):
         return render_value(self.response)
 
 
+MEDIA_RESULT_KEY = "media"
+"""Key of a tool message dict holding the media parts the tool returned (neutral
+content parts): Anthropic sends them in its ``tool_result`` block, the other codecs
+in a user message after the tool results."""
+
+_MEDIA_TYPES = (ImageUrl, DocumentUrl, AudioUrl, BinaryContent)
+
+
+def media_of(value: Any) -> list[ContentPart]:
+    """The media parts a tool returned: the value itself, or the parts in a list of them."""
+    if isinstance(value, _MEDIA_TYPES):
+        return [value]
+    if isinstance(value, list | tuple) and any(isinstance(v, _MEDIA_TYPES) for v in value):
+        return [v for v in value if isinstance(v, _MEDIA_TYPES)]
+    return []
+
+
 def render_value(value: Any) -> str:
-    """Render a tool's return value as text: strings as-is, the rest as JSON."""
+    """Render a tool's return value as text: strings as-is, the rest as JSON.
+
+    Media parts (an image a tool drew) are named, not dumped: they travel beside the
+    text (see :attr:`ToolMessage.media`).
+    """
     if isinstance(value, str):
         return value
+    media = media_of(value)
+    if media:
+        texts = [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
+        named = ", ".join(f"{part.media_kind} {_media_type(part)}" for part in media)
+        return "\n".join([*texts, f"[returned: {named}]"])
     if isinstance(value, BaseModel):
         return value.model_dump_json()
     try:
         return json.dumps(value, ensure_ascii=False, default=_json_default)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def _media_type(part: ContentPart) -> str:
+    return part.media_type or part.to_openai()["media_type"]
 
 
 def _json_default(value: Any) -> Any:
@@ -157,6 +195,8 @@ class ToolMessage(BaseModel):
     tool_name: str
     content: str
     is_error: bool = False
+    media: list[ContentPart] = Field(default_factory=list)
+    """Images and documents the tool returned (a ``BinaryContent`` return value)."""
 
     @classmethod
     def from_response(cls, response: ToolResponse) -> ToolMessage:
@@ -166,6 +206,7 @@ class ToolMessage(BaseModel):
             tool_name=response.tool_name,
             content=response.content_text(),
             is_error=not response.success,
+            media=media_of(response.response) if response.success else [],
         )
 
     def to_openai(self) -> dict[str, Any]:
@@ -183,6 +224,8 @@ class ToolMessage(BaseModel):
         }
         if self.is_error:
             message["is_error"] = True
+        if self.media:
+            message[MEDIA_RESULT_KEY] = [part.to_openai() for part in self.media]
         return message
 
 

@@ -3,8 +3,42 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 _SERVER_TESTS = str(Path(__file__).resolve().parent.parent / "server")
 if _SERVER_TESTS not in sys.path:
     sys.path.insert(0, _SERVER_TESTS)
+
+from bridge_fakes import AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake  # noqa: E402
+from vendor_models import Vendors  # noqa: E402
+
+from good_agent.models import fallback  # noqa: E402
+from good_agent.server.background import BackgroundServer  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def vendor_servers() -> Iterator[Vendors]:
+    """One fake upstream per vendor (and a text-only OpenAI one), for the session."""
+    instances: dict[str, Fake] = {
+        "openai": OpenAIFake(),
+        "text": OpenAIFake(text_only=True),
+        "anthropic": AnthropicFake(),
+        "gemini": GeminiFake(),
+        "ollama": OllamaFake(),
+    }
+    servers = {name: BackgroundServer(fake.app()).start() for name, fake in instances.items()}
+    yield {name: (instances[name], servers[name].url) for name in instances}
+    for server in servers.values():
+        server.stop()
+
+
+@pytest.fixture
+def vendors(vendor_servers: Vendors) -> Vendors:
+    """The fake upstreams, reset, with no remembered fallback decisions."""
+    for fake, _ in vendor_servers.values():
+        fake.reset()
+    fallback.forget_all()
+    return vendor_servers

@@ -6,14 +6,15 @@ unless its profile asks for text placeholders.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 import pytest
-from bridge_fakes import UPSTREAM_KEY, AnthropicFake, Fake, GeminiFake, OpenAIFake
+from bridge_fakes import UPSTREAM_KEY
 from media_files import pdf, png
+from vendor_models import Vendors
 
 from good_agent import Agent, BinaryContent, ImageUrl, ModelCapabilityError
 from good_agent.models import (
@@ -21,39 +22,15 @@ from good_agent.models import (
     GeminiModel,
     ModelRequest,
     OpenAIChatModel,
-    fallback,
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.profiles import get_profile
-from good_agent.server.background import BackgroundServer
 from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 
 PNG = png()
 WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
-
-
-@pytest.fixture(scope="module")
-def upstreams() -> Iterator[dict[str, tuple[Fake, str]]]:
-    fakes: dict[str, Fake] = {
-        "openai": OpenAIFake(),
-        "text": OpenAIFake(text_only=True),
-        "anthropic": AnthropicFake(),
-        "gemini": GeminiFake(),
-    }
-    servers = {name: BackgroundServer(fake.app()).start() for name, fake in fakes.items()}
-    yield {name: (fakes[name], servers[name].url) for name in fakes}
-    for server in servers.values():
-        server.stop()
-
-
-@pytest.fixture(autouse=True)
-async def _fresh(upstreams: dict[str, tuple[Fake, str]]) -> AsyncIterator[None]:
-    for fake, _ in upstreams.values():
-        fake.reset()
-    fallback.forget_all()
-    yield
 
 
 @asynccontextmanager
@@ -69,9 +46,9 @@ def ask(*content: Any) -> ModelRequest:
 
 
 async def test_a_profile_without_images_refuses_an_image_before_the_request(
-    upstreams: dict[str, tuple[Fake, str]],
+    vendors: Vendors,
 ) -> None:
-    fake, url = upstreams["openai"]
+    fake, url = vendors["openai"]
     profile = replace(get_profile("openai:gpt-4.1"), accepts_images=False)
     model = OpenAIChatModel("gpt-4.1", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, profile=profile)
     async with closing(model):
@@ -84,15 +61,15 @@ async def test_a_profile_without_images_refuses_an_image_before_the_request(
 
 
 async def test_audio_goes_to_gemini_and_is_refused_for_claude_before_the_request(
-    upstreams: dict[str, tuple[Fake, str]],
+    vendors: Vendors,
 ) -> None:
-    gemini, gemini_url = upstreams["gemini"]
+    gemini, gemini_url = vendors["gemini"]
     async with closing(
         GeminiModel("gemini-2.5-flash", base_url=gemini_url, api_key=UPSTREAM_KEY)
     ) as model:
         await model.request(ask(BinaryContent(WAV, "audio/wav")))
     assert not gemini.problems and len(gemini.requests) == 1
-    claude, claude_url = upstreams["anthropic"]
+    claude, claude_url = vendors["anthropic"]
     async with closing(
         AnthropicModel("claude-test", base_url=claude_url, api_key=UPSTREAM_KEY)
     ) as model:
@@ -103,9 +80,9 @@ async def test_audio_goes_to_gemini_and_is_refused_for_claude_before_the_request
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
 async def test_a_prompted_model_refuses_media_before_the_request(
-    stream: bool, upstreams: dict[str, tuple[Fake, str]]
+    stream: bool, vendors: Vendors
 ) -> None:
-    fake, url = upstreams["text"]
+    fake, url = vendors["text"]
     model = OpenAIChatModel("local", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, mode="validated")
     async with closing(model):
         with pytest.raises(ModelCapabilityError, match="prompted mode 'validated'"):
@@ -118,9 +95,9 @@ async def test_a_prompted_model_refuses_media_before_the_request(
 
 
 async def test_a_prompted_model_with_placeholders_gets_text_instead(
-    upstreams: dict[str, tuple[Fake, str]],
+    vendors: Vendors,
 ) -> None:
-    fake, url = upstreams["text"]
+    fake, url = vendors["text"]
     profile = replace(get_profile("openai:local"), media_placeholder=True)
     model = OpenAIChatModel(
         "local", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, mode="validated", profile=profile
@@ -139,9 +116,9 @@ async def test_a_prompted_model_with_placeholders_gets_text_instead(
 
 
 async def test_an_agent_run_fails_with_the_capability_error_and_sends_nothing(
-    upstreams: dict[str, tuple[Fake, str]],
+    vendors: Vendors,
 ) -> None:
-    fake, url = upstreams["text"]
+    fake, url = vendors["text"]
     model = OpenAIChatModel("local", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, mode="validated")
     async with Agent(model=model) as agent:
         with pytest.raises(ModelCapabilityError, match="'local' cannot take an image part"):

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from bridge_fakes import UPSTREAM_KEY, AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake, _g
+from bridge_fakes import _g
 from media_files import pdf, png
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from vendor_models import Vendors, vendor_model
 
 from good_agent import BinaryContent, DocumentUrl, ImageUrl, ModelCapabilityError
 from good_agent.models import (
-    AnthropicModel,
-    GeminiModel,
     ModelRequest,
     ModelResponse,
-    OllamaModel,
-    OpenAIChatModel,
     OpenAIResponsesModel,
-    fallback,
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.server.background import BackgroundServer
@@ -40,38 +35,6 @@ pytestmark = pytest.mark.anyio
 PNG = png(3, 2)
 PDF = pdf()
 VENDORS = ["openai", "anthropic", "gemini", "ollama"]
-
-
-@pytest.fixture(scope="module")
-def upstreams() -> Iterator[dict[str, tuple[Fake, str]]]:
-    fakes: dict[str, Fake] = {
-        "openai": OpenAIFake(),
-        "anthropic": AnthropicFake(),
-        "gemini": GeminiFake(),
-        "ollama": OllamaFake(),
-    }
-    servers = {name: BackgroundServer(fake.app()).start() for name, fake in fakes.items()}
-    yield {name: (fakes[name], servers[name].url) for name in fakes}
-    for server in servers.values():
-        server.stop()
-
-
-@pytest.fixture(autouse=True)
-async def _fresh(upstreams: dict[str, tuple[Fake, str]]) -> AsyncIterator[None]:
-    for fake, _ in upstreams.values():
-        fake.reset()
-    fallback.forget_all()
-    yield
-
-
-def build(kind: str, url: str) -> ProviderModel:
-    if kind == "openai":
-        return OpenAIChatModel("gpt-4.1", base_url=f"{url}/v1", api_key=UPSTREAM_KEY)
-    if kind == "anthropic":
-        return AnthropicModel("claude-test", base_url=url, api_key=UPSTREAM_KEY)
-    if kind == "gemini":
-        return GeminiModel("gemini-2.5-flash", base_url=url, api_key=UPSTREAM_KEY)
-    return OllamaModel("llava", base_url=url, api_key=UPSTREAM_KEY, mode="native")
 
 
 async def send(model: ProviderModel, content: list[Any], *, stream: bool) -> ModelResponse:
@@ -136,15 +99,15 @@ def received_media(kind: str, body: dict[str, Any]) -> list[tuple[str, bytes | s
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
 @pytest.mark.parametrize("kind", ["openai", "anthropic", "gemini"])
 async def test_a_png_and_a_pdf_arrive_byte_for_byte(
-    kind: str, stream: bool, upstreams: dict[str, tuple[Fake, str]]
+    kind: str, stream: bool, vendors: Vendors
 ) -> None:
-    fake, url = upstreams[kind]
+    fake, url = vendors[kind]
     content = [
         "What is this?",
         BinaryContent(PNG, "image/png"),
         BinaryContent(PDF, "application/pdf"),
     ]
-    reply = await send(build(kind, url), content, stream=stream)
+    reply = await send(vendor_model(kind, url), content, stream=stream)
     assert reply.content == "Hello from the fake."
     assert not fake.problems
     assert received_media(kind, fake.requests[-1]) == [
@@ -154,12 +117,12 @@ async def test_a_png_and_a_pdf_arrive_byte_for_byte(
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
-async def test_ollama_gets_the_png_in_the_images_list(
-    stream: bool, upstreams: dict[str, tuple[Fake, str]]
-) -> None:
-    fake, url = upstreams["ollama"]
+async def test_ollama_gets_the_png_in_the_images_list(stream: bool, vendors: Vendors) -> None:
+    fake, url = vendors["ollama"]
     await send(
-        build("ollama", url), ["What is this?", BinaryContent(PNG, "image/png")], stream=stream
+        vendor_model("ollama", url),
+        ["What is this?", BinaryContent(PNG, "image/png")],
+        stream=stream,
     )
     assert not fake.problems
     message = fake.requests[-1]["messages"][-1]
@@ -168,7 +131,7 @@ async def test_ollama_gets_the_png_in_the_images_list(
 
 
 async def test_url_parts_go_as_urls_where_the_vendor_takes_them(
-    upstreams: dict[str, tuple[Fake, str]],
+    vendors: Vendors,
 ) -> None:
     image, document = "https://example.com/chart.png", "https://example.com/terms.pdf"
     content = ["Compare", ImageUrl(image), DocumentUrl(document)]
@@ -176,12 +139,12 @@ async def test_url_parts_go_as_urls_where_the_vendor_takes_them(
         ("anthropic", [("image", image), ("document", document)]),
         ("gemini", [("image/png", image), ("application/pdf", document)]),
     ]:
-        fake, url = upstreams[kind]
-        await send(build(kind, url), content, stream=False)
+        fake, url = vendors[kind]
+        await send(vendor_model(kind, url), content, stream=False)
         assert not fake.problems
         assert received_media(kind, fake.requests[-1]) == expected
-    fake, url = upstreams["openai"]
-    await send(build("openai", url), ["Look", ImageUrl(image)], stream=False)
+    fake, url = vendors["openai"]
+    await send(vendor_model("openai", url), ["Look", ImageUrl(image)], stream=False)
     assert received_media("openai", fake.requests[-1]) == [("url", image)]
 
 
@@ -195,11 +158,11 @@ async def test_url_parts_go_as_urls_where_the_vendor_takes_them(
     ],
 )
 async def test_a_form_the_vendor_lacks_fails_before_any_request(
-    kind: str, content: list[Any], words: str, upstreams: dict[str, tuple[Fake, str]]
+    kind: str, content: list[Any], words: str, vendors: Vendors
 ) -> None:
-    fake, url = upstreams[kind]
+    fake, url = vendors[kind]
     with pytest.raises(ModelCapabilityError, match=words):
-        await send(build(kind, url), ["see", *content], stream=False)
+        await send(vendor_model(kind, url), ["see", *content], stream=False)
     assert fake.requests == []
 
 

@@ -35,7 +35,7 @@ from good_agent.providers.tool_names import (
     tool_parameters,
 )
 from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
-from good_agent.types.messages import REPLAY_KEY
+from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY
 from good_agent.types.usage import Usage
 
 PROVIDER = "anthropic"
@@ -210,10 +210,13 @@ def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
 
 
 def _tool_result(message: JSONDict) -> JSONDict:
+    """A ``tool_result`` block; media the tool returned go in its content blocks."""
+    text = text_of(message.get("content"))
+    media = [_user_block(part) for part in message.get(MEDIA_RESULT_KEY) or []]
     block: JSONDict = {
         "type": "tool_result",
         "tool_use_id": message.get("tool_call_id"),
-        "content": text_of(message.get("content")),
+        "content": [{"type": "text", "text": text}, *media] if media else text,
     }
     if message.get("is_error"):
         block["is_error"] = True

@@ -31,7 +31,7 @@ from good_agent.providers.history import (
     system_text,
     text_of,
 )
-from good_agent.providers.parts import read_part
+from good_agent.providers.parts import read_part, tool_media_as_user
 from good_agent.providers.reply_shape import ReplyShapeError, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import (
@@ -172,7 +172,7 @@ def encode_contents(
     """Translate the neutral history into ``contents``; same-role turns are merged."""
     by_id = call_names_by_id(messages)
     contents: list[JSONDict] = []
-    for message in messages:
+    for message in tool_media_as_user(messages):
         role = message.get("role")
         if role in ("system", "developer"):
             continue

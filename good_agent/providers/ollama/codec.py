@@ -13,7 +13,7 @@ from typing import Any
 
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import call_arguments, history_tool_names, text_of
-from good_agent.providers.parts import media_in, unsupported
+from good_agent.providers.parts import media_in, tool_media_as_user, unsupported
 from good_agent.providers.reply_shape import (
     ReplyShapeError,
     field_list,
@@ -59,7 +59,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     names = names or tool_names(request)
     body: JSONDict = {
         "model": model,
-        "messages": [encode_message(m, names) for m in request.messages],
+        "messages": [encode_message(m, names) for m in tool_media_as_user(request.messages)],
         "stream": False,
     }
     tools = filter_tools(request.tools, parse_tool_choice(request.tool_choice))

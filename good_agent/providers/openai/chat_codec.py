@@ -15,7 +15,12 @@ from typing import Any
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
-from good_agent.providers.parts import read_part, unsupported, without_media_key
+from good_agent.providers.parts import (
+    read_part,
+    tool_media_as_user,
+    unsupported,
+    without_media_key,
+)
 from good_agent.providers.reply_shape import (
     ReplyShapeError,
     field_list,
@@ -62,7 +67,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     names = names or tool_names(request)
     body: JSONDict = {
         "model": model,
-        "messages": [_wire_message(m, names) for m in request.messages],
+        "messages": [_wire_message(m, names) for m in tool_media_as_user(request.messages)],
     }
     if request.tools:
         strict = strict_setting(request.settings)

@@ -17,7 +17,7 @@ from typing import Any
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
-from good_agent.providers.parts import media_in, read_part, unsupported
+from good_agent.providers.parts import media_in, read_part, tool_media_as_user, unsupported
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
@@ -79,7 +79,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
 def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]:
     """Translate the neutral history into Responses ``input`` items."""
     items: list[JSONDict] = []
-    for message in messages:
+    for message in tool_media_as_user(messages):
         role = message.get("role")
         if role == "tool":
             items.append(
