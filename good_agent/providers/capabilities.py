@@ -1,9 +1,9 @@
 """Which media parts a model takes: the check made before any request is sent.
 
-The model's :class:`~good_agent.providers.profiles.ModelProfile` says whether it
+The model's [`ModelProfile`][good_agent.ModelProfile] says whether it
 takes images, documents and audio. A model called in a prompted mode (its tools
 written into the text) takes none. A part the model cannot take raises
-:class:`~good_agent.ModelCapabilityError` naming the model and the part, unless the
+[`ModelCapabilityError`][good_agent.ModelCapabilityError] naming the model and the part, unless the
 profile's ``media_placeholder`` is set: then the part is replaced by a short text.
 """
 
@@ -65,7 +65,8 @@ def checked_messages(
     profile: ModelProfile, messages: list[JSONDict], mode: ToolCallingMode
 ) -> list[JSONDict]:
     """``messages`` with every media part the model takes; placeholders (when the
-    profile allows them) for the rest, else :class:`ModelCapabilityError`."""
+    profile allows them) for the rest, else
+    [`ModelCapabilityError`][good_agent.ModelCapabilityError]."""
     out: list[JSONDict] = []
     for message in messages:
         if message.get("role") == "tool" and message.get(MEDIA_RESULT_KEY):

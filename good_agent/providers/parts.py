@@ -1,10 +1,10 @@
 """Media parts of the neutral history, read once for every codec.
 
 A user message's content may be a list of OpenAI Chat content parts (``text``,
-``image_url``, ``input_audio``, ``file``; see :mod:`good_agent.types.content`).
-:func:`read_part` turns a media part into a :class:`MediaPart` (base64 data or a URL,
+``image_url``, ``input_audio``, ``file``; see ``good_agent.types.content``).
+``read_part`` turns a media part into a ``MediaPart`` (base64 data or a URL,
 with its media type) that each vendor's codec writes in its own form;
-:func:`unsupported` is the error a codec raises for a form its API does not have.
+``unsupported`` is the error a codec raises for a form its API does not have.
 """
 
 from __future__ import annotations

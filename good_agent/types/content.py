@@ -5,7 +5,7 @@ A prompt is a string, or a list of strings and parts::
     agent.run(["What is on this receipt?", BinaryContent(png, "image/png")])
 
 Each part converts itself to the neutral (OpenAI Chat Completions) content part the
-provider layer reads with :meth:`to_openai`; every codec translates that to its
+provider layer reads with ``to_openai``; every codec translates that to its
 vendor's own form. Bytes are written to JSON as base64.
 """
 
@@ -124,7 +124,7 @@ class BinaryContent(BaseModel):
     @field_validator("data", mode="before")
     @classmethod
     def _from_base64(cls, value: Any) -> Any:
-        """Text is base64 (as :meth:`_to_base64` wrote it): decode it, strictly."""
+        """Text is base64 (as ``_to_base64`` wrote it): decode it, strictly."""
         if isinstance(value, str):
             try:
                 return base64.b64decode(value, validate=True)

@@ -97,7 +97,7 @@ def render_value(value: Any) -> str:
     """Render a tool's return value as text: strings as-is, the rest as JSON.
 
     Media parts (an image a tool drew) are named, not dumped: they travel beside the
-    text (see :attr:`ToolMessage.media`).
+    text (see [`ToolMessage.media`][good_agent.ToolMessage.media]).
     """
     if isinstance(value, str):
         return value
@@ -141,8 +141,8 @@ class UserMessage(BaseModel):
     """A message from the user: text, or a list of text and media parts.
 
     ``UserMessage(content=["What is this?", BinaryContent(png, "image/png")])``; the
-    parts are :class:`~good_agent.ImageUrl`, :class:`~good_agent.DocumentUrl`,
-    :class:`~good_agent.AudioUrl` and :class:`~good_agent.BinaryContent`.
+    parts are [`ImageUrl`][good_agent.ImageUrl], [`DocumentUrl`][good_agent.DocumentUrl],
+    [`AudioUrl`][good_agent.AudioUrl] and [`BinaryContent`][good_agent.BinaryContent].
     """
 
     role: Literal["user"] = "user"
