@@ -83,8 +83,34 @@ def _valid_call(call: ToolCall) -> ToolCall:
     )
 
 
+def _skip(value: Any) -> None:
+    return None
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, skipkeys=True, default=_skip)
+"""Writes every string reachable through dicts and lists (keys included) as it is:
+an unpaired surrogate stays in the output, and the output fails to encode."""
+
+
+def _surely_valid(response: ModelResponse) -> bool:
+    """True when no text in ``response`` can hold an unpaired surrogate.
+
+    One pass in C over every string :func:`valid_reply` looks at: the usual reply
+    is plain ASCII, and valid non-ASCII text encodes as UTF-8. False asks for the
+    walk (also when a value will not serialize, which the walk handles).
+    """
+    calls = [(c.name, c.id, c.raw_arguments, c.arguments) for c in response.tool_calls]
+    try:
+        text = _ENCODER.encode([response.content, response.reasoning, calls, response.replay])
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return _valid(text)
+
+
 def valid_reply(response: ModelResponse) -> ModelResponse:
     """``response`` with no unpaired surrogate left (the same object when it had none)."""
+    if _surely_valid(response):
+        return response
     content = None if response.content is None else valid_text(response.content)
     reasoning = None if response.reasoning is None else valid_text(response.reasoning)
     calls = [_valid_call(call) for call in response.tool_calls]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -97,3 +98,47 @@ def test_valid_text_always_encodes_and_keeps_valid_text(text: str) -> None:
         assert "\ufffd" in cleaned or len(cleaned) < len(text)
     else:
         assert cleaned == text
+
+
+_json_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=6)
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | _json_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_json_text, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(
+    content=st.none() | _json_text,
+    arguments=st.dictionaries(_json_text, _json_values, max_size=3),
+    replay=st.lists(st.dictionaries(_json_text, _json_values, max_size=2), max_size=2),
+)
+def test_a_reply_is_kept_exactly_when_no_text_in_it_holds_a_surrogate(
+    content: str | None, arguments: dict[str, Any], replay: list[dict[str, Any]]
+) -> None:
+    from good_agent.core.valid_unicode import valid_reply
+    from good_agent.models.base import ModelResponse
+    from good_agent.types.messages import ToolCall
+
+    call = ToolCall(id="c1", name="echo", arguments=arguments)
+    response = ModelResponse(content, [call], "tool_calls", None, None, replay)
+    dumped = json.dumps([content, arguments, replay], ensure_ascii=False)
+    result = valid_reply(response)
+    assert (result is response) == (valid_text(dumped) == dumped)
+    json.dumps([result.content, result.tool_calls[0].arguments, result.replay]).encode()
+
+
+def test_a_valid_reply_is_checked_without_walking_its_values(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import good_agent.core.valid_unicode as valid_unicode
+    from good_agent.models.base import ModelResponse
+    from good_agent.types.messages import ToolCall
+
+    def walked(*args: Any) -> Any:
+        raise AssertionError("a valid reply was walked value by value")
+
+    monkeypatch.setattr(valid_unicode, "_clean", walked)
+    call = ToolCall(id="c1", name="echo", arguments={"text": "héllo", "n": [1, {"k": "ü"}]})
+    response = ModelResponse("done ✓", [call], "tool_calls", None, "why", [{"type": "x"}])
+    assert valid_unicode.valid_reply(response) is response
