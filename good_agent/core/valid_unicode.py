@@ -11,6 +11,7 @@ error (its arguments replaced the same way), so the tool never runs on altered d
 from __future__ import annotations
 
 import json
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from good_agent.models.base import ModelResponse
@@ -91,6 +92,22 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, skipkeys=True, default=_skip)
 """Writes every string reachable through dicts and lists (keys included) as it is:
 an unpaired surrogate stays in the output, and the output fails to encode."""
 
+_C_ENCODER = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None, _skip, encode_basestring, None, ": ", ", ", False, True, True
+    )
+)
+"""The same encoder in C, called directly (no circular-reference markers: a cycle
+ends in ``RecursionError``, and the walk decides)."""
+
+
+def _written(value: Any) -> str:
+    if _C_ENCODER is None:
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODER(value, 0))
+
 
 def _surely_valid(response: ModelResponse) -> bool:
     """True when no text in ``response`` can hold an unpaired surrogate.
@@ -101,7 +118,7 @@ def _surely_valid(response: ModelResponse) -> bool:
     """
     calls = [(c.name, c.id, c.raw_arguments, c.arguments) for c in response.tool_calls]
     try:
-        text = _ENCODER.encode([response.content, response.reasoning, calls, response.replay])
+        text = _written([response.content, response.reasoning, calls, response.replay])
     except (TypeError, ValueError, RecursionError):
         return False
     return _valid(text)
