@@ -62,7 +62,8 @@ class _Run(RunState):
         instructions = agent._instructions
         self.instructions = await instructions.render(self.context) if instructions else None
         for index in range(agent.max_iterations):
-            self.stop(self.usage.exceeded(UsageLimits.before_request))
+            if self.usage.limited:
+                self.stop(self.usage.exceeded(UsageLimits.before_request))
             plans = await current_plans(agent, self.options.tools, self.context)
             messages = list(agent.messages)
             if agent._history_processors:
@@ -77,7 +78,8 @@ class _Run(RunState):
             assert isinstance(message, AssistantMessage)
             if self.sink is not None:
                 await self.sink(TurnEndEvent(message, message.usage or Usage()))
-            self.stop(self.usage.exceeded(UsageLimits.after_response))
+            if self.usage.limited:
+                self.stop(self.usage.exceeded(UsageLimits.after_response))
             if self.on_step is not None:
                 await self.on_step(ModelStep(request, message))
             result = await self.answer(message, plans)

@@ -178,8 +178,11 @@ class RunState:
     ) -> list[ToolResponse]:
         """Run ``calls`` concurrently; each finished response is kept in :attr:`finished`
         at once, so a cancellation loses none of them."""
-        count = len(calls)
-        self.stop(self.usage.exceeded(lambda limits, usage: limits.before_tool_calls(usage, count)))
+        if self.usage.limited:
+            count = len(calls)
+            self.stop(
+                self.usage.exceeded(lambda limits, usage: limits.before_tool_calls(usage, count))
+            )
         hook = self.executing if self.sink is not None else None
         self.finished = {}
         try:

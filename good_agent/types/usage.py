@@ -49,6 +49,11 @@ class RunUsage:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
 
+    @property
+    def limited(self) -> bool:
+        """Whether any limits are in force on these totals (else nothing to check)."""
+        return bool(self._limits)
+
     def add_response(self, usage: Usage) -> None:
         """Count one model response and its token usage."""
         self.requests += 1
