@@ -306,6 +306,15 @@ async def execute_calls(
     while other calls still run knows which ones completed.
     """
     failed = failures or {}
+    if len(calls) == 1:  # the usual turn: one call, no task group
+        call = calls[0]
+        attempt = failed.get(call.name, 0) + 1
+        response = await execute_call(
+            agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
+        )
+        if finished is not None:
+            finished[call.id] = response
+        return [response]
     results: list[ToolResponse | None] = [None] * len(calls)
 
     async def run_one(index: int, call: ToolCall, limiter: anyio.CapacityLimiter | None) -> None:
