@@ -95,9 +95,7 @@ an unpaired surrogate stays in the output, and the output fails to encode."""
 _C_ENCODER = (
     None
     if c_make_encoder is None
-    else c_make_encoder(
-        None, _skip, encode_basestring, None, ": ", ", ", False, True, True
-    )
+    else c_make_encoder(None, _skip, encode_basestring, None, ": ", ", ", False, True, True)
 )
 """The same encoder in C, called directly (no circular-reference markers: a cycle
 ends in ``RecursionError``, and the walk decides)."""
