@@ -107,13 +107,47 @@ def _written(value: Any) -> str:
     return "".join(_C_ENCODER(value, 0))
 
 
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _plain(response: ModelResponse) -> bool:
+    """True for the usual reply: ASCII text, flat arguments of ASCII text and
+    scalars, no provider items (no surrogate can be there)."""
+    if response.replay:
+        return False
+    content, reasoning = response.content, response.reasoning
+    if (content is not None and not content.isascii()) or (
+        reasoning is not None and not reasoning.isascii()
+    ):
+        return False
+    for call in response.tool_calls:
+        raw = call.raw_arguments
+        if not (call.name.isascii() and call.id.isascii()) or (
+            raw is not None and not raw.isascii()
+        ):
+            return False
+        for key, value in call.arguments.items():
+            kind = type(value)
+            if type(key) is not str or not key.isascii():
+                return False
+            if kind is str:
+                if not value.isascii():
+                    return False
+            elif kind not in _SCALARS:
+                return False
+    return True
+
+
 def _surely_valid(response: ModelResponse) -> bool:
     """True when no text in ``response`` can hold an unpaired surrogate.
 
-    One pass in C over every string :func:`valid_reply` looks at: the usual reply
-    is plain ASCII, and valid non-ASCII text encodes as UTF-8. False asks for the
-    walk (also when a value will not serialize, which the walk handles).
+    The usual reply is settled by :func:`_plain`; any other by one pass in C over
+    every string :func:`valid_reply` looks at (valid non-ASCII text encodes as
+    UTF-8). False asks for the walk (also when a value will not serialize, which
+    the walk handles).
     """
+    if _plain(response):
+        return True
     calls = [(c.name, c.id, c.raw_arguments, c.arguments) for c in response.tool_calls]
     try:
         text = _written([response.content, response.reasoning, calls, response.replay])
