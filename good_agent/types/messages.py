@@ -201,12 +201,22 @@ class ToolMessage(BaseModel):
     @classmethod
     def from_response(cls, response: ToolResponse) -> ToolMessage:
         """Build the message that carries ``response`` back to the model."""
+        value = response.response
+        if response.success and not isinstance(value, str):
+            media = media_of(value)
+            if media:
+                return cls(
+                    tool_call_id=response.tool_call_id,
+                    tool_name=response.tool_name,
+                    content=response.content_text(),
+                    media=media,
+                )
+        # No media (the usual text result): the field keeps its default.
         return cls(
             tool_call_id=response.tool_call_id,
             tool_name=response.tool_name,
             content=response.content_text(),
             is_error=not response.success,
-            media=media_of(response.response) if response.success else [],
         )
 
     def to_openai(self) -> dict[str, Any]:

@@ -60,3 +60,15 @@ async def test_a_turn_with_one_tool_call_is_not_cut_into_batches(
         assert (await agent.call("go")).content == "done"
     results = [m.content for m in agent.messages if m.role == "tool"]
     assert results == ["2", "4"]
+
+
+def test_a_text_result_is_not_searched_for_media(monkeypatch: pytest.MonkeyPatch) -> None:
+    import good_agent.types.messages as messages
+
+    def searched(value: Any) -> Any:
+        raise AssertionError("a text result was searched for media")
+
+    monkeypatch.setattr(messages, "media_of", searched)
+    response = messages.ToolResponse(tool_name="double", tool_call_id="c1", response="4")
+    message = messages.ToolMessage.from_response(response)
+    assert (message.content, message.media, message.is_error) == ("4", [], False)
