@@ -2,7 +2,8 @@
 
 Requests are translated into the neutral :class:`~good_agent.server.served.BridgeRequest`
 (``tool_use`` blocks become assistant ``tool_calls``, ``tool_result`` blocks
-``role: tool`` messages), so an Anthropic client can use any upstream; replies and
+``role: tool`` messages, ``image`` and ``document`` blocks the neutral media parts),
+so an Anthropic client can use any upstream; replies and
 stream events are written back in the Messages format.
 
 Reference: https://docs.anthropic.com/en/api/messages and
