@@ -2,7 +2,8 @@
 
 Requests are translated into the neutral :class:`~good_agent.server.served.BridgeRequest`
 (``tool_use`` blocks become assistant ``tool_calls``, ``tool_result`` blocks
-``role: tool`` messages), so an Anthropic client can use any upstream; replies and
+``role: tool`` messages, ``image`` and ``document`` blocks the neutral media parts),
+so an Anthropic client can use any upstream; replies and
 stream events are written back in the Messages format.
 
 Reference: https://docs.anthropic.com/en/api/messages and
@@ -11,7 +12,9 @@ https://docs.anthropic.com/en/docs/build-with-claude/streaming
 
 from __future__ import annotations
 
+import base64
 import json
+import mimetypes
 import re
 import uuid
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from good_agent.server.errors import bad_request
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeReply, BridgeRequest
 from good_agent.server.tool_schemas import check_tool_schema
+from good_agent.types.content import MEDIA_KEY, guess_media_type, kind_of_media
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -99,13 +103,52 @@ def _tool_choice(choice: Any, tools: list[JSONDict]) -> tuple[ToolChoice | None,
     )
 
 
+def _media_part(block: JSONDict, path: str) -> JSONDict:
+    """An ``image`` or ``document`` block as the neutral part (``image_url`` or
+    ``file``), its bytes or URL untouched (checked later by the media rules)."""
+    kind = block["type"]
+    source = block.get("source")
+    source_type = source.get("type") if isinstance(source, dict) else None
+    where = f"{path}.source"
+    if not isinstance(source, dict) or source_type not in ("base64", "url", "text"):
+        raise bad_request(f"{where}.type must be 'base64' or 'url'", f"{where}.type")
+    if source_type == "text" and kind == "document":
+        text = str(source.get("data") or "").encode()
+        source = {"media_type": "text/plain", "data": base64.b64encode(text).decode("ascii")}
+        source_type = "base64"
+    if source_type == "url":
+        url = source.get("url")
+        if not isinstance(url, str) or not url:
+            raise bad_request(f"{where}.url must be a string", f"{where}.url")
+        if kind == "image":
+            media = guess_media_type(url, "image/png")
+            return {"type": "image_url", "image_url": {"url": url}, MEDIA_KEY: media}
+        media = guess_media_type(url, "application/pdf")
+        return {"type": "file", "file": {"file_url": url}, MEDIA_KEY: media}
+    media_type, data = source.get("media_type"), source.get("data")
+    if not isinstance(media_type, str) or not media_type or not isinstance(data, str):
+        raise bad_request(
+            f"{where} needs a media_type and base64 data (strings)", f"{where}.media_type"
+        )
+    if kind_of_media(media_type) != kind:
+        raise bad_request(f"{where}.media_type {media_type!r} is not a {kind}", where)
+    data_url = f"data:{media_type};base64,{data}"
+    if kind == "image":
+        return {"type": "image_url", "image_url": {"url": data_url}, MEDIA_KEY: media_type}
+    extension = mimetypes.guess_extension(media_type) or ".bin"
+    file = {"file_data": data_url, "filename": f"document{extension}"}
+    return {"type": "file", "file": file, MEDIA_KEY: media_type}
+
+
 def _user(blocks: list[Any], where: str) -> list[JSONDict]:
     results: list[JSONDict] = []
-    texts: list[str] = []
+    parts: list[JSONDict] = []
     for number, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind == "text":
-            texts.append(str(block.get("text") or ""))
+            parts.append({"type": "text", "text": str(block.get("text") or "")})
+        elif kind in ("image", "document"):
+            parts.append(_media_part(block, f"{where}.content[{number}]"))
         elif kind == "tool_result":
             message: JSONDict = {
                 "role": "tool",
@@ -117,8 +160,10 @@ def _user(blocks: list[Any], where: str) -> list[JSONDict]:
             results.append(message)
         else:
             raise _unsupported(kind, f"{where}.content[{number}].type")
-    if texts:
-        results.append({"role": "user", "content": "\n".join(texts)})
+    if any(part["type"] != "text" for part in parts):
+        results.append({"role": "user", "content": parts})
+    elif parts:
+        results.append({"role": "user", "content": "\n".join(part["text"] for part in parts)})
     return results
 
 

@@ -34,6 +34,7 @@ from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
 from good_agent.server.request_body import parse_body
 from good_agent.server.served import BridgeRequest, ServedModel
@@ -100,6 +101,7 @@ class Bridge:
             for entry in config.models
         }
         self.in_flight = 0
+        self.media_limits = MediaLimits(server.max_media_part_bytes, server.max_media_request_bytes)
 
     async def aclose(self) -> None:
         """Close the upstream connections."""
@@ -241,6 +243,7 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
         bridge.authorize(request)
         body = await bridge.read_json(request)
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
+        check_media(call.request.messages, bridge.media_limits)
         stream = call.stream
         route = bridge.route(call.model)
         neutral: BridgeRequest = call.request

@@ -63,7 +63,9 @@ class ServerConfig(_Strict):
     reach an upstream, ``read_timeout`` between two reads of an upstream reply
     (also the wait for a non-streaming reply), ``request_timeout`` for a whole
     non-streaming upstream call, ``stream_timeout`` for a whole streamed reply (the
-    client then gets an error event).
+    client then gets an error event). ``max_media_part_bytes`` (5 MiB) and
+    ``max_media_request_bytes`` (6 MiB) limit the decoded bytes of one image,
+    document or audio part and of all the parts of one request.
     """
 
     host: str = DEFAULT_HOST
@@ -74,6 +76,8 @@ class ServerConfig(_Strict):
     request_timeout: float = Field(default=600.0, gt=0)
     stream_timeout: float = Field(default=600.0, gt=0)
     max_body_bytes: int = Field(default=8 * 1024 * 1024, gt=0)
+    max_media_part_bytes: int = Field(default=5 * 1024 * 1024, gt=0)
+    max_media_request_bytes: int = Field(default=6 * 1024 * 1024, gt=0)
     max_upstream_connections: int = Field(default=512, gt=0)
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 

@@ -25,6 +25,7 @@ from typing import Any
 from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
+    ModelCapabilityError,
     ModelConnectionError,
     ModelError,
     ModelIncompleteStreamError,
@@ -191,6 +192,10 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
     if isinstance(exc, ModelConnectionError):
         return BridgeError(
             502, f"{where} cannot be reached", "upstream_error", code="upstream_unreachable"
+        )
+    if isinstance(exc, ModelCapabilityError):
+        return BridgeError(
+            400, f"{where}: {redact(str(exc))}", "invalid_request_error", code="unsupported_media"
         )
     if isinstance(exc, ModelBadRequestError):
         return BridgeError(

@@ -1,0 +1,373 @@
+"""Images, documents and audio through the bridge, sent by the real openai and
+anthropic clients: translated to the upstream's form (checked byte for byte),
+refused with a 400 or 413 when the model, the URL, the size or the bytes are wrong."""
+
+from __future__ import annotations
+
+import base64
+import socket
+import struct
+import zlib
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from bridge_fakes import Fake
+from bridge_harness import CLIENT_KEY
+
+from good_agent.server import create_app, parse_config
+from good_agent.server.background import BackgroundServer
+
+ALL_MEDIA = {"accepts_images": True, "accepts_documents": True, "accepts_audio": True}
+
+
+def png(width: int = 3, height: int = 2, level: int = 9) -> bytes:
+    """A real PNG: ``width`` x ``height`` red pixels (``level`` 0: not compressed)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows, level))
+        + chunk(b"IEND", b"")
+    )
+
+
+def pdf(text: str = "Invoice 42") -> bytes:
+    """A real one-page PDF showing ``text``."""
+    stream = f"BT /F1 24 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return out
+
+
+PNG = png()
+PDF = pdf()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def start(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer:
+    def entry(name: str, provider: str, fake: str, model: str, **extra: Any) -> dict[str, Any]:
+        suffix = "/v1" if provider == "openai" else ""
+        return {
+            "name": name,
+            "provider": provider,
+            "model": model,
+            "base_url": fakes[fake][1] + suffix,
+            "api_key_env": "GA_TEST_UPSTREAM_KEY",
+            **extra,
+        }
+
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", **server},
+            "models": [
+                entry("gpt", "openai", "openai", "fake-gpt", mode="native", profile=ALL_MEDIA),
+                entry("claude", "anthropic", "anthropic", "claude-sonnet-4-6"),
+                entry("ollama", "ollama", "ollama", "llava", mode="native", profile=ALL_MEDIA),
+                entry(
+                    "blind",
+                    "openai",
+                    "openai",
+                    "blind-model",
+                    mode="native",
+                    profile={"accepts_images": False},
+                ),
+            ],
+        }
+    )
+    return BackgroundServer(create_app(config)).start()
+
+
+@pytest.fixture(scope="module")
+def media_bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundServer]:
+    server = start(fakes)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def small_bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundServer]:
+    server = start(fakes, max_media_part_bytes=1000, max_media_request_bytes=1500)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def oai(media_bridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[Any]:
+    async with openai.AsyncOpenAI(
+        base_url=f"{media_bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        yield client
+
+
+@pytest.fixture
+async def ant(media_bridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[Any]:
+    async with anthropic.AsyncAnthropic(
+        base_url=media_bridge.url, api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        yield client
+
+
+def image_part(url: str) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def chat_user(*parts: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": [{"type": "text", "text": "What is this?"}, *parts]}]
+
+
+def upstream_user_content(fake: Fake) -> Any:
+    messages = fake.requests[-1]["messages"]
+    return [m for m in messages if m["role"] == "user"][-1]["content"]
+
+
+def data_url_bytes(url: str, media_type: str) -> bytes:
+    prefix = f"data:{media_type};base64,"
+    assert url.startswith(prefix), url[:40]
+    return base64.b64decode(url[len(prefix) :], validate=True)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_openai_client_image_and_pdf_reach_anthropic_upstream(
+    oai: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["anthropic"][0]
+    pdf_part = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"}}
+    messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), pdf_part)
+    if stream:
+        chunks = await oai.chat.completions.create(model="claude", messages=messages, stream=True)
+        text = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+    else:
+        reply = await oai.chat.completions.create(model="claude", messages=messages)
+        text = reply.choices[0].message.content
+    assert text == "Hello from the fake."
+    assert fake.problems == []
+    text_block, image, document = upstream_user_content(fake)
+    assert text_block == {"type": "text", "text": "What is this?"}
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
+    assert document["type"] == "document"
+    assert document["source"]["media_type"] == "application/pdf"
+    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_anthropic_client_image_and_pdf_reach_openai_upstream(
+    ant: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["openai"][0]
+    content = [
+        {"type": "text", "text": "What is this?"},
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": b64(PNG)},
+        },
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)},
+        },
+    ]
+    kw: dict[str, Any] = {
+        "model": "gpt",
+        "max_tokens": 50,
+        "messages": [{"role": "user", "content": content}],
+    }
+    if stream:
+        async with ant.messages.stream(**kw) as events:
+            text = await events.get_final_text()
+    else:
+        reply = await ant.messages.create(**kw)
+        text = reply.content[0].text
+    assert text == "Hello from the fake."
+    assert fake.problems == []
+    text_part, image, file = upstream_user_content(fake)
+    assert text_part == {"type": "text", "text": "What is this?"}
+    assert image["type"] == "image_url"
+    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
+    assert file["type"] == "file" and file["file"]["filename"] == "document.pdf"
+    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+
+
+async def test_openai_client_audio_reaches_openai_upstream(
+    oai: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    wav = b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(28)
+    audio = {"type": "input_audio", "input_audio": {"data": b64(wav), "format": "wav"}}
+    await oai.chat.completions.create(model="gpt", messages=chat_user(audio))
+    sent = upstream_user_content(fakes["openai"][0])[1]
+    assert sent == {"type": "input_audio", "input_audio": {"data": b64(wav), "format": "wav"}}
+
+
+async def test_url_parts_go_to_a_url_taking_upstream_as_urls(
+    oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    url = "https://example.com/receipt.png"
+    await oai.chat.completions.create(model="claude", messages=chat_user(image_part(url)))
+    image = upstream_user_content(fakes["anthropic"][0])[1]
+    assert image == {"type": "image", "source": {"type": "url", "url": url}}
+    block = {"type": "image", "source": {"type": "url", "url": url}}
+    await ant.messages.create(
+        model="gpt", max_tokens=5, messages=[{"role": "user", "content": [block]}]
+    )
+    assert upstream_user_content(fakes["openai"][0]) == [image_part(url)]
+
+
+async def test_a_url_to_an_upstream_that_needs_inline_data_is_a_400(
+    oai: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    messages = chat_user(image_part("https://example.com/receipt.png"))
+    with pytest.raises(openai.BadRequestError) as refused:
+        await oai.chat.completions.create(model="ollama", messages=messages)
+    message = refused.value.body["message"]
+    assert "ollama" in message and "send the image bytes" in message
+    assert refused.value.body["code"] == "unsupported_media"
+    assert fakes["ollama"][0].requests == []
+
+
+async def test_a_part_the_model_cannot_take_is_a_400_naming_model_and_part(
+    oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"))
+    for stream in (False, True):
+        with pytest.raises(openai.BadRequestError) as refused:
+            await oai.chat.completions.create(model="blind", messages=messages, stream=stream)
+        message = refused.value.body["message"]
+        assert "'blind-model'" in message and "image part (image/png" in message
+        assert refused.value.body["code"] == "unsupported_media"
+    audio = {
+        "type": "input_audio",
+        "input_audio": {"data": b64(b"ID3" + bytes(20)), "format": "mp3"},
+    }
+    with pytest.raises(openai.BadRequestError) as no_audio:
+        await oai.chat.completions.create(model="claude", messages=chat_user(audio))
+    assert "audio part (audio/mpeg" in no_audio.value.body["message"]
+    assert fakes["openai"][0].requests == [] and fakes["anthropic"][0].requests == []
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[socket.socket, int]]:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.setblocking(False)
+    yield sock, sock.getsockname()[1]
+    sock.close()
+
+
+@pytest.mark.parametrize("scheme", ["https", "http"])
+async def test_a_url_to_a_private_address_is_refused_and_never_connected(
+    oai: Any,
+    ant: Any,
+    fakes: dict[str, tuple[Fake, str]],
+    listener: tuple[socket.socket, int],
+    scheme: str,
+) -> None:
+    sock, port = listener
+    url = f"{scheme}://127.0.0.1:{port}/secret.png"
+    with pytest.raises(openai.BadRequestError) as refused:
+        await oai.chat.completions.create(model="claude", messages=chat_user(image_part(url)))
+    assert refused.value.body["param"] == "messages[0].content[1]"
+    block = {"type": "document", "source": {"type": "url", "url": url.replace("png", "pdf")}}
+    with pytest.raises(anthropic.BadRequestError):
+        await ant.messages.create(
+            model="claude", max_tokens=5, messages=[{"role": "user", "content": [block]}]
+        )
+    with pytest.raises(BlockingIOError):
+        sock.accept()
+    assert fakes["anthropic"][0].requests == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://localhost/a.png",
+        "https://10.1.2.3/a.png",
+        "https://[::1]/a.png",
+        "https://169.254.169.254/latest/meta-data",
+        "ftp://example.com/a.png",
+        "data:image/png,not-base64",
+    ],
+)
+async def test_urls_the_bridge_will_not_pass_on(oai: Any, url: str) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        await oai.chat.completions.create(model="claude", messages=chat_user(image_part(url)))
+    assert refused.value.status_code == 400
+
+
+async def test_bytes_that_are_not_their_declared_type_are_a_400(
+    oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    jpeg = b"\xff\xd8\xff\xe0" + bytes(40)
+    with pytest.raises(openai.BadRequestError) as refused:
+        await oai.chat.completions.create(
+            model="claude", messages=chat_user(image_part(f"data:image/png;base64,{b64(jpeg)}"))
+        )
+    assert "not image/png as declared" in refused.value.body["message"]
+    block = {
+        "type": "document",
+        "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PNG)},
+    }
+    with pytest.raises(anthropic.BadRequestError) as bad_pdf:
+        await ant.messages.create(
+            model="claude", max_tokens=5, messages=[{"role": "user", "content": [block]}]
+        )
+    assert "not application/pdf as declared" in str(bad_pdf.value)
+    with pytest.raises(openai.BadRequestError) as not_b64:
+        await oai.chat.completions.create(
+            model="claude", messages=chat_user(image_part("data:image/png;base64,@@@"))
+        )
+    assert "not valid base64" in not_b64.value.body["message"]
+    assert fakes["anthropic"][0].requests == []
+
+
+async def test_media_over_the_limits_is_a_413_naming_the_limit(
+    small_bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], anyio_backend: str
+) -> None:
+    big = png(20, 20, level=0)
+    assert len(big) > 1000
+    async with openai.AsyncOpenAI(
+        base_url=f"{small_bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        with pytest.raises(openai.APIStatusError) as part:
+            await client.chat.completions.create(
+                model="claude", messages=chat_user(image_part(f"data:image/png;base64,{b64(big)}"))
+            )
+        assert part.value.status_code == 413
+        assert "max_media_part_bytes = 1000" in part.value.body["message"]
+        small = image_part(f"data:image/png;base64,{b64(png(13, 13, level=0))}")
+        with pytest.raises(openai.APIStatusError) as total:
+            await client.chat.completions.create(
+                model="claude", messages=chat_user(small, small, small)
+            )
+        assert total.value.status_code == 413
+        assert "max_media_request_bytes = 1500" in total.value.body["message"]
+    assert fakes["anthropic"][0].requests == []
