@@ -6,8 +6,9 @@ import struct
 import zlib
 
 
-def png(width: int = 2, height: int = 2) -> bytes:
-    """A valid RGB PNG of ``width`` x ``height`` pixels (a red-green pattern)."""
+def png(width: int = 2, height: int = 2, level: int = -1) -> bytes:
+    """A valid RGB PNG of ``width`` x ``height`` pixels (a red-green pattern); ``level``
+    is the zlib level (0: not compressed, so the size follows the pixel count)."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
@@ -22,7 +23,7 @@ def png(width: int = 2, height: int = 2) -> bytes:
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IDAT", zlib.compress(rows, level))
         + chunk(b"IEND", b"")
     )
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import base64
 import socket
-import struct
-import zlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -16,54 +14,12 @@ import openai
 import pytest
 from bridge_fakes import Fake
 from bridge_harness import CLIENT_KEY
+from media_files import pdf, png
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
 ALL_MEDIA = {"accepts_images": True, "accepts_documents": True, "accepts_audio": True}
-
-
-def png(width: int = 3, height: int = 2, level: int = 9) -> bytes:
-    """A real PNG: ``width`` x ``height`` red pixels (``level`` 0: not compressed)."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
-    rows = b"".join(b"\x00" + b"\xff\x00\x00" * width for _ in range(height))
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows, level))
-        + chunk(b"IEND", b"")
-    )
-
-
-def pdf(text: str = "Invoice 42") -> bytes:
-    """A real one-page PDF showing ``text``."""
-    stream = f"BT /F1 24 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1,
-        xref,
-    )
-    return out
 
 
 PNG = png()
