@@ -12,27 +12,17 @@ _SERVER_TESTS = str(Path(__file__).resolve().parent.parent / "server")
 if _SERVER_TESTS not in sys.path:
     sys.path.insert(0, _SERVER_TESTS)
 
-from bridge_fakes import AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake  # noqa: E402
+from bridge_fakes import vendor_fakes  # noqa: E402
 from vendor_models import Vendors  # noqa: E402
 
 from good_agent.models import fallback  # noqa: E402
-from good_agent.server.background import BackgroundServer  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def vendor_servers() -> Iterator[Vendors]:
     """One fake upstream per vendor (and a text-only OpenAI one), for the session."""
-    instances: dict[str, Fake] = {
-        "openai": OpenAIFake(),
-        "text": OpenAIFake(text_only=True),
-        "anthropic": AnthropicFake(),
-        "gemini": GeminiFake(),
-        "ollama": OllamaFake(),
-    }
-    servers = {name: BackgroundServer(fake.app()).start() for name, fake in instances.items()}
-    yield {name: (instances[name], servers[name].url) for name in instances}
-    for server in servers.values():
-        server.stop()
+    with vendor_fakes() as served:
+        yield served
 
 
 @pytest.fixture

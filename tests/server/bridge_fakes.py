@@ -15,7 +15,8 @@ import asyncio
 import json
 import threading
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from good_agent.server.background import BackgroundServer
 
 UPSTREAM_KEY = "sk-upstream-secret-123456"
 
@@ -659,3 +662,22 @@ class RawFake:
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/{path:path}", self.handle, methods=["POST"])])
+
+
+@contextmanager
+def vendor_fakes() -> Iterator[dict[str, tuple[Fake, str]]]:
+    """One fake upstream per vendor (and a text-only OpenAI one), each served on
+    loopback: ``{name: (fake, url)}``, stopped on leaving."""
+    instances: dict[str, Fake] = {
+        "openai": OpenAIFake(),
+        "text": OpenAIFake(text_only=True),
+        "anthropic": AnthropicFake(),
+        "gemini": GeminiFake(),
+        "ollama": OllamaFake(),
+    }
+    servers = {name: BackgroundServer(fake.app()).start() for name, fake in instances.items()}
+    try:
+        yield {name: (instances[name], servers[name].url) for name in instances}
+    finally:
+        for server in servers.values():
+            server.stop()

@@ -6,7 +6,11 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from bridge_fakes import AnthropicFake, Fake, GeminiFake, OllamaFake, OpenAIFake, RawFake
+from bridge_fakes import (
+    Fake,
+    RawFake,
+    vendor_fakes,
+)
 from bridge_harness import CLIENT_KEY, start_bridge
 
 from good_agent.server import create_app, parse_config
@@ -15,17 +19,8 @@ from good_agent.server.background import BackgroundServer
 
 @pytest.fixture(scope="session")
 def fakes() -> Iterator[dict[str, tuple[Fake, str]]]:
-    instances: dict[str, Fake] = {
-        "openai": OpenAIFake(),
-        "text": OpenAIFake(text_only=True),
-        "anthropic": AnthropicFake(),
-        "gemini": GeminiFake(),
-        "ollama": OllamaFake(),
-    }
-    servers = {name: BackgroundServer(fake.app()).start() for name, fake in instances.items()}
-    yield {name: (instances[name], servers[name].url) for name in instances}
-    for server in servers.values():
-        server.stop()
+    with vendor_fakes() as served:
+        yield served
 
 
 @pytest.fixture(scope="session")
