@@ -48,7 +48,12 @@ async def current_plans(
     """The plan of every tool as the model will see it now, by the name it sees,
     events applied; ``run_tools`` are the tools added for one run, ``run`` the run's
     context for the toolsets' filters (outside a run: one with ``deps=None``)."""
-    plans = _chain_plans(agent, run_tools, run)
+    registry = agent.tools
+    if run_tools is None and not registry.toolsets and not agent.adapter_chain.renames:
+        # The usual case, decided here: the agent's own tools, no renaming.
+        plans = agent.adapter_chain.plans(registry, registry.version)
+    else:
+        plans = _chain_plans(agent, run_tools, run)
     if not agent.events.has_handlers(AgentEvents.TOOLS_GENERATE_SIGNATURE):
         return plans
     result: dict[str, ToolPlan] = {}

@@ -61,13 +61,14 @@ class _Run(RunState):
             await agent.append(UserMessage(content=user_content(self.options.prompt)))
         instructions = agent._instructions
         self.instructions = await instructions.render(self.context) if instructions else None
+        processors = agent._history_processors if agent._history_processors else None
         for index in range(agent.max_iterations):
             if self.usage.limited:
                 self.stop(self.usage.exceeded(UsageLimits.before_request))
             plans = await current_plans(agent, self.options.tools, self.context)
             messages = list(agent.messages)
-            if agent._history_processors:
-                messages = await agent._history_processors.apply(messages, self.context)
+            if processors is not None:
+                messages = await processors.apply(messages, self.context)
             request = self.request(plans, messages, first=index == 0)
             if self.sink is None:
                 response = await request_model(agent, request)

@@ -141,7 +141,7 @@ class RunState:
     ) -> RunResult[Any] | None:
         waiting = [c for c in calls if c.name in plans and plans[c.name].tool.requires_approval]
         if not waiting:
-            await self.execute(calls, plans)
+            await self.record(calls, await self.run_tools(calls, plans), plans)
             return None
         deferred: list[DeferredCall] = []
         for call in waiting:
@@ -163,15 +163,12 @@ class RunState:
                 await self.record([call], [response], plans)
         now = [c for c in calls if c not in waiting]
         if now:
-            await self.execute(now, plans)
+            await self.record(now, await self.run_tools(now, plans), plans)
         if deferred:
             # What this agent deferred: a bare True approves these exact calls only.
             self.agent._deferred = {d.call_id: d.digest for d in deferred}
             return self.result(message, None, deferred)
         return None
-
-    async def execute(self, calls: list[ToolCall], plans: dict[str, ToolPlan]) -> None:
-        await self.record(calls, await self.run_tools(calls, plans), plans)
 
     async def run_tools(
         self, calls: list[ToolCall], plans: dict[str, ToolPlan]

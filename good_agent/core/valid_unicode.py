@@ -139,15 +139,12 @@ def _plain(response: ModelResponse) -> bool:
 
 
 def _surely_valid(response: ModelResponse) -> bool:
-    """True when no text in ``response`` can hold an unpaired surrogate.
-
-    The usual reply is settled by :func:`_plain`; any other by one pass in C over
+    """True when no text in ``response`` can hold an unpaired surrogate, for a reply
+    that is not :func:`_plain`: one pass in C over
     every string :func:`valid_reply` looks at (valid non-ASCII text encodes as
     UTF-8). False asks for the walk (also when a value will not serialize, which
     the walk handles).
     """
-    if _plain(response):
-        return True
     calls = [(c.name, c.id, c.raw_arguments, c.arguments) for c in response.tool_calls]
     try:
         text = _written([response.content, response.reasoning, calls, response.replay])
@@ -158,7 +155,7 @@ def _surely_valid(response: ModelResponse) -> bool:
 
 def valid_reply(response: ModelResponse) -> ModelResponse:
     """``response`` with no unpaired surrogate left (the same object when it had none)."""
-    if _surely_valid(response):
+    if _plain(response) or _surely_valid(response):
         return response
     content = None if response.content is None else valid_text(response.content)
     reasoning = None if response.reasoning is None else valid_text(response.reasoning)

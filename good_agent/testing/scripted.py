@@ -91,11 +91,6 @@ class StreamedReply:
         )
 
 
-def _copied(value: Any) -> Any:
-    """A deep copy of a request option (``None`` and strings are shared: immutable)."""
-    return value if value is None or isinstance(value, str) else copy.deepcopy(value)
-
-
 class _Sent:
     """A message as it was when sent: a copy of its fields, and the message rebuilt
     from them the first time a test reads it.
@@ -219,13 +214,9 @@ class RecordingModel:
     async def _reply(self, request: ModelRequest) -> ModelResponse | StreamedReply:
         raise NotImplementedError
 
-    async def _next(self, request: ModelRequest) -> ModelResponse | StreamedReply:
-        self._record_request(request)
-        return await self._reply(request)
-
     def _record_request(self, request: ModelRequest) -> None:
         """Append a copy of ``request`` to :attr:`requests`."""
-        tools = request.tools
+        tools, choice, request_format = request.tools, request.tool_choice, request.response_format
         # The same signatures as the last request (list equality checks identity
         # first): the record shares the list of their copies.
         if tools != self._tools_seen:
@@ -236,15 +227,16 @@ class RecordingModel:
                 self._record(request.messages),
                 len(request.messages),
                 self._tools_copied,
-                _copied(request.tool_choice),
+                choice if choice is None or type(choice) is str else copy.deepcopy(choice),
                 dict(request.settings),
-                _copied(request.response_format),
+                None if request_format is None else copy.deepcopy(request_format),
             )
         )
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """Record ``request`` and return the reply (a streamed one whole)."""
-        entry = await self._next(request)
+        self._record_request(request)
+        entry = await self._reply(request)
         return entry.response() if isinstance(entry, StreamedReply) else entry
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
@@ -252,7 +244,8 @@ class RecordingModel:
 
         Closing the stream before its end counts in :attr:`streams_closed_early`.
         """
-        entry = await self._next(request)
+        self._record_request(request)
+        entry = await self._reply(request)
         response = entry.response() if isinstance(entry, StreamedReply) else entry
         deltas = entry.deltas if isinstance(entry, StreamedReply) else tuple(deltas_of(response))
         finished = False

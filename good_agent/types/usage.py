@@ -43,16 +43,14 @@ class RunUsage:
     tool_calls: int = 0
     _limits: list[UsageLimits] = field(default_factory=list, repr=False, compare=False)
     """The limits of the runs counting into these totals now."""
+    limited: bool = field(default=False, init=False, repr=False, compare=False)
+    """Whether any limits are in force on these totals (else nothing to check); a plain
+    attribute, read before every request and tool call."""
 
     @property
     def total_tokens(self) -> int:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
-
-    @property
-    def limited(self) -> bool:
-        """Whether any limits are in force on these totals (else nothing to check)."""
-        return bool(self._limits)
 
     def add_response(self, usage: Usage) -> None:
         """Count one model response and its token usage."""
@@ -65,9 +63,11 @@ class RunUsage:
         if limits is None:
             return _nothing
         self._limits.append(limits)
+        self.limited = True
 
         def release() -> None:
             self._limits.remove(limits)
+            self.limited = bool(self._limits)
 
         return release
 
