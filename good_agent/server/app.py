@@ -1,7 +1,9 @@
 """The Starlette application: routes, authentication, body limit, access log.
 
-``POST /v1/chat/completions`` and ``POST /v1/messages`` (streamed or not),
-``GET /v1/models`` and ``GET /health``. Every error is JSON: OpenAI-shaped, or
+``POST /v1/chat/completions``, ``POST /v1/messages`` and ``POST /v1/responses``
+(streamed or not; the last in :mod:`good_agent.server.responses_endpoint`),
+``GET /v1/responses/{id}``, ``GET /v1/models`` and ``GET /health``. Every error
+is JSON: OpenAI-shaped, or
 Anthropic-shaped on ``/v1/messages``. Each request gets an id, sent back in the
 ``x-request-id`` header, and is logged once on the ``good_agent.server.access``
 logger with ``extra`` fields ``request_id``, ``model``, ``upstream``, ``status``,
@@ -37,6 +39,7 @@ from good_agent.server.errors import BridgeError, bad_request, from_model_error,
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
 from good_agent.server.request_body import parse_body
+from good_agent.server.response_store import open_store
 from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
 from good_agent.types.errors import ModelError
@@ -313,7 +316,11 @@ def _routes(
 def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
     """The bridge as an ASGI application (``app.state.bridge`` holds its
     [`Bridge`][good_agent.server.Bridge])."""
+    # Imported here: the endpoint module builds on this one's helpers.
+    from good_agent.server.responses_endpoint import ResponsesEndpoint
+
     bridge = Bridge(config, client=client)
+    responses = ResponsesEndpoint(bridge, open_store(config.responses))
 
     async def chat_completions(request: Request) -> Response:
         return await _handle(bridge, request, anthropic=False)
@@ -355,12 +362,15 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
         try:
             yield
         finally:
+            await responses.aclose()
             await bridge.aclose()
 
     app = Starlette(
         routes=[
             *_routes("/v1/chat/completions", chat_completions, "POST"),
             *_routes("/v1/messages", messages, "POST"),
+            *_routes("/v1/responses", responses.create, "POST"),
+            *_routes("/v1/responses/{response_id}", responses.retrieve, "GET"),
             *_routes("/v1/models", models, "GET"),
             *_routes("/health", health, "GET"),
         ],

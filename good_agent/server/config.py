@@ -191,10 +191,36 @@ class ModelConfig(_Strict):
         return value
 
 
+class ResponsesConfig(_Strict):
+    """The ``[responses]`` table: where ``/v1/responses`` keeps stored responses.
+
+    ``store`` is ``sqlite`` (the default: the file at ``path``, created on first use;
+    without a ``path``, ``responses.sqlite3`` in the user's cache directory) or
+    ``redis`` (the server whose URL is in the environment variable named by
+    ``redis_url_env``, so every worker and machine can continue any response).
+    A stored response is kept ``ttl_seconds`` (30 days by default).
+    """
+
+    store: Literal["sqlite", "redis"] = "sqlite"
+    path: str | None = None
+    redis_url_env: str | None = None
+    ttl_seconds: int = Field(default=30 * 24 * 3600, gt=0)
+
+    @model_validator(mode="after")
+    def _redis_needs_url(self) -> ResponsesConfig:
+        if self.store == "redis" and not self.redis_url_env:
+            raise ValueError(
+                'store = "redis" needs redis_url_env, the environment variable holding '
+                "the server's URL"
+            )
+        return self
+
+
 class BridgeConfig(_Strict):
-    """A whole configuration file: the server table and the models."""
+    """A whole configuration file: the server table, the models and the response store."""
 
     server: ServerConfig = Field(default_factory=ServerConfig)
+    responses: ResponsesConfig = Field(default_factory=ResponsesConfig)
     models: list[ModelConfig] = Field(min_length=1)
 
     @model_validator(mode="after")

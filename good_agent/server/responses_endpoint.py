@@ -1,0 +1,172 @@
+"""``POST /v1/responses`` and ``GET /v1/responses/{id}`` on the bridge's model core.
+
+A request is checked and translated (:mod:`good_agent.server.responses_api`), the
+conversation of its ``previous_response_id`` is loaded from the response store
+(only the client key that stored it finds it), and the reply comes from the same
+served models, fallbacks and stream priming as ``/v1/chat/completions``. Unless
+``store`` is ``false``, the response and the conversation that led to it are
+stored, streamed or not, before the client is told the response is complete.
+Errors are OpenAI-shaped; a client that leaves cancels the upstream call.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response, StreamingResponse
+
+from good_agent.providers.types import JSONDict
+from good_agent.server.app import (
+    _SSE_HEADERS,
+    REQUEST_ID_HEADER,
+    Bridge,
+    ClientGone,
+    ReplyJSON,
+    _error_response,
+    _with_fallback,
+    logger,
+    new_request_id,
+    until_disconnect,
+)
+from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.media import check_media
+from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
+from good_agent.server.responses_api import (
+    ResponsesCall,
+    assistant_message,
+    conversation,
+    parse_responses_request,
+    response_id,
+    whole_body,
+    with_instructions,
+)
+from good_agent.server.responses_stream import ResponseEventWriter, responses_stream
+from good_agent.server.served import BridgeRequest, ServedModel
+from good_agent.server.streams import prime, timer
+from good_agent.types.errors import ModelError
+from good_agent.types.usage import Usage
+
+
+class ResponsesEndpoint:
+    """The Responses routes of one bridge, with its response store.
+
+    Args:
+        bridge: The bridge (keys, routes, limits, access log).
+        store: Where responses are kept.
+    """
+
+    def __init__(self, bridge: Bridge, store: ResponseStore) -> None:
+        self.bridge = bridge
+        self.store = store
+
+    async def aclose(self) -> None:
+        """Close the store."""
+        await self.store.aclose()
+
+    async def _history(self, call: ResponsesCall, owner: str) -> list[JSONDict]:
+        if call.previous_response_id is None:
+            return conversation([], call)
+        stored = await self.store.get(call.previous_response_id, owner)
+        if stored is None:
+            raise bad_request(
+                f"previous response {call.previous_response_id!r} was not found "
+                "(it was not stored, has expired, or belongs to another key)",
+                "previous_response_id",
+                "previous_response_not_found",
+            )
+        return conversation(stored.messages, call)
+
+    async def _keep(
+        self, call: ResponsesCall, owner: str, history: list[JSONDict], body: JSONDict
+    ) -> None:
+        if call.store:
+            messages = [*history, assistant_message(body["output"])]
+            await self.store.put(body["id"], owner, StoredResponse(body, messages))
+
+    async def create(self, request: Request) -> Response:
+        """``POST /v1/responses``."""
+        bridge = self.bridge
+        elapsed = timer()
+        request_id = new_request_id()
+        path = request.url.path
+        route: ServedModel | None = None
+        stream = False
+        try:
+            bridge.authorize(request)
+            owner = owner_of(request.headers)
+            body = await bridge.read_json(request)
+            call = parse_responses_request(body)
+            stream = call.stream
+            history = await self._history(call, owner)
+            neutral = BridgeRequest(
+                with_instructions(call, history),
+                call.tools,
+                call.tool_choice,
+                call.parallel_tool_calls,
+                call.response_format,
+                call.settings,
+            )
+            check_media(neutral.messages, bridge.media_limits)
+            route = bridge.route(call.model)
+            if stream:
+                chosen, (events, first) = await _with_fallback(
+                    bridge.candidates(route),
+                    lambda r: until_disconnect(request, lambda: prime(r, neutral)),
+                )
+
+                def done(status: int, usage: Usage) -> None:
+                    bridge.log(
+                        path, chosen, status, elapsed(), usage, stream=True, request_id=request_id
+                    )
+
+                async def finished(final: JSONDict) -> None:
+                    await self._keep(call, owner, history, final)
+
+                chunks = responses_stream(
+                    chosen,
+                    events,
+                    first,
+                    writer=ResponseEventWriter(call, response_id()),
+                    finished=finished,
+                    done=done,
+                    request_id=request_id,
+                )
+                headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+                return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
+            chosen, reply = await _with_fallback(
+                bridge.candidates(route),
+                lambda r: until_disconnect(request, lambda: r.complete(neutral)),
+            )
+            payload = whole_body(call, response_id(), reply)
+            await self._keep(call, owner, history, payload)
+            bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
+            return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
+        except (ClientGone, ClientDisconnect):
+            bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
+            return Response(status_code=499)
+        except ModelError as exc:
+            error = from_model_error(exc, route.name if route else "?")
+        except BridgeError as exc:
+            error = exc
+        except Exception as exc:
+            logger.error(
+                "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
+            )
+            error = internal_error(request_id)
+        bridge.log(path, route, error.status, elapsed(), stream=stream, request_id=request_id)
+        return _error_response(error, False, request_id)
+
+    async def retrieve(self, request: Request) -> Response:
+        """``GET /v1/responses/{id}``: a stored response, to the key that stored it."""
+        request_id = new_request_id()
+        ident = str(request.path_params.get("response_id", ""))
+        try:
+            self.bridge.authorize(request)
+            stored = await self.store.get(ident, owner_of(request.headers))
+        except BridgeError as exc:
+            return _error_response(exc, False, request_id)
+        if stored is None:
+            error = BridgeError(
+                404, f"no response with id {ident!r}", param="response_id", code="not_found"
+            )
+            return _error_response(error, False, request_id)
+        return ReplyJSON(stored.body, headers={REQUEST_ID_HEADER: request_id})

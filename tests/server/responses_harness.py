@@ -1,0 +1,67 @@
+"""Shared pieces of the ``/v1/responses`` tests: a bridge with its own response store,
+tools in the Responses form, and strict parsing with the openai SDK's own types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from bridge_fakes import Fake
+from bridge_harness import CLIENT_KEY, TIME, WEATHER, model_entries
+from openai.types.responses import Response, ResponseStreamEvent
+from pydantic import TypeAdapter
+
+from good_agent.server import create_app, parse_config
+from good_agent.server.background import BackgroundServer
+
+AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
+OTHER = {"authorization": "Bearer second-client-key"}
+EVENTS: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)
+
+
+def flat(tool: dict[str, Any]) -> dict[str, Any]:
+    """A Chat Completions tool in the Responses form."""
+    return {"type": "function", **tool["function"]}
+
+
+R_WEATHER, R_TIME = flat(WEATHER), flat(TIME)
+
+
+def start_responses_bridge(
+    fakes: dict[str, tuple[Fake, str]], responses: dict[str, Any]
+) -> BackgroundServer:
+    config = parse_config(
+        {
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
+            "models": model_entries(fakes),
+            "responses": responses,
+        }
+    )
+    return BackgroundServer(create_app(config)).start()
+
+
+def sqlite_bridge(fakes: dict[str, tuple[Fake, str]], directory: Path) -> BackgroundServer:
+    return start_responses_bridge(fakes, {"path": str(directory / "responses.sqlite3")})
+
+
+async def post(bridge: BackgroundServer, body: Any, headers: dict[str, str] | None = None) -> Any:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        return await http.post(f"{bridge.url}/v1/responses", json=body, headers=headers or AUTH)
+
+
+def strict_response(data: dict[str, Any]) -> Response:
+    """``data`` validated as the SDK's ``Response`` (every required field present)."""
+    return Response.model_validate(data)
+
+
+def events_of(text: str) -> list[Any]:
+    """The events of an SSE body, each validated as the SDK's stream event types;
+    each ``event:`` line names its data's type."""
+    out: list[Any] = []
+    for block in text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines())
+        parsed = EVENTS.validate_json(lines["data"])
+        assert parsed.type == lines["event"]
+        out.append(parsed)
+    return out
