@@ -328,8 +328,11 @@ def parse_responses_request(body: Any) -> ResponsesCall:
 
 def conversation(previous: list[JSONDict], call: ResponsesCall) -> list[JSONDict]:
     """The stored conversation ``previous`` continued by ``call``'s input; a 400
-    names a ``function_call_output`` whose ``call_id`` no earlier call has."""
+    names an empty conversation, or a ``function_call_output`` whose ``call_id`` no
+    earlier call has."""
     messages = previous + call.messages
+    if not messages:
+        raise bad_request("'input' must hold at least one message or item", "input")
     known = {
         str(tool_call.get("id"))
         for message in messages

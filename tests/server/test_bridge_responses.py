@@ -86,13 +86,19 @@ async def test_function_calls_from_every_native_upstream(
         call = {"tool": "get_weather", "arguments": {"city": "Paris"}, "scratchpad": None}
         fake.reply = Reply(text=json.dumps({"action": call}))
     response = await rclient.responses.create(
-        model=model, input="Weather in Paris?", tools=[R_WEATHER, R_TIME]  # type: ignore[list-item]
+        model=model,
+        input="Weather in Paris?",
+        tools=[R_WEATHER, R_TIME],  # type: ignore[list-item]
     )
     calls = [item for item in response.output if item.type == "function_call"]
-    assert [(c.name, json.loads(c.arguments)) for c in calls] == [("get_weather", {"city": "Paris"})]
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("get_weather", {"city": "Paris"})
+    ]
     assert calls[0].call_id and calls[0].status == "completed"
     async with rclient.responses.stream(
-        model=model, input="Weather in Paris?", tools=[R_WEATHER, R_TIME]  # type: ignore[list-item]
+        model=model,
+        input="Weather in Paris?",
+        tools=[R_WEATHER, R_TIME],  # type: ignore[list-item]
     ) as stream:
         kinds = [event.type async for event in stream]
         final = await stream.get_final_response()

@@ -1,0 +1,261 @@
+"""``/v1/responses`` errors: a 400 naming the field for bad input (never a 500), the
+upstream's faults as OpenAI errors or ``response.failed``, and a client that leaves."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import openai
+import pytest
+from bridge_fakes import Fake, Reply
+from bridge_harness import CLIENT_KEY
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from responses_harness import AUTH, R_WEATHER, events_of, post, sqlite_bridge
+
+from good_agent.server.background import BackgroundServer
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def rbridge(
+    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
+    yield server
+    server.stop()
+
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
+BAD: list[tuple[dict[str, Any], str]] = [
+    ({"input": "x"}, "model"),
+    ({"model": "gpt"}, "input"),
+    ({"model": "nope", "input": "x"}, "model"),
+    ({"model": "gpt", "input": 3}, "input"),
+    ({"model": "gpt", "input": ["x"]}, "input[0]"),
+    ({"model": "gpt", "input": [{"type": "item_reference", "id": "x"}]}, "input[0].type"),
+    ({"model": "gpt", "input": [{"role": "robot", "content": "x"}]}, "input[0].role"),
+    (
+        {"model": "gpt", "input": [{"role": "user", "content": [{"type": "input_text"}]}]},
+        "input[0].content[0].text",
+    ),
+    (
+        {
+            "model": "gpt",
+            "input": [{"role": "user", "content": [{"type": "input_image", "file_id": "f"}]}],
+        },
+        "input[0].content[0].image_url",
+    ),
+    (
+        {
+            "model": "gpt",
+            "input": [{"role": "assistant", "content": [{"type": "input_image"}]}],
+        },
+        "input[0].content[0].type",
+    ),
+    (
+        {"model": "gpt", "input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
+        "input[0].call_id",
+    ),
+    (
+        {"model": "gpt", "input": [{"type": "function_call_output", "call_id": "c", "output": 1}]},
+        "input[0].output",
+    ),
+    (
+        {"model": "gpt", "input": [{"type": "function_call_output", "call_id": "c", "output": ""}]},
+        "input[0].call_id",
+    ),
+    ({"model": "gpt", "input": "x", "tools": [{"type": "web_search"}]}, "tools[0].type"),
+    (
+        {"model": "gpt", "input": "x", "tools": [{"type": "function", "name": "a b"}]},
+        "tools[0].name",
+    ),
+    (
+        {"model": "gpt", "input": "x", "tools": [R_WEATHER, R_WEATHER]},
+        "tools[1].name",
+    ),
+    (
+        {
+            "model": "gpt",
+            "input": "x",
+            "tools": [
+                {"type": "function", "name": "f", "parameters": {"type": "object", "properties": 3}}
+            ],
+        },
+        "tools[0].parameters.properties",
+    ),
+    ({"model": "gpt", "input": "x", "tool_choice": "sometimes"}, "tool_choice"),
+    ({"model": "gpt", "input": "x", "tool_choice": "required"}, "tool_choice"),
+    (
+        {
+            "model": "gpt",
+            "input": "x",
+            "tools": [R_WEATHER],
+            "tool_choice": {"type": "function", "name": "nope"},
+        },
+        "tool_choice.name",
+    ),
+    ({"model": "gpt", "input": "x", "tool_choice": {"type": "web_search"}}, "tool_choice.type"),
+    ({"model": "gpt", "input": "x", "text": {"format": {"type": "yaml"}}}, "text.format.type"),
+    (
+        {"model": "gpt", "input": "x", "text": {"format": {"type": "json_schema", "name": "n"}}},
+        "text.format.schema",
+    ),
+    (
+        {
+            "model": "gpt",
+            "input": "x",
+            "text": {"format": {"type": "json_schema", "name": "n", "schema": {"type": "nah"}}},
+        },
+        "text.format.schema.type",
+    ),
+    ({"model": "gpt", "input": "x", "max_output_tokens": 0}, "max_output_tokens"),
+    ({"model": "gpt", "input": "x", "max_output_tokens": True}, "max_output_tokens"),
+    ({"model": "gpt", "input": "x", "parallel_tool_calls": "yes"}, "parallel_tool_calls"),
+    ({"model": "gpt", "input": "x", "stream": 1}, "stream"),
+    ({"model": "gpt", "input": "x", "store": "no"}, "store"),
+    ({"model": "gpt", "input": "x", "temperature": -1}, "temperature"),
+    ({"model": "gpt", "input": "x", "previous_response_id": 5}, "previous_response_id"),
+    ({"model": "gpt", "input": "x", "previous_response_id": "resp_none"}, "previous_response_id"),
+    (
+        {
+            "model": "gpt",
+            "input": [
+                {"role": "user", "content": "x"},
+                {"type": "function_call_output", "call_id": "call_x", "output": "1"},
+            ],
+        },
+        "input[1].call_id",
+    ),
+    (
+        {
+            "model": "gpt",
+            "input": [
+                {
+                    "role": "user",
+                    "content": [{"type": "input_image", "image_url": "http://127.0.0.1/a.png"}],
+                }
+            ],
+        },
+        "messages[0].content[0]",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "param"), BAD, ids=[param for _, param in BAD])
+async def test_bad_input_is_a_400_naming_the_field(
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], body: dict[str, Any], param: str
+) -> None:
+    before = len(fakes["openai"][0].requests)
+    response = await post(rbridge, body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["param"] == param, error
+    assert len(fakes["openai"][0].requests) == before
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+FIELDS = ["input", "instructions", "tools", "tool_choice", "text", "max_output_tokens", "store"]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    values=st.dictionaries(st.sampled_from(FIELDS), JSON, max_size=4),
+    item=st.dictionaries(st.sampled_from(["type", "role", "content", "call_id", "output"]), JSON),
+)
+def test_no_body_is_a_500(rbridge: BackgroundServer, values: dict[str, Any], item: Any) -> None:
+    body = {"model": "gpt", "input": [item], **values}
+    with httpx2.Client(timeout=30) as http:
+        response = http.post(f"{rbridge.url}/v1/responses", json=body, headers=AUTH)
+    assert response.status_code in (200, 400), response.text
+    if response.status_code == 400:
+        assert response.json()["error"]["param"]
+
+
+async def test_an_upstream_refusal_before_the_stream_is_an_openai_error(
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fakes["openai"][0].fail_status = 503
+    async with openai.AsyncOpenAI(
+        base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        with pytest.raises(openai.APIStatusError) as failed:
+            await client.responses.create(model="gpt", input="Hi")
+        assert failed.value.status_code == 502
+        with pytest.raises(openai.APIStatusError) as streamed:
+            async with client.responses.stream(model="gpt", input="Hi") as stream:
+                async for _ in stream:
+                    pass
+        assert streamed.value.status_code == 502
+
+
+async def test_a_stream_cut_midway_ends_failed_never_completed(
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["openai"][0]
+    fake.reply = Reply(text="a long answer that will not finish " * 3)
+    fake.break_after = 4
+    response = await post(rbridge, {"model": "gpt", "input": "Hi", "stream": True})
+    assert response.status_code == 200
+    events = events_of(response.text)
+    kinds = [event.type for event in events]
+    assert "response.output_text.delta" in kinds
+    assert kinds[-2:] == ["error", "response.failed"]
+    assert "response.completed" not in kinds
+    assert events[-2].code == "upstream_stream_cut"
+    assert events[-1].response.status == "failed"
+    assert events[-1].response.error.code == "server_error"
+    ident = events[0].response.id
+    async with httpx2.AsyncClient() as http:
+        fetched = await http.get(f"{rbridge.url}/v1/responses/{ident}", headers=AUTH)
+    assert fetched.status_code == 404
+    fake.break_after = 4
+    async with openai.AsyncOpenAI(
+        base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        async with client.responses.stream(model="gpt", input="Hi") as stream:
+            kinds = [event.type async for event in stream]
+            with pytest.raises(RuntimeError, match="response.completed"):
+                await stream.get_final_response()
+    assert kinds[-1] == "response.failed"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_client_disconnect_cancels_upstream(
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["openai"][0]
+    fake.reply = Reply(text="slow " * 200)
+    fake.chunk_delay = 0.05
+    if not stream:
+        fake.hang = 5.0
+    body = {"model": "gpt", "input": "Hi", "stream": stream}
+    async with httpx2.AsyncClient(timeout=0.5) as http:
+        if stream:
+            async with http.stream(
+                "POST", f"{rbridge.url}/v1/responses", json=body, headers=AUTH
+            ) as response:
+                async for _ in response.aiter_bytes():
+                    break
+        else:
+            with pytest.raises(httpx2.ReadTimeout):
+                await http.post(f"{rbridge.url}/v1/responses", json=body, headers=AUTH)
+    assert await wait_for(fake.cancelled), "the fake upstream saw no cancellation"
+
+
+async def wait_for(event: threading.Event, limit: float = 5.0) -> bool:
+    return await anyio.to_thread.run_sync(event.wait, limit)
