@@ -19,7 +19,6 @@ Reference: https://platform.openai.com/docs/api-reference/responses
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import uuid
@@ -29,8 +28,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from good_agent.providers.history import text_of
-from good_agent.providers.types import JSONDict, ParsedToolCall, ToolChoice
-from good_agent.server.errors import bad_request
+from good_agent.providers.types import JSONDict, ToolChoice
+from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.request_schemas import Count, Probability, Temperature, _Open, check_body
 from good_agent.server.served import BridgeReply
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
@@ -85,6 +85,8 @@ class ResponsesCall:
     """The request's own fields a response object repeats (``tools``, ``text``...)."""
     outputs: dict[str, str] = field(default_factory=dict)
     """The ``call_id`` of each ``function_call_output`` item, with its path."""
+    paths: list[str] = field(default_factory=list)
+    """The ``input`` path each of :attr:`messages` comes from."""
 
 
 def _text_part(part: JSONDict, where: str) -> str:
@@ -153,16 +155,19 @@ def _string(item: JSONDict, key: str, where: str) -> str:
     return value
 
 
-def _input(items: Any, outputs: dict[str, str]) -> list[JSONDict]:
+def _input(items: Any, outputs: dict[str, str], paths: list[str]) -> list[JSONDict]:
     """``input`` as chat messages; each ``function_call_output``'s call id goes into
-    ``outputs`` with its path."""
+    ``outputs`` with its path, and the path of each message into ``paths``."""
     if isinstance(items, str):
+        paths.append("input")
         return [{"role": "user", "content": items}]
     if items is None:
         return []
     messages: list[JSONDict] = []
     for index, item in enumerate(items):
         where = f"input[{index}]"
+        del paths[len(messages) :]
+        paths.append(where)
         kind = item.get("type", "message" if "role" in item else None)
         if kind in DROPPED_ITEMS:
             continue
@@ -289,7 +294,9 @@ def parse_responses_request(body: Any) -> ResponsesCall:
         if isinstance(body["input"], list) and not isinstance(item, dict):
             raise bad_request(f"input[{index}] must be an object", f"input[{index}]")
     outputs: dict[str, str] = {}
-    messages = _input(body.get("input"), outputs)
+    paths: list[str] = []
+    messages = _input(body.get("input"), outputs, paths)
+    del paths[len(messages) :]
     tools = _tools(body.get("tools"))
     choice = _tool_choice(body.get("tool_choice"), tools)
     fmt = _response_format(body.get("text"))
@@ -323,7 +330,29 @@ def parse_responses_request(body: Any) -> ResponsesCall:
         previous_response_id=body.get("previous_response_id"),
         echo=echo,
         outputs=outputs,
+        paths=paths,
     )
+
+
+def check_input_media(call: ResponsesCall, limits: MediaLimits) -> None:
+    """Check the media parts of ``call``'s input (see :func:`check_media`); a refusal
+    names the part by its ``input`` path (``input[2].content[1]``)."""
+    try:
+        check_media(call.messages, limits)
+    except BridgeError as exc:
+        found = re.match(r"messages\[(\d+)\]", exc.param or "")
+        if found is None:
+            raise
+        index = int(found.group(1))
+        before, after = found.group(0), call.paths[index]
+        raise BridgeError(
+            exc.status,
+            exc.message.replace(before, after, 1),
+            exc.type,
+            after + (exc.param or "")[len(before) :],
+            exc.code,
+            exc.headers,
+        ) from None
 
 
 def conversation(previous: list[JSONDict], call: ResponsesCall) -> list[JSONDict]:
@@ -498,14 +527,3 @@ def assistant_message(output: list[JSONDict]) -> JSONDict:
     if calls:
         message["tool_calls"] = calls
     return message
-
-
-def parsed_call(item: JSONDict) -> ParsedToolCall:
-    """A ``function_call`` item as a parsed call (its arguments decoded when they are an
-    object)."""
-    try:
-        value = json.loads(item["arguments"] or "{}")
-    except ValueError:
-        value = None
-    arguments = value if isinstance(value, dict) else None
-    return ParsedToolCall(item["call_id"], item["name"], arguments, item["arguments"])

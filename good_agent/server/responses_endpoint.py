@@ -28,11 +28,11 @@ from good_agent.server.app import (
     until_disconnect,
 )
 from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
-from good_agent.server.media import check_media
 from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
 from good_agent.server.responses_api import (
     ResponsesCall,
     assistant_message,
+    check_input_media,
     conversation,
     parse_responses_request,
     response_id,
@@ -105,7 +105,7 @@ class ResponsesEndpoint:
                 call.response_format,
                 call.settings,
             )
-            check_media(neutral.messages, bridge.media_limits)
+            check_input_media(call, bridge.media_limits)
             route = bridge.route(call.model)
             if stream:
                 chosen, (events, first) = await _with_fallback(

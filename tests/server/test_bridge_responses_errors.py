@@ -142,7 +142,24 @@ BAD: list[tuple[dict[str, Any], str]] = [
                 }
             ],
         },
-        "messages[0].content[0]",
+        "input[0].content[0]",
+    ),
+    (
+        {
+            "model": "gpt",
+            "input": [
+                {"type": "reasoning", "summary": []},
+                {"role": "user", "content": "x"},
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "input_text", "text": "see"},
+                        {"type": "input_image", "image_url": "data:image/png;base64,@@"},
+                    ],
+                },
+            ],
+        },
+        "input[2].content[1]",
     ),
 ]
 
@@ -226,11 +243,10 @@ async def test_a_stream_cut_midway_ends_failed_never_completed(
     fake.break_after = 4
     async with openai.AsyncOpenAI(
         base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
-    ) as client:
-        async with client.responses.stream(model="gpt", input="Hi") as stream:
-            kinds = [event.type async for event in stream]
-            with pytest.raises(RuntimeError, match="response.completed"):
-                await stream.get_final_response()
+    ) as client, client.responses.stream(model="gpt", input="Hi") as stream:
+        kinds = [event.type async for event in stream]
+        with pytest.raises(RuntimeError, match=r"response\.completed"):
+            await stream.get_final_response()
     assert kinds[-1] == "response.failed"
 
 

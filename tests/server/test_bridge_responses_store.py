@@ -132,6 +132,10 @@ async def test_get_needs_a_key(store_bridge: tuple[BackgroundServer, BackgroundS
     assert response.json()["error"]["code"] == "invalid_api_key"
 
 
+def all_bytes(directory: Path) -> bytes:
+    return b"".join(path.read_bytes() for path in directory.iterdir())
+
+
 async def test_the_sqlite_file_holds_the_keys_hash_never_the_key(tmp_path: Path) -> None:
     store = SQLiteResponseStore(tmp_path / "r.sqlite3", ttl_seconds=60)
     owner = owner_of(AUTH)
@@ -139,9 +143,7 @@ async def test_the_sqlite_file_holds_the_keys_hash_never_the_key(tmp_path: Path)
     assert (await store.get("resp_1", owner)) == StoredResponse({"id": "resp_1"}, [])
     assert await store.get("resp_1", owner_of(OTHER)) is None
     await store.aclose()
-    raw = (tmp_path / "r.sqlite3").read_bytes() + b"".join(
-        p.read_bytes() for p in tmp_path.glob("r.sqlite3-*")
-    )
+    raw = all_bytes(tmp_path)  # the database and its WAL files
     assert CLIENT_KEY.encode() not in raw
     with sqlite3.connect(tmp_path / "r.sqlite3") as db:
         assert db.execute("SELECT owner FROM responses").fetchall() == [(owner,)]

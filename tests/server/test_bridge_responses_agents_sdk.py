@@ -1,0 +1,86 @@
+"""The OpenAI Agents SDK's default model (``OpenAIResponsesModel``) over the bridge: an
+agent with a function tool, run whole and streamed, against native and prompted upstreams."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from bridge_fakes import Fake, Reply
+from bridge_harness import CLIENT_KEY
+from openai import AsyncOpenAI
+from responses_harness import sqlite_bridge
+
+from good_agent.server.background import BackgroundServer
+
+agents = pytest.importorskip("agents")
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture(scope="module")
+def rbridge(
+    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
+    yield server
+    server.stop()
+
+
+def weather_then_answer(model: str) -> Any:
+    if model == "gpt":
+        first = Reply(calls=[("get_weather", {"city": "Paris"})])
+    else:
+        first = Reply(
+            text='<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+        )
+    replies = [first, Reply(text="It is 21C in Paris.")]
+    return lambda body: replies.pop(0)
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+@pytest.mark.parametrize("model", ["gpt", "local"])
+async def test_an_agents_sdk_agent_calls_a_tool_through_the_bridge(
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], model: str, streamed: bool
+) -> None:
+    fake = fakes["openai" if model == "gpt" else "text"][0]
+    fake.script = weather_then_answer(model)
+    seen: list[str] = []
+
+    @agents.function_tool
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        seen.append(city)
+        return "21C"
+
+    client = AsyncOpenAI(base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0)
+    agent = agents.Agent(
+        name="forecaster",
+        instructions="Answer with the tool.",
+        tools=[get_weather],
+        model=agents.OpenAIResponsesModel(model=model, openai_client=client),
+    )
+    config = agents.RunConfig(tracing_disabled=True)
+    try:
+        if streamed:
+            run = agents.Runner.run_streamed(agent, "Weather in Paris?", run_config=config)
+            kinds = [event.type async for event in run.stream_events()]
+            assert "raw_response_event" in kinds
+            output = run.final_output
+        else:
+            result = await agents.Runner.run(agent, "Weather in Paris?", run_config=config)
+            output = result.final_output
+    finally:
+        await client.close()
+    assert output == "It is 21C in Paris."
+    assert seen == ["Paris"]
+    second = fake.requests[-1]["messages"]
+    assert second[0]["role"] == "system" and "Answer with the tool." in json.dumps(second[0])
+    if model == "gpt":
+        assert [m["role"] for m in second] == ["system", "user", "assistant", "tool"]
+        assert second[-1]["content"] == "21C"
+    else:
+        assert "21C" in json.dumps(second[-1])
+    assert not fake.problems, fake.problems
