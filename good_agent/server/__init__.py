@@ -1,8 +1,8 @@
 """An OpenAI-compatible bridge that puts the provider layer behind HTTP.
 
-Any OpenAI (or Anthropic) client gets real, streamed ``tool_calls`` from any
-configured upstream: native OpenAI, Anthropic, Gemini or Ollama models, or a
-local model that only writes tool calls as text. Needs the ``server`` extra
+Any OpenAI (Chat Completions or Responses) or Anthropic client gets real, streamed
+tool calls from any configured upstream: native OpenAI, Anthropic, Gemini or Ollama
+models, or a local model that only writes tool calls as text. Needs the ``server`` extra
 (``pip install '.[server]'`` from a checkout). Start it with ``good-agent serve --config FILE``
 or build the ASGI app with :func:`create_app`.
 """
@@ -18,6 +18,7 @@ from good_agent.server.config import (  # noqa: E402
     BridgeConfig,
     ConfigError,
     ModelConfig,
+    ResponsesConfig,
     ServerConfig,
     load_config,
     parse_config,
@@ -39,6 +40,7 @@ __all__ = [
     "ConfigError",
     "MessagesBody",
     "ModelConfig",
+    "ResponsesConfig",
     "ServedModel",
     "ServerConfig",
     "check_exposure",
