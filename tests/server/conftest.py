@@ -12,6 +12,7 @@ from bridge_fakes import (
     vendor_fakes,
 )
 from bridge_harness import CLIENT_KEY, start_bridge
+from responses_harness import sqlite_bridge
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
@@ -75,3 +76,24 @@ def raw() -> Iterator[tuple[RawFake, BackgroundServer]]:
     yield fake, bridge
     bridge.stop()
     upstream.stop()
+
+
+@pytest.fixture(scope="module")
+def rbridge(
+    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BackgroundServer]:
+    """A bridge whose ``/v1/responses`` store is a SQLite file of its own."""
+    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def rclient(rbridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[Any]:
+    """An ``AsyncOpenAI`` client of :func:`rbridge`."""
+    from openai import AsyncOpenAI
+
+    async with AsyncOpenAI(
+        base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        yield client

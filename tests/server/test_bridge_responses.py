@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from bridge_fakes import Fake, Reply
-from bridge_harness import CLIENT_KEY
 from openai import AsyncOpenAI
 from responses_harness import (
     R_TIME,
     R_WEATHER,
     events_of,
     post,
-    sqlite_bridge,
     strict_response,
 )
 
@@ -35,23 +32,6 @@ UPSTREAMS = {
     "ollama": "ollama",
     "structured": "openai",
 }
-
-
-@pytest.fixture(scope="module")
-def rbridge(
-    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[BackgroundServer]:
-    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-async def rclient(rbridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[AsyncOpenAI]:
-    async with AsyncOpenAI(
-        base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
-    ) as client:
-        yield client
 
 
 async def test_text_reply_whole(

@@ -4,29 +4,18 @@ agent with a function tool, run whole and streamed, against native and prompted 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY
 from openai import AsyncOpenAI
-from responses_harness import sqlite_bridge
 
 from good_agent.server.background import BackgroundServer
 
 agents = pytest.importorskip("agents")
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def rbridge(
-    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[BackgroundServer]:
-    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
-    yield server
-    server.stop()
 
 
 def weather_then_answer(model: str) -> Any:

@@ -4,7 +4,6 @@ upstream's faults as OpenAI errors or ``response.failed``, and a client that lea
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -15,20 +14,11 @@ from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from responses_harness import AUTH, R_WEATHER, events_of, post, sqlite_bridge
+from responses_harness import AUTH, R_WEATHER, events_of, post
 
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def rbridge(
-    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[BackgroundServer]:
-    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
-    yield server
-    server.stop()
 
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
@@ -241,9 +231,12 @@ async def test_a_stream_cut_midway_ends_failed_never_completed(
         fetched = await http.get(f"{rbridge.url}/v1/responses/{ident}", headers=AUTH)
     assert fetched.status_code == 404
     fake.break_after = 4
-    async with openai.AsyncOpenAI(
-        base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
-    ) as client, client.responses.stream(model="gpt", input="Hi") as stream:
+    async with (
+        openai.AsyncOpenAI(
+            base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+        ) as client,
+        client.responses.stream(model="gpt", input="Hi") as stream,
+    ):
         kinds = [event.type async for event in stream]
         with pytest.raises(RuntimeError, match=r"response\.completed"):
             await stream.get_final_response()
