@@ -11,6 +11,8 @@ Errors are OpenAI-shaped; a client that leaves cancels the upstream call.
 
 from __future__ import annotations
 
+import dataclasses
+
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 
@@ -147,6 +149,12 @@ class ResponsesEndpoint:
             error = from_model_error(exc, route.name if route else "?")
         except BridgeError as exc:
             error = exc
+            if exc.param == "response_format":  # the model cannot take the format
+                error = dataclasses.replace(
+                    exc,
+                    message=exc.message.replace("response_format", "text.format"),
+                    param="text.format",
+                )
         except Exception as exc:
             logger.error(
                 "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc

@@ -16,7 +16,13 @@ from responses_harness import (
     strict_response,
 )
 
+from good_agent.providers.types import ProviderResponse
+from good_agent.server import ConfigError, create_app, parse_config
 from good_agent.server.background import BackgroundServer
+from good_agent.server.responses_api import parse_responses_request, whole_body
+from good_agent.server.responses_stream import ResponseEventWriter
+from good_agent.server.served import BridgeReply
+from good_agent.types.usage import Usage
 
 pytestmark = pytest.mark.anyio
 
@@ -231,3 +237,28 @@ async def test_tool_choice_parallel_calls_and_json_schema_reach_the_upstream(
     assert sent["response_format"]["json_schema"]["schema"] == schema
     assert response.text.format.type == "json_schema"
     assert response.parallel_tool_calls is False
+
+
+def test_a_reply_cut_by_the_token_limit_is_incomplete() -> None:
+    call = parse_responses_request({"model": "gpt", "input": "Hi", "max_output_tokens": 5})
+    reply = BridgeReply("cut sh", [], "length", Usage(3, 5))
+    body = strict_response(whole_body(call, "resp_1", reply))
+    assert body.status == "incomplete"
+    assert body.incomplete_details is not None
+    assert body.incomplete_details.reason == "max_output_tokens"
+    writer = ResponseEventWriter(call, "resp_2")
+    writer.start()
+    writer.text("cut sh")
+    _, final = writer.finish(ProviderResponse("cut sh", finish_reason="length", usage=Usage(3, 5)))
+    assert strict_response(final).status == "incomplete"
+
+
+def test_the_redis_store_needs_its_url_variable() -> None:
+    entry = {"name": "m", "provider": "openai", "model": "x"}
+    with pytest.raises(ConfigError, match="redis_url_env"):
+        parse_config({"models": [entry], "responses": {"store": "redis"}})
+    config = parse_config(
+        {"models": [entry], "responses": {"store": "redis", "redis_url_env": "GA_TEST_UNSET_URL"}}
+    )
+    with pytest.raises(ConfigError, match="GA_TEST_UNSET_URL"):
+        create_app(config)

@@ -154,6 +154,18 @@ BAD: list[tuple[dict[str, Any], str]] = [
 ]
 
 
+BAD.append(
+    (
+        {
+            "model": "claude",
+            "input": "x",
+            "text": {"format": {"type": "json_schema", "name": "n", "schema": SCHEMA}},
+        },
+        "text.format",
+    )
+)
+
+
 @pytest.mark.parametrize(("body", "param"), BAD, ids=[param for _, param in BAD])
 async def test_bad_input_is_a_400_naming_the_field(
     rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], body: dict[str, Any], param: str
