@@ -5,17 +5,18 @@ An agent run is one tool call and then an answer: two requests to a fake
 OpenAI-compatible upstream (``bridge_upstream.py ... raw agent``: plain asyncio, in
 its own process, so its CPU is not counted). The same run goes through
 
-* ``sdk``: today's default, ``resolve_model("openai:...", base_url=...)``, which sends
-  with the official ``openai`` SDK client;
-* ``http``: a model on :class:`~good_agent.providers.openai.http_transport.OpenAIHttpTransport`,
-  the transport the bridge builds for an OpenAI-compatible upstream.
+* ``http``: the default, ``resolve_model("openai:...", base_url=...)``, on
+  :class:`~good_agent.providers.openai.http_transport.OpenAIHttpTransport` (the
+  transport the bridge builds for an OpenAI-compatible upstream);
+* ``sdk``: the same model given an official ``openai.AsyncOpenAI`` client
+  (``OpenAIChatModel(..., client=...)``), the option for a caller who brings one.
 
 Each path keeps one model (its connection pool) and builds an agent per run. Rounds
 are interleaved (the order flips each round); a round's figure is the CPU time of this
 process (``time.process_time``) over its runs, per request; the report gives medians.
 
 Target (issue #26): the per-request CPU of the agent over loopback HTTP is not worse
-than today's SDK path (``http`` / ``sdk`` at most 1.0; under 1.05 is reported as
+than the SDK path (``http`` / ``sdk`` at most 1.0; under 1.05 is reported as
 within noise).
 
 Run: ``python benchmarks/agent_transport.py [--rounds 9] [--runs 60]``.
@@ -39,9 +40,10 @@ sys.path.insert(0, str(HERE))
 from bridge import free_port, process  # noqa: E402
 from bridge_upstream import ANSWER_TEXT  # noqa: E402
 
+from openai import AsyncOpenAI  # noqa: E402
+
 from good_agent import Agent, resolve_model  # noqa: E402
-from good_agent.models.provider_model import ProviderModel  # noqa: E402
-from good_agent.providers.openai.http_transport import OpenAIHttpTransport  # noqa: E402
+from good_agent.models import OpenAIChatModel  # noqa: E402
 from good_agent.providers.profiles import get_profile  # noqa: E402
 
 MODEL = "fake-gpt"
@@ -54,21 +56,29 @@ def get_weather(city: str) -> str:
     return f"sunny in {city}"
 
 
-def sdk_model(base_url: str) -> Any:
-    """Today's default: the model ``resolve_model`` builds (the ``openai`` SDK client)."""
+def http_model(base_url: str) -> Any:
+    """The default: the model ``resolve_model`` builds (the project's HTTP transport)."""
     return resolve_model(f"openai:{MODEL}", base_url=base_url, api_key=KEY)
 
 
-def http_model(base_url: str) -> ProviderModel:
-    """The same model on the project's HTTP transport, as the bridge builds it."""
-    transport = OpenAIHttpTransport(MODEL, base_url=base_url, api_key=KEY)
-    return ProviderModel(
-        f"openai:{MODEL}",
-        transport,
+def sdk_model(base_url: str) -> OpenAIChatModel:
+    """The same model given an ``openai.AsyncOpenAI`` client (the caller closes it)."""
+    return OpenAIChatModel(
+        MODEL,
+        base_url=base_url,
+        client=AsyncOpenAI(base_url=base_url, api_key=KEY),
+        mode="auto",
         profile=get_profile(f"openai:{MODEL}"),
         strict="profile",
-        own_endpoint=True,
     )
+
+
+async def close(model: Any) -> None:
+    """Close ``model``, and the SDK client it was given."""
+    await model.aclose()
+    client = getattr(model.transport, "client", None)
+    if isinstance(client, AsyncOpenAI):
+        await client.close()
 
 
 async def one_run(model: Any) -> None:
@@ -98,7 +108,7 @@ async def measure(base_url: str, rounds: int, runs: int) -> dict[str, list[float
         for name in order:
             figures[name].append(await cpu_per_request(models[name], runs))
     for model in models.values():
-        await model.aclose()
+        await close(model)
     return figures
 
 
@@ -111,8 +121,8 @@ def report(figures: dict[str, list[float]], rounds: int, runs: int) -> None:
         f"python {platform.python_version()}, {rounds} interleaved rounds of {runs} agent runs "
         f"(2 requests each), CPU time of the client process"
     )
-    print(f"sdk  (openai SDK client, today's default): {sdk:8.1f} us CPU per request (median)")
-    print(f"http (OpenAIHttpTransport, the bridge's):  {http:8.1f} us CPU per request (median)")
+    print(f"sdk  (a given openai SDK client):           {sdk:8.1f} us CPU per request (median)")
+    print(f"http (OpenAIHttpTransport, the default):    {http:8.1f} us CPU per request (median)")
     print(
         f"ratio http / sdk: {ratio:.2f} (per round: {ratios[0]:.2f} to {ratios[-1]:.2f}); "
         f"http saves {sdk - http:.1f} us per request"

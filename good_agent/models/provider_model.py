@@ -111,10 +111,9 @@ class ProviderModel:
             await close()
 
     def one_attempt(self) -> ProviderModel:
-        """This model sending each request once (no retries by its SDK client): a copy
-        on the transport's [`one_attempt`][good_agent.ProviderModel.one_attempt], or this model
-        when its transport has
-        none (the HTTP transports never retry)."""
+        """This model sending each request once (no retries by its transport or SDK
+        client): a copy on the transport's ``one_attempt()``, or this model when its
+        transport has none."""
         once = getattr(self.transport, "one_attempt", None)
         if once is None:
             return self
@@ -385,7 +384,11 @@ class SDKModel(ProviderModel):
         model: The upstream model id.
         base_url: Endpoint root (each provider's environment variable by default).
         api_key: Key (each provider's environment variable by default).
-        client: A ready SDK or HTTP client (overrides the two above).
+        client: An ``httpx2.AsyncClient`` for the HTTP transport (the caller's to
+            close), or a ready official SDK client, which is then sent with (and
+            overrides the two above).
+        max_retries: How many times the HTTP transport sends a failed request again
+            (see `good_agent.providers.retries`; an SDK client keeps its own).
         settings: Default sampling settings, merged under each request's.
         mode: Tool-calling mode (the class default when not given).
         profile: A ready profile instead of the registry's.
@@ -409,8 +412,11 @@ class SDKModel(ProviderModel):
         profile: ModelProfile | None = None,
         strict: StrictSetting | _Unset = UNSET,
         text_format: str = "auto",
+        max_retries: int = 2,
     ) -> None:
-        transport = self.make_transport(model, base_url=base_url, api_key=api_key, client=client)
+        transport = self.make_transport(
+            model, base_url=base_url, api_key=api_key, client=client, max_retries=max_retries
+        )
         super().__init__(
             model,
             transport,
@@ -424,7 +430,13 @@ class SDKModel(ProviderModel):
 
     @classmethod
     def make_transport(
-        cls, model: str, *, base_url: str | None, api_key: str | None, client: Any
+        cls,
+        model: str,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        client: Any,
+        max_retries: int = 2,
     ) -> Transport:
         """The transport this model sends its bodies with."""
         raise NotImplementedError

@@ -95,3 +95,13 @@ def resolve_endpoint(
         return Endpoint(url, None)
     env_key = next((os.environ[n] for n in key_env if os.environ.get(n)), None)
     return Endpoint(url, env_key, env_key is not None)
+
+
+def missing_key(model: str, key_env: tuple[str, ...]) -> ModelConfigError:
+    """The error for a model bound for its vendor's own endpoint with no key: it names
+    the environment variables to set."""
+    names = " (or ".join(key_env) + ")" * (len(key_env) - 1)
+    return ModelConfigError(
+        f"no API key for model '{model}': set {names}, "
+        "or pass api_key=... (or base_url=... for a local server)"
+    )

@@ -4,29 +4,43 @@
 (``providers/<vendor>/http_transport.py``), which says only what is the vendor's own:
 its endpoint, its headers and how a body asks for a stream. It posts the codec's body
 to that endpoint, whole (:meth:`HttpTransport.send`) or streamed
-(:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for Ollama). A stream is
-read to the end of the response even after the provider's final event (``[DONE]``,
-``message_stop``), so the connection returns to the pool. Keys travel in headers, never
-in URLs. Every failure is a typed :class:`~good_agent.types.errors.ModelError`.
+(:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for Ollama). The agent's
+models (:meth:`HttpTransport.for_model`) and the bridge's routes build the same classes.
+A failed attempt is sent again by the transport's
+:class:`~good_agent.providers.retries.Retries` (a stream only until its response began).
+A stream is read to the end of the response even after the provider's final event
+(``[DONE]``, ``message_stop``), so the connection returns to the pool. Keys travel in
+headers, never in URLs. Every failure is a typed
+:class:`~good_agent.types.errors.ModelError`; status errors name the URL.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
-from typing import Any, ClassVar
+from contextlib import AsyncExitStack
+from typing import Any, ClassVar, Self
 
 import anyio
 import httpx2
 
-from good_agent.providers.endpoint import checked_base_url
-from good_agent.providers.http_wire import HttpxWire, Wire, WireStream
+from good_agent.providers.endpoint import (
+    VENDOR_HOSTS,
+    checked_base_url,
+    is_vendor_host,
+    missing_key,
+    resolve_endpoint,
+)
+from good_agent.providers.http_wire import HttpxWire, Wire, WireReply, WireStream
 from good_agent.providers.reply_shape import preview
+from good_agent.providers.retries import NO_RETRIES, Retries
 from good_agent.providers.streaming.decoder import DONE_EVENT
 from good_agent.providers.types import JSONDict
-from good_agent.providers.wire_errors import error_for_status
+from good_agent.providers.wire_errors import error_for_status, server_wait
 from good_agent.types.errors import (
+    ModelConfigError,
     ModelError,
     ModelResponseError,
     ModelTimeoutError,
@@ -50,7 +64,8 @@ class HttpTransport(ABC):
     ``profile_provider`` (the provider whose profiles and codec apply) and
     ``default_base_url``, and says its endpoint (:meth:`url`), and where they differ
     from the defaults here, its headers (:meth:`headers`: a bearer token) and the body as sent
-    (:meth:`wire_body`: ``stream: true`` for a streamed reply).
+    (:meth:`wire_body`: ``stream: true`` for a streamed reply). A built-in vendor also
+    names its environment variables (``url_env``, ``key_env``) for :meth:`for_model`.
 
     Args:
         model: The upstream model id (Gemini puts it in the URL).
@@ -64,11 +79,17 @@ class HttpTransport(ABC):
         request_timeout: Seconds for a whole non-streamed call (``None``: no limit).
         stream_timeout: Seconds for a whole streamed reply, kept by the wire when it
             can (:attr:`limits_streams`); ``None``: no limit here.
+        max_retries: How many times a failed attempt is sent again (see
+            :mod:`good_agent.providers.retries`), or a whole :class:`Retries` policy.
     """
 
     provider: str
     profile_provider: ClassVar[str]
     default_base_url: ClassVar[str]
+    url_env: ClassVar[str | None] = None
+    """The environment variable naming the vendor's endpoint (read by :meth:`for_model`)."""
+    key_env: ClassVar[tuple[str, ...]] = ()
+    """The environment variables holding the vendor's key, in order (for :meth:`for_model`)."""
 
     def __init__(
         self,
@@ -82,6 +103,7 @@ class HttpTransport(ABC):
         read_timeout: float = 300.0,
         request_timeout: float | None = None,
         stream_timeout: float | None = None,
+        max_retries: int | Retries = 2,
     ) -> None:
         self.model = model
         self.base_url = (checked_base_url(base_url) or self.default_base_url).rstrip("/")
@@ -92,6 +114,66 @@ class HttpTransport(ABC):
         self.timeout = httpx2.Timeout(read_timeout, connect=connect_timeout, pool=read_timeout)
         self.request_timeout = request_timeout
         self.stream_timeout = stream_timeout
+        self.retries = max_retries if isinstance(max_retries, Retries) else Retries(max_retries)
+        self.unusable: ModelConfigError | None = None
+        """Why this transport cannot send (no key for the vendor's own endpoint), raised
+        by the first request rather than when the model is built."""
+
+    @classmethod
+    def for_model(
+        cls,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        client: httpx2.AsyncClient | None = None,
+        max_retries: int | Retries = 2,
+        **options: Any,
+    ) -> Self:
+        """The transport of a model built in code: endpoint and key follow the rules of
+        :mod:`good_agent.providers.endpoint` (the vendor's environment key only to the
+        vendor). Bound for the vendor's own endpoint with no key, its first request
+        raises a :class:`ModelConfigError` naming the variables to set. ``options``
+        are the subclass's own arguments."""
+        if not cls.key_env or cls.provider not in VENDOR_HOSTS:
+            return cls(
+                model,
+                base_url=base_url,
+                api_key=api_key,
+                client=client,
+                max_retries=max_retries,
+                **options,
+            )
+        endpoint = resolve_endpoint(
+            cls.provider,
+            base_url=base_url,
+            api_key=api_key,
+            url_env=cls.url_env or "",
+            key_env=cls.key_env,
+        )
+        transport = cls(
+            model,
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            client=client,
+            max_retries=max_retries,
+            **options,
+        )
+        if endpoint.api_key is None and (
+            endpoint.base_url is None or is_vendor_host(cls.provider, endpoint.base_url)
+        ):
+            transport.unusable = missing_key(model, cls.key_env)
+        return transport
+
+    def one_attempt(self) -> Self:
+        """A transport like this one that sends each request once (no retries); a
+        client this transport made is not shared with the copy."""
+        clone = copy.copy(self)
+        clone.retries = NO_RETRIES
+        if self._owns_client:
+            clone._client = None
+            clone._wire = None
+        return clone
 
     @property
     def client(self) -> httpx2.AsyncClient:
@@ -134,18 +216,24 @@ class HttpTransport(ABC):
         return text.encode()
 
     async def send(self, body: JSONDict) -> JSONDict:
-        """Send ``body`` and return the whole reply."""
+        """Send ``body`` and return the whole reply (``request_timeout`` bounds the
+        attempts together)."""
+        if self.unusable is not None:
+            raise self.unusable
+        url = self.url(body, stream=False)
+        data = self.encode(body, stream=False)
+        headers = self.headers()
+
+        async def attempt() -> WireReply:
+            reply = await self.wire.post(url, data, headers, provider=self.provider)
+            if reply.status >= 400:
+                raise self.status_error(reply.status, reply.headers, reply.body, url=url)
+            return reply
+
         try:
             with anyio.fail_after(self.request_timeout):
-                reply = await self.wire.post(
-                    self.url(body, stream=False),
-                    self.encode(body, stream=False),
-                    self.headers(),
-                    provider=self.provider,
-                )
-                if reply.status >= 400:
-                    raise self.status_error(reply.status, reply.headers, reply.body)
-                result = json.loads(reply.body)
+                reply = await self.retries.call(attempt)
+            result = json.loads(reply.body)
         except TimeoutError:
             raise ModelTimeoutError(
                 f"{self.provider} request timed out", provider=self.provider
@@ -161,17 +249,34 @@ class HttpTransport(ABC):
         return result
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
-        """Send ``body`` for a streamed reply; yield each event's JSON, to the end."""
-        try:
-            async with self.wire.stream(
-                self.url(body, stream=True),
-                self.encode(body, stream=True),
-                self.headers(),
-                provider=self.provider,
-                total=self.stream_timeout if self.limits_streams else None,
-            ) as reply:
+        """Send ``body`` for a streamed reply; yield each event's JSON, to the end.
+
+        A failed attempt is retried until the response began (its status is a
+        success); from then on nothing is sent again."""
+        if self.unusable is not None:
+            raise self.unusable
+        url = self.url(body, stream=True)
+        data = self.encode(body, stream=True)
+        headers = self.headers()
+        total = self.stream_timeout if self.limits_streams else None
+
+        async def attempt() -> tuple[AsyncExitStack, WireStream]:
+            opened = AsyncExitStack()
+            try:
+                reply = await opened.enter_async_context(
+                    self.wire.stream(url, data, headers, provider=self.provider, total=total)
+                )
                 if reply.status >= 400:
-                    raise self.status_error(reply.status, reply.headers, await reply.read())
+                    content = await reply.read()
+                    raise self.status_error(reply.status, reply.headers, content, url=url)
+            except BaseException:
+                await opened.aclose()
+                raise
+            return opened, reply
+
+        opened, reply = await self.retries.call(attempt)
+        try:
+            async with opened:
                 async for event in self.events(reply):
                     yield event
         except ValueError as exc:
@@ -214,8 +319,11 @@ class HttpTransport(ABC):
             body=value,
         )
 
-    def status_error(self, status: int, headers: Mapping[str, str], content: bytes) -> ModelError:
-        """The typed error for an HTTP error status."""
+    def status_error(
+        self, status: int, headers: Mapping[str, str], content: bytes, *, url: str = ""
+    ) -> ModelError:
+        """The typed error for an HTTP error status at ``url``, with the wait the server
+        asked for (``retry-after-ms`` or ``Retry-After``)."""
         text = content.decode("utf-8", "replace")
         try:
             body: Any = json.loads(text)
@@ -224,17 +332,13 @@ class HttpTransport(ABC):
         message: Any = body.get("error", body) if isinstance(body, dict) else body
         if isinstance(message, dict):
             message = message.get("message", message)
-        retry = headers.get("retry-after")
-        try:
-            retry_after = float(retry) if retry is not None else None
-        except ValueError:
-            retry_after = None
         return error_for_status(
             status,
             str(message),
             provider=self.provider,
             body=body,
-            retry_after=retry_after,
+            retry_after=server_wait(headers),
+            url=url,
         )
 
     def transport_error(self, exc: Exception) -> Exception:
@@ -249,4 +353,5 @@ class HttpTransport(ABC):
         """Close the HTTP client if this transport made it (a given client is the caller's)."""
         client, self._client = self._client, None
         if client is not None and self._owns_client:
+            self._wire = None
             await client.aclose()

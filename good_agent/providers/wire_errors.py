@@ -11,6 +11,9 @@ SDK's exceptions onto these (``providers/<vendor>/sdk_transport.py``).
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from good_agent.providers.reply_shape import preview
@@ -77,15 +80,14 @@ def error_for_status(
     text = f"{provider} returned HTTP {status}: {message}"
     if status == 404 and url:
         text = f"{provider} returned HTTP 404 for {url}: {message} ({_not_found_hint(url)})"
+    kind: type[ModelError] = ModelBadRequestError
     if status in (401, 403):
-        return ModelAuthenticationError(text, provider=provider, status_code=status, body=body)
-    if status == 429:
-        return ModelRateLimitError(
-            text, provider=provider, status_code=status, body=body, retry_after=retry_after
-        )
-    if status >= 500:
-        return ModelOverloadedError(text, provider=provider, status_code=status, body=body)
-    return ModelBadRequestError(text, provider=provider, status_code=status, body=body)
+        kind = ModelAuthenticationError
+    elif status == 429:
+        kind = ModelRateLimitError
+    elif status >= 500:
+        kind = ModelOverloadedError
+    return kind(text, provider=provider, status_code=status, body=body, retry_after=retry_after)
 
 
 def map_http_error(exc: Exception, *, provider: str) -> Exception:
@@ -189,10 +191,27 @@ def error_message(exc: Exception) -> str:
 
 
 def retry_after_seconds(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header value; ``None`` when absent or not a number."""
+    """Seconds from a ``Retry-After`` header value (seconds or an HTTP date); ``None``
+    when absent or neither."""
     if value is None:
         return None
     try:
         return float(value)
     except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
         return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def server_wait(headers: Mapping[str, str]) -> float | None:
+    """The wait a reply's headers ask for: ``retry-after-ms`` (as OpenAI and Anthropic
+    send it), else ``Retry-After``; ``None`` when neither says."""
+    millis = retry_after_seconds(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    return retry_after_seconds(headers.get("retry-after"))

@@ -90,6 +90,7 @@ def build_transport(
             stream_timeout=server.stream_timeout,
             connect_timeout=server.connect_timeout,
             read_timeout=server.read_timeout,
+            max_retries=0,  # a client of the bridge retries; the bridge sends once
         )
         return transport, http.profile_provider
     return TRANSPORTS[entry.provider](

@@ -109,7 +109,8 @@ class ApprovalError(GoodAgentError, ValueError):
 
 
 class ModelError(GoodAgentError):
-    """A model request failed. ``provider`` and ``status_code`` say where and how."""
+    """A model request failed. ``provider`` and ``status_code`` say where and how;
+    ``retry_after`` is the wait in seconds the server asked for (``Retry-After``), if any."""
 
     def __init__(
         self,
@@ -118,11 +119,13 @@ class ModelError(GoodAgentError):
         provider: str = "",
         status_code: int | None = None,
         body: Any = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.provider = provider
         self.status_code = status_code
         self.body = body
+        self.retry_after = retry_after
 
 
 class ModelAuthenticationError(ModelError):
@@ -131,10 +134,6 @@ class ModelAuthenticationError(ModelError):
 
 class ModelRateLimitError(ModelError):
     """The provider is rate limiting (HTTP 429)."""
-
-    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
-        self.retry_after = retry_after
 
 
 class ModelOverloadedError(ModelError):

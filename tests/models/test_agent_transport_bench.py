@@ -1,5 +1,5 @@
 """The agent transport benchmark compares like with like: the same agent run over the
-``openai`` SDK client and over the project's HTTP transport sends the same requests."""
+default HTTP transport and over a given ``openai`` SDK client sends the same requests."""
 
 from __future__ import annotations
 

@@ -19,6 +19,8 @@ from good_agent.models.vendors import (
     OpenAIChatModel,
     OpenAIResponsesModel,
 )
+from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
+from good_agent.providers.gemini.http_transport import GeminiHttpTransport
 from good_agent.providers.strategies import ToolCallingMode
 from good_agent.types.errors import (
     ModelAuthenticationError,
@@ -219,20 +221,26 @@ async def test_missing_keys_and_extras(monkeypatch: pytest.MonkeyPatch) -> None:
         await AnthropicModel("claude-x").request(request)
     with pytest.raises(ModelConfigError, match="GEMINI_API_KEY"):
         await GeminiModel("gemini-x").request(request)
+
+
+def test_built_in_models_need_no_vendor_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the ``anthropic`` and ``google-genai`` SDKs, their models are built on the
+    HTTP transports (the SDKs are needed only to pass one of their clients)."""
     monkeypatch.setitem(sys.modules, "anthropic", None)
-    with pytest.raises(ModelConfigError, match=r"pip install '\.\[anthropic\]'"):
-        await AnthropicModel("claude-x", api_key="k").request(request)
     monkeypatch.setitem(sys.modules, "google.genai", None)
-    with pytest.raises(ModelConfigError, match=r"pip install '\.\[google\]'"):
-        await GeminiModel("gemini-x", api_key="k").request(request)
+    claude = AnthropicModel("claude-x", api_key="k")
+    gemini = GeminiModel("gemini-x", api_key="k")
+    assert isinstance(claude.transport, AnthropicHttpTransport)
+    assert isinstance(gemini.transport, GeminiHttpTransport)
 
 
 @pytest.mark.anyio
 async def test_env_keys_and_ollama_errors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOOGLE_API_KEY", "from-env")
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    client = GeminiModel("gemini-x").transport.get_client()  # type: ignore[attr-defined]
-    assert client._api_client.api_key == "from-env"
+    transport = GeminiModel("gemini-x").transport
+    assert isinstance(transport, GeminiHttpTransport) and transport.api_key == "from-env"
+    assert transport.headers() == {"x-goog-api-key": "from-env"}
     handler = Handler(httpx2.Response(404, json={"error": "model 'nope' not found"}))
     with pytest.raises(ModelBadRequestError, match="model 'nope' not found"):
         await OllamaModel("nope", client=handler.client()).request(

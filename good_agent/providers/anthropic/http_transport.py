@@ -12,6 +12,8 @@ class AnthropicHttpTransport(HttpTransport):
     provider = "anthropic"
     profile_provider = "anthropic"
     default_base_url = "https://api.anthropic.com"
+    url_env = "ANTHROPIC_BASE_URL"
+    key_env = ("ANTHROPIC_API_KEY",)
     api_version = "2023-06-01"
 
     def headers(self) -> dict[str, str]:
@@ -24,7 +26,3 @@ class AnthropicHttpTransport(HttpTransport):
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The Messages endpoint."""
         return f"{self.base_url.removesuffix('/v1')}/v1/messages"
-
-    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
-        """``stream: true`` for a streamed reply."""
-        return {**body, "stream": True} if stream else body

@@ -1,8 +1,8 @@
 """The ``anthropic`` SDK transport for the Messages API, and its error mapping.
 
 An option for a caller who brings an ``anthropic.AsyncAnthropic`` (the ``anthropic``
-extra). ``api_key`` defaults to ``ANTHROPIC_API_KEY`` and ``base_url`` to
-``ANTHROPIC_BASE_URL`` (the SDK reads both).
+extra); by default models and the bridge speak HTTP
+(:mod:`good_agent.providers.anthropic.http_transport`).
 """
 
 from __future__ import annotations
@@ -44,23 +44,9 @@ def _keywords(function: Callable[..., Any]) -> frozenset[str] | None:
 
 
 class AnthropicTransport(SDKTransport):
-    """Sends Messages API bodies with ``anthropic.AsyncAnthropic``."""
+    """Sends Messages API bodies with the caller's ``anthropic.AsyncAnthropic``."""
 
     provider = "anthropic"
-    url_env = "ANTHROPIC_BASE_URL"
-    key_env = ("ANTHROPIC_API_KEY",)
-
-    def build_client(self) -> Any:
-        """An ``AsyncAnthropic`` (``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``).
-
-        The key is always given, so the SDK never takes another from the environment.
-        """
-        try:
-            from anthropic import AsyncAnthropic
-        except ImportError as exc:
-            raise self.missing_sdk("anthropic", "anthropic") from exc
-        base_url, api_key = self.credentials()
-        return AsyncAnthropic(api_key=api_key, base_url=base_url, **self.retry_options())
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``messages.create``.
@@ -69,7 +55,7 @@ class AnthropicTransport(SDKTransport):
         (``temperature``, ``top_p`` and ``top_k`` in ``anthropic`` 2.x) travel in its
         ``extra_body``, so sampling settings work with every supported SDK version.
         """
-        create = self.get_client().messages.create
+        create = self.client.messages.create
         try:
             message = await create(**sdk_body(create, body))
         except Exception as exc:
@@ -78,7 +64,7 @@ class AnthropicTransport(SDKTransport):
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
         """Call ``messages.create(stream=True)``; each event as a dict, to the end."""
-        create = self.get_client().messages.create
+        create = self.client.messages.create
         try:
             events = await create(**sdk_body(create, {**body, "stream": True}))
         except Exception as exc:

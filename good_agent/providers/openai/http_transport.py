@@ -1,4 +1,5 @@
-"""OpenAI Chat Completions over the shared HTTP transport (and every server that speaks it)."""
+"""OpenAI over the shared HTTP transport: Chat Completions (and every server that speaks
+it) and the Responses API."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ class OpenAIHttpTransport(HttpTransport):
     provider = "openai"
     profile_provider = "openai"
     default_base_url = "https://api.openai.com/v1"
+    url_env = "OPENAI_BASE_URL"
+    key_env = ("OPENAI_API_KEY",)
 
     def url(self, body: JSONDict, *, stream: bool) -> str:
         """The Chat Completions endpoint."""
@@ -28,3 +31,19 @@ class OpenAIHttpTransport(HttpTransport):
             options = {"include_usage": True, **(body.get("stream_options") or {})}
             return {**body, "stream": True, "stream_options": options}
         return body
+
+
+class OpenAIResponsesHttpTransport(OpenAIHttpTransport):
+    """OpenAI's Responses API (``POST /responses``); a stream is its typed events
+    (``response.output_text.delta`` ... ``response.completed``), each carrying its
+    ``type``."""
+
+    profile_provider = "openai-responses"
+
+    def url(self, body: JSONDict, *, stream: bool) -> str:
+        """The Responses endpoint."""
+        return f"{self.base_url}/responses"
+
+    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
+        """``stream: true`` for a streamed reply (usage comes in ``response.completed``)."""
+        return {**body, "stream": True} if stream else body

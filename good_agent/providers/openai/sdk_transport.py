@@ -1,7 +1,7 @@
 """The ``openai`` SDK transport (Chat Completions or Responses) and its error mapping.
 
-An option for a caller who brings an ``openai.AsyncOpenAI`` client; the bridge and
-:class:`~good_agent.providers.openai.http_transport.OpenAIHttpTransport` speak HTTP directly.
+An option for a caller who brings an ``openai.AsyncOpenAI`` client; by default models
+and the bridge speak HTTP (:mod:`good_agent.providers.openai.http_transport`).
 """
 
 from __future__ import annotations
@@ -38,28 +38,17 @@ VENDOR_FIELDS = (
 
 
 class OpenAIClientTransport(SDKTransport):
-    """Sends bodies with ``openai.AsyncOpenAI`` (Chat Completions or Responses).
+    """Sends bodies with the caller's ``openai.AsyncOpenAI`` (Chat Completions or Responses).
 
-    Takes the arguments of :class:`~good_agent.providers.sdk_transport.SDKTransport`
-    (``OPENAI_API_KEY``, for OpenAI's own endpoint only, and ``OPENAI_BASE_URL``; with
-    another ``base_url`` and no key a placeholder is sent, as local servers expect),
+    Takes the arguments of :class:`~good_agent.providers.sdk_transport.SDKTransport`,
     and ``api``: ``"chat"`` or ``"responses"``.
     """
 
     provider = "openai"
-    url_env = "OPENAI_BASE_URL"
-    key_env = ("OPENAI_API_KEY",)
 
     def __init__(self, model: str, *, api: str = "chat", **connection: Any) -> None:
         super().__init__(model, **connection)
         self._api = api
-
-    def build_client(self) -> Any:
-        """An ``AsyncOpenAI``."""
-        from openai import AsyncOpenAI
-
-        base_url, api_key = self.credentials()
-        return AsyncOpenAI(base_url=base_url, api_key=api_key, **self.retry_options())
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Call ``chat.completions.create`` or ``responses.create``.
@@ -98,7 +87,7 @@ class OpenAIClientTransport(SDKTransport):
             await events.close()
 
     async def _create(self, body: JSONDict) -> Any:
-        client = self.get_client()
+        client = self.client
         if self._api == "responses":
             return await client.responses.create(**body)
         return await client.chat.completions.create(**body)
