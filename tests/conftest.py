@@ -26,9 +26,11 @@ def anyio_backend() -> str:
 class FakeUpstream:
     """An HTTP server on loopback that answers POSTs from a script of replies.
 
-    Each reply is ``(status, json_body)`` or a callable taking the request body and
-    returning one. ``bodies`` keeps every JSON body received, ``paths`` the paths,
-    ``headers`` the request headers (names in lower case).
+    Each reply is ``(status, json_body)``, ``(status, payload, headers)`` (a ``bytes``
+    payload is sent as it is, with the headers given, say an event stream), or a
+    callable taking the request body and returning one. ``bodies`` keeps every JSON
+    body received, ``paths`` the paths, ``headers`` the request headers (names in
+    lower case).
     """
 
     def __init__(self, replies: list[Any]) -> None:
@@ -47,11 +49,16 @@ class FakeUpstream:
                 reply = (
                     upstream.replies.pop(0) if upstream.replies else (500, {"error": "no reply"})
                 )
-                status, payload = reply(body) if callable(reply) else reply
-                data = json.dumps(payload).encode()
+                status, payload, *extra = reply(body) if callable(reply) else reply
+                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                headers = {
+                    "content-type": "application/json",
+                    "content-length": str(len(data)),
+                    **(extra[0] if extra else {}),
+                }
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from good_agent.providers.reply_shape import preview
 from good_agent.providers.types import JSONDict
@@ -76,8 +77,10 @@ def error_for_status(
     retry_after: float | None = None,
     url: str = "",
 ) -> ModelError:
-    """Return the typed error for an HTTP ``status`` from ``provider`` (``url``: where)."""
-    text = f"{provider} returned HTTP {status}: {message}"
+    """Return the typed error for an HTTP ``status`` from ``provider`` (``url``: where,
+    named in the message without its query or user info)."""
+    url = shown_url(url)
+    text = f"{provider} returned HTTP {status}{f' for {url}' if url else ''}: {message}"
     if status == 404 and url:
         text = f"{provider} returned HTTP 404 for {url}: {message} ({_not_found_hint(url)})"
     kind: type[ModelError] = ModelBadRequestError
@@ -142,8 +145,20 @@ def aiohttp_error(exc: BaseException, *, provider: str, url: str = "") -> Except
     return connection_error(provider, url, cause)
 
 
+def shown_url(url: str) -> str:
+    """``url`` as an error may show it: without user info, query or fragment (where a
+    key could be)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def connection_error(provider: str, url: str, exc: BaseException) -> ModelConnectionError:
-    """A :class:`ModelConnectionError` naming the URL tried, the cause and the usual fixes."""
+    """A :class:`ModelConnectionError` naming the URL tried (see :func:`shown_url`), the
+    cause and the usual fixes."""
+    url = shown_url(url)
     cause = exc.__cause__ or exc.__context__
     detail = str(exc) if cause is None or str(cause) in str(exc) else f"{exc} ({cause})"
     where = f" at {url}" if url else ""

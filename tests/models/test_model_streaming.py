@@ -8,7 +8,7 @@ its final event is an error.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -23,6 +23,7 @@ from bridge_fakes import (
     Reply,
 )
 
+from good_agent import resolve_model
 from good_agent.models import (
     AnthropicModel,
     GeminiModel,
@@ -34,6 +35,7 @@ from good_agent.models import (
     fallback,
 )
 from good_agent.models.provider_model import ProviderModel
+from good_agent.providers.openai.http_transport import OpenAIResponsesHttpTransport
 from good_agent.providers.streaming import (
     FinishDelta,
     ModelDelta,
@@ -216,7 +218,9 @@ async def test_a_cut_stream_is_an_error_not_a_stop(
         await streamed(model, ask())
 
 
-async def test_responses_stream_through_the_sdk() -> None:
+def responses_script() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A Responses API stream (text, then a call) and the whole reply it ends with, as
+    OpenAI sends them."""
     events = [
         {
             "type": "response.created",
@@ -283,11 +287,20 @@ async def test_responses_stream_through_the_sdk() -> None:
         "usage": {"input_tokens": 9, "output_tokens": 4, "total_tokens": 13},
     }
     events.append({"type": "response.completed", "response": final_object})
+    return events, final_object
+
+
+def responses_sse(events: list[dict[str, Any]]) -> str:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+async def test_responses_stream_through_the_sdk() -> None:
+    events, final_object = responses_script()
 
     def handler(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
         if body.get("stream"):
-            data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+            data = responses_sse(events)
             return httpx.Response(200, text=data, headers={"content-type": "text/event-stream"})
         return httpx.Response(200, json=final_object)
 
@@ -312,6 +325,40 @@ async def test_responses_stream_through_the_sdk() -> None:
     ]
     assert ToolCallStart(0, "call_1", "get_weather") in deltas
     assert text_of(deltas) == "Checking"
+
+
+async def test_responses_over_http_whole_and_streamed(
+    fake_upstream: Callable[[list[Any]], Any],
+) -> None:
+    """``openai-responses:`` models speak HTTP with no SDK: the same reply whole and
+    streamed (the stream read from a real event stream over loopback)."""
+    events, final_object = responses_script()
+    stream = (200, responses_sse(events).encode(), {"content-type": "text/event-stream"})
+    upstream = fake_upstream([stream, (200, final_object)])
+    model = resolve_model("openai-responses:gpt-4.1", base_url=f"{upstream.url}/v1", api_key="k")
+    assert isinstance(model, ProviderModel)
+    assert isinstance(model.transport, OpenAIResponsesHttpTransport)
+    try:
+        deltas, final = await streamed(model, ask())
+        whole = await model.request(ask())
+    finally:
+        await model.aclose()
+    assert upstream.paths == ["/v1/responses"] * 2
+    assert [b.get("stream") for b in upstream.bodies] == [True, None]
+    assert upstream.headers[0]["authorization"] == "Bearer k"
+    assert "input" in upstream.bodies[1] and "messages" not in upstream.bodies[1]
+    assert (final.content, final.finish_reason, final.usage) == (
+        whole.content,
+        whole.finish_reason,
+        whole.usage,
+    )
+    assert (
+        [(c.id, c.name, c.arguments) for c in final.tool_calls]
+        == [("call_1", "get_weather", {"city": "Paris"})]
+        == [(c.id, c.name, c.arguments) for c in whole.tool_calls]
+    )
+    assert ToolCallStart(0, "call_1", "get_weather") in deltas
+    assert text_of(deltas) == "Checking" == whole.content
 
 
 PROMPTED_REPLIES = [
