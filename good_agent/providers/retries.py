@@ -78,6 +78,20 @@ class Retries:
         to ``max_retries`` times; the last error is raised as it is."""
         if self.max_retries <= 0:
             return await attempt()
+        try:
+            # The first attempt runs bare: most requests succeed, and building the
+            # retrying loop costs more CPU than the rest of a send.
+            return await attempt()
+        except ModelError as error:
+            if not retryable(error):
+                raise
+            failed: list[ModelError] = [error]
+
+        async def again() -> T:
+            if failed:  # the loop's first attempt is the one that already failed
+                raise failed.pop()
+            return await attempt()
+
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=self.wait,
@@ -85,7 +99,7 @@ class Retries:
             sleep=self.sleep,
             reraise=True,
         )
-        return await retrying(attempt)
+        return await retrying(again)
 
 
 NO_RETRIES = Retries(max_retries=0)

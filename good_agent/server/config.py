@@ -125,7 +125,8 @@ class ModelConfig(_Strict):
     """One ``[[models]]`` entry: a name clients use and the upstream behind it.
 
     ``provider`` is a key of `good_agent.providers.builtin_transports.HTTP_TRANSPORTS`
-    (``openai``, ``anthropic``, ``gemini``, ``ollama``) or a provider registered with
+    (``openai``, ``openai-responses``, ``anthropic``, ``gemini``, ``ollama``) or a provider
+    registered with
     [`good_agent.models.register_provider`][good_agent.register_provider];
     ``model`` the upstream model id; ``api_key_env`` the environment variable that
     holds the upstream key (never the key itself); ``mode`` the tool-calling mode;
