@@ -39,7 +39,6 @@ sys.path.insert(0, str(HERE))
 
 from bridge import free_port, process  # noqa: E402
 from bridge_upstream import ANSWER_TEXT  # noqa: E402
-
 from openai import AsyncOpenAI  # noqa: E402
 
 from good_agent import Agent, resolve_model  # noqa: E402
