@@ -1,5 +1,6 @@
-"""FallbackModel over real SDK clients: a member before the last sends each request once
-(no SDK retries), the last keeps its retries. Counted at loopback upstreams."""
+"""FallbackModel over real transports (the default HTTP transports, and a given SDK
+client): a member before the last sends each request once (no retries), the last keeps
+its retries. Counted at loopback upstreams."""
 
 from __future__ import annotations
 
