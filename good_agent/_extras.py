@@ -15,6 +15,7 @@ from good_agent.types.errors import GoodAgentError
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "server": ("starlette", "uvicorn"),
+    "ui": ("starlette", "uvicorn", "ag_ui"),
     "mcp": ("mcp", "mcp_types"),
     "redis": ("redis",),
     "anthropic": ("anthropic",),

@@ -38,7 +38,7 @@ from good_agent.server.config import BridgeConfig
 from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
-from good_agent.server.request_body import parse_body
+from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
 from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
@@ -135,21 +135,7 @@ class Bridge:
 
     async def read_json(self, request: Request) -> Any:
         """The JSON body, at most ``max_body_bytes`` long (413 beyond)."""
-        limit = self.config.server.max_body_bytes
-        too_large = BridgeError(
-            413, f"the request body exceeds {limit} bytes", code="request_too_large"
-        )
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > limit:
-            raise too_large
-        parts: list[bytes] = []
-        size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            parts.append(chunk)
-        return parse_body(b"".join(parts))
+        return await read_json_body(request, self.config.server.max_body_bytes)
 
     def log(
         self,

@@ -18,13 +18,31 @@ import math
 from typing import Any
 
 from pydantic_core import from_json
+from starlette.requests import Request
 
-from good_agent.server.errors import bad_request
+from good_agent.server.errors import BridgeError, bad_request
 
 MAX_BODY_DEPTH = 200
 """The deepest nesting of arrays and objects a request body may have (jiter's limit)."""
 
 _RULE = "text must be valid Unicode and numbers finite and readable"
+
+
+async def read_json_body(request: Request, limit: int) -> Any:
+    """The JSON body of ``request``, at most ``limit`` bytes long (413 beyond), parsed
+    with :func:`parse_body`."""
+    too_large = BridgeError(413, f"the request body exceeds {limit} bytes", code="request_too_large")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large
+    parts: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        parts.append(chunk)
+    return parse_body(b"".join(parts))
 
 
 def parse_body(data: bytes) -> Any:

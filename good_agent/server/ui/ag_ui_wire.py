@@ -1,0 +1,354 @@
+"""The AG-UI protocol: a ``RunAgentInput`` in, the ``ag_ui.core`` events out.
+
+Input. ``messages`` is the conversation as the client knows it. Its trailing user and
+tool messages (after the last assistant message) are what is new: the user's text is
+the prompt, a tool message answers a call the frontend ran. The messages before them
+are the history, used when the server's store does not know the thread (or keeps
+none). ``tools`` are frontend tools: the agent may call them, and the run ends at such a
+call, which the frontend answers in the next input. ``resume`` answers approvals:
+``interruptId`` is the digest of the call that was shown; status ``resolved`` with
+payload ``{"approved": true}`` runs it, any other answer denies it (``payload.reason``
+is told to the model). ``forwardedProps.model`` picks a model.
+
+Output. Run started; text message start/content/end; tool call start/args/end; a tool
+call result per call the server ran; a messages snapshot of the whole thread; run
+finished, whose outcome is an interrupt per call waiting for approval (``id`` = its
+digest, ``toolCallId``, and ``metadata`` holding the tool name, arguments and the
+parameters after the adapter chain, secrets hidden), or success naming the frontend
+calls left to answer. A failed run ends with run error.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable
+from contextlib import aclosing
+from typing import Any
+
+from ag_ui import core as ag
+from ag_ui.encoder import EventEncoder
+from pydantic import ValidationError
+
+from good_agent.core.results import RunResult
+from good_agent.core.run_events import (
+    RunEndEvent,
+    RunEvent,
+    TextDeltaEvent,
+    ToolCallArgsEvent,
+    ToolCallStartEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+)
+from good_agent.server.errors import bad_request
+from good_agent.server.ui.session import Decision, ToolResult, Turn, frontend_tool
+from good_agent.server.ui.wire_common import field_path, run_failure
+from good_agent.types.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+APPROVAL_REASON = "tool_approval"
+"""The ``reason`` of the interrupt that asks for a tool call's approval."""
+
+
+def parse_input(body: Any) -> ag.RunAgentInput:
+    """The ``RunAgentInput`` in ``body``; a 400 naming the first wrong field otherwise."""
+    try:
+        return ag.RunAgentInput.model_validate(body)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = field_path(error["loc"])
+        raise bad_request(f"{where}: {error['msg']}", where) from None
+
+
+def to_turn(data: ag.RunAgentInput) -> Turn:
+    """The protocol-neutral turn ``data`` asks for (a 400 naming a field it cannot take)."""
+    messages = list(data.messages)
+    start = len(messages)
+    while start > 0 and messages[start - 1].role in ("user", "tool"):
+        start -= 1
+    prompts: list[str] = []
+    results: list[ToolResult] = []
+    for index in range(start, len(messages)):
+        message = messages[index]
+        if isinstance(message, ag.ToolMessage):
+            results.append(
+                ToolResult(
+                    message.tool_call_id,
+                    message.error or _text(message.content, f"messages.{index}.content"),
+                    is_error=message.error is not None,
+                    field=f"messages.{index}.toolCallId",
+                )
+            )
+        elif isinstance(message, ag.UserMessage):
+            prompts.append(_text(message.content, f"messages.{index}.content"))
+    model = None
+    props = data.forwarded_props
+    if isinstance(props, dict) and props.get("model") is not None:
+        model = str(props["model"])
+    tools = []
+    for index, tool in enumerate(data.tools or []):
+        try:
+            tools.append(frontend_tool(tool.name, tool.description, tool.parameters))
+        except ValueError as exc:
+            raise bad_request(str(exc), f"tools.{index}.parameters") from None
+    return Turn(
+        thread_id=data.thread_id,
+        history=_history(messages[:start]),
+        prompt="\n\n".join(prompts) if prompts else None,
+        results=results,
+        decisions=_decisions(data.resume or []),
+        frontend_tools=tools,
+        model=model,
+        model_field="forwardedProps.model",
+    )
+
+
+def _text(content: Any, where: str) -> str:
+    if isinstance(content, str):
+        return content
+    texts = []
+    for number, part in enumerate(content):
+        if not isinstance(part, ag.TextPart):
+            raise bad_request(f"{where}.{number}: only text parts are accepted", where)
+        texts.append(part.text)
+    return "".join(texts)
+
+
+def _decisions(entries: list[ag.ResumeEntry]) -> dict[str, Decision]:
+    decisions: dict[str, Decision] = {}
+    for index, entry in enumerate(entries):
+        payload = entry.payload
+        approved = entry.status == "resolved" and (
+            payload is True or (isinstance(payload, dict) and payload.get("approved") is True)
+        )
+        reason = payload.get("reason") if isinstance(payload, dict) else None
+        decisions[entry.interrupt_id] = Decision(
+            approved,
+            str(reason) if reason and not approved else None,
+            f"resume.{index}.interruptId",
+        )
+    return decisions
+
+
+def _history(messages: list[Any]) -> list[Message]:
+    """The client's earlier messages as a history (its system messages are not taken)."""
+    history: list[Message] = []
+    names: dict[str, str] = {}
+    for index, message in enumerate(messages):
+        if isinstance(message, ag.UserMessage):
+            history.append(UserMessage(content=_text(message.content, f"messages.{index}")))
+        elif isinstance(message, ag.AssistantMessage):
+            calls = []
+            for call in message.tool_calls or []:
+                names[call.id] = call.function.name
+                calls.append(
+                    ToolCall(
+                        id=call.id,
+                        name=call.function.name,
+                        arguments=_arguments(call.function.arguments),
+                    )
+                )
+            history.append(AssistantMessage(content=message.content, tool_calls=calls))
+        elif isinstance(message, ag.ToolMessage):
+            history.append(
+                ToolMessage(
+                    tool_call_id=message.tool_call_id,
+                    tool_name=names.get(message.tool_call_id, ""),
+                    content=message.error
+                    or _text(message.content, f"messages.{index}.content"),
+                    is_error=message.error is not None,
+                )
+            )
+    return history
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def snapshot(messages: list[Message]) -> list[Any]:
+    """A thread's history as AG-UI messages (ids are the positions: ``m0``, ``m1``...)."""
+    out: list[Any] = []
+    for index, message in enumerate(messages):
+        mid = f"m{index}"
+        if isinstance(message, SystemMessage):
+            out.append(ag.SystemMessage(id=mid, content=message.content))
+        elif isinstance(message, UserMessage):
+            content = message.content if isinstance(message.content, str) else message.text
+            out.append(ag.UserMessage(id=mid, content=content))
+        elif isinstance(message, AssistantMessage):
+            calls = [
+                ag.ToolCall(
+                    id=call.id,
+                    function=ag.FunctionCall(name=call.name, arguments=json.dumps(call.arguments)),
+                )
+                for call in message.tool_calls
+            ]
+            out.append(
+                ag.AssistantMessage(id=mid, content=message.content, tool_calls=calls or None)
+            )
+        elif isinstance(message, ToolMessage):
+            out.append(
+                ag.ToolMessage(
+                    id=mid,
+                    tool_call_id=message.tool_call_id,
+                    content=message.content,
+                    error=message.content if message.is_error else None,
+                )
+            )
+    return out
+
+
+class EventTranslator:
+    """Turns a run's events into AG-UI events (text and tool calls framed start...end)."""
+
+    def __init__(self, thread_id: str, run_id: str, frontend: set[str]) -> None:
+        self.thread_id, self.run_id = thread_id, run_id
+        self.frontend = frontend
+        self.text_id: str | None = None
+        self.open_calls: set[str] = set()
+        self.seen_calls: set[str] = set()
+
+    def started(self) -> ag.RunStartedEvent:
+        """The first event."""
+        return ag.RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
+
+    def _close_text(self) -> list[ag.BaseEvent]:
+        if self.text_id is None:
+            return []
+        closing = ag.TextMessageEndEvent(message_id=self.text_id)
+        self.text_id = None
+        return [closing]
+
+    def _text(self, text: str) -> list[ag.BaseEvent]:
+        events: list[ag.BaseEvent] = []
+        if self.text_id is None:
+            self.text_id = f"msg_{uuid.uuid4().hex[:16]}"
+            events.append(ag.TextMessageStartEvent(message_id=self.text_id, role="assistant"))
+        events.append(ag.TextMessageContentEvent(message_id=self.text_id, delta=text))
+        return events
+
+    def translate(self, event: RunEvent) -> list[ag.BaseEvent]:
+        """The AG-UI events for one run event (run end excepted: see :meth:`finished`)."""
+        if isinstance(event, TextDeltaEvent):
+            return self._text(event.text) if event.text else []
+        if isinstance(event, ToolCallStartEvent):
+            self.open_calls.add(event.id)
+            self.seen_calls.add(event.id)
+            return [
+                *self._close_text(),
+                ag.ToolCallStartEvent(tool_call_id=event.id, tool_call_name=event.name),
+            ]
+        if isinstance(event, ToolCallArgsEvent):
+            if not event.arguments:
+                return []
+            return [ag.ToolCallArgsEvent(tool_call_id=event.id, delta=event.arguments)]
+        if isinstance(event, TurnEndEvent):
+            return self._turn_end(event.message)
+        if isinstance(event, ToolResultEvent):
+            return [
+                ag.ToolCallResultEvent(
+                    message_id=f"res_{event.call.id}",
+                    tool_call_id=event.call.id,
+                    content=event.message.content,
+                    role="tool",
+                )
+            ]
+        return []
+
+    def _turn_end(self, message: AssistantMessage) -> list[ag.BaseEvent]:
+        events: list[ag.BaseEvent] = []
+        if message.content and not self.seen_calls and self.text_id is None:
+            events += self._text(message.content)  # a reply that was not streamed
+        events += self._close_text()
+        for call in message.tool_calls:
+            if call.id not in self.seen_calls:
+                events.append(ag.ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name))
+                events.append(
+                    ag.ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments))
+                )
+                self.open_calls.add(call.id)
+            if call.id in self.open_calls:
+                events.append(ag.ToolCallEndEvent(tool_call_id=call.id))
+                self.open_calls.discard(call.id)
+        self.seen_calls.clear()
+        return events
+
+    def finished(self, result: RunResult[Any], messages: list[Message]) -> list[ag.BaseEvent]:
+        """The snapshot of the thread and the run-finished event, with its outcome."""
+        events: list[ag.BaseEvent] = [ag.MessagesSnapshotEvent(messages=snapshot(messages))]
+        approvals = [d for d in result.deferred if d.tool_name not in self.frontend]
+        frontend = [d.call_id for d in result.deferred if d.tool_name in self.frontend]
+        outcome: Any
+        if approvals:
+            outcome = ag.RunFinishedInterruptOutcome(
+                interrupts=[
+                    ag.Interrupt(
+                        id=d.digest,
+                        reason=APPROVAL_REASON,
+                        message=f"Run {d.tool_name}?",
+                        tool_call_id=d.call_id,
+                        metadata={
+                            "toolName": d.tool_name,
+                            "arguments": d.arguments,
+                            "parameters": d.parameters,
+                        },
+                        response_schema=APPROVAL_SCHEMA,
+                    )
+                    for d in approvals
+                ]
+            )
+        else:
+            outcome = ag.RunFinishedSuccessOutcome(pending_tool_call_ids=frontend or None)
+        output = result.output
+        plain = output if isinstance(output, str | int | float | bool) or output is None else None
+        events.append(
+            ag.RunFinishedEvent(
+                thread_id=self.thread_id, run_id=self.run_id, outcome=outcome, result=plain
+            )
+        )
+        return events
+
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean"}, "reason": {"type": "string"}},
+    "required": ["approved"],
+}
+"""The answer an approval interrupt expects, in ``resume[i].payload``."""
+
+
+async def encode_run(
+    events: AsyncIterator[RunEvent],
+    translator: EventTranslator,
+    history: Callable[[], list[Message]],
+    request_id: str,
+) -> AsyncIterator[str]:
+    """The SSE text of a run: ``events`` translated and encoded with ``ag_ui``'s encoder.
+
+    ``history`` gives the thread's history when the run ends, for the snapshot.
+    """
+    encoder = EventEncoder()
+    yield encoder.encode(translator.started())
+    try:
+        async with aclosing(events):
+            async for event in events:
+                if isinstance(event, RunEndEvent):
+                    outs = translator.finished(event.result, history())
+                else:
+                    outs = translator.translate(event)
+                for out in outs:
+                    yield encoder.encode(out)
+    except Exception as exc:
+        message, code = run_failure(exc, request_id)
+        yield encoder.encode(ag.RunErrorEvent(message=message, code=code))

@@ -1,0 +1,212 @@
+"""The ASGI application that serves an agent to user interfaces.
+
+``POST /ag-ui`` (AG-UI), ``POST /vercel`` (the Vercel AI SDK's UI message stream),
+``GET /models`` (the models a client may pick), ``GET /`` (the chat page) and
+``GET /health``. Client keys work as in the bridge (``Authorization: Bearer`` or
+``x-api-key``); the chat page itself needs none, its requests do. An input that is not
+valid is a 400 whose JSON body names the field (``{"error": {"message", "param"...}}``);
+nothing is streamed before the input was checked against the thread. A client that
+disconnects cancels the run: calls that had finished keep their results in the saved
+history, and the others get an error result.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from good_agent.models.base import LanguageModel
+from good_agent.server.app import REQUEST_ID_HEADER, new_request_id
+from good_agent.server.auth import ClientKeys
+from good_agent.server.errors import BridgeError, internal_error
+from good_agent.server.request_body import read_json_body
+from good_agent.server.ui import ag_ui_wire, vercel_wire
+from good_agent.server.ui.session import AgentSource, PreparedRun, ServedAgent, call_deps
+from good_agent.server.ui.threads import SQLiteThreadStore, ThreadStore
+
+logger = logging.getLogger("good_agent.server.ui")
+
+DEFAULT_MAX_BODY_BYTES = 4_000_000
+"""The largest request body accepted by default (a whole history may be sent)."""
+
+_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+
+
+class EventStream(StreamingResponse):
+    """A server-sent event stream that notices a client leaving even while nothing is
+    written (a tool still running): the stream, and so the run, is cancelled then."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Stream the body while watching for the client's disconnect."""
+        async with anyio.create_task_group() as group:
+
+            async def stream() -> None:
+                try:
+                    await self.stream_response(send)
+                except OSError:
+                    pass  # the client is gone
+                group.cancel_scope.cancel()
+
+            group.start_soon(stream)
+            await self.listen_for_disconnect(receive)
+            group.cancel_scope.cancel()
+
+
+class _Default:
+    """The default store: a fresh in-memory SQLite database."""
+
+
+DEFAULT_STORE: Any = _Default()
+
+
+def _error(error: BridgeError, request_id: str) -> JSONResponse:
+    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
+    return JSONResponse(error.openai_body(), status_code=error.status, headers=headers)
+
+
+def agent_app(
+    agent: AgentSource,
+    *,
+    deps: Callable[[Request], Any] | None = None,
+    store: ThreadStore | None = DEFAULT_STORE,
+    models: Mapping[str, LanguageModel | str] | None = None,
+    client_keys: ClientKeys | Iterable[str] | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    title: str = "good-agent",
+) -> Starlette:
+    """An ASGI (Starlette) application serving ``agent`` over AG-UI, the Vercel AI UI
+    message stream and a chat page.
+
+    Args:
+        agent: An [`Agent`][good_agent.Agent] (its runs go one at a time) or a function
+            returning a new agent per run (threads run concurrently).
+        deps: Turns the HTTP request into the run's deps (sync or async); raising
+            ``starlette.exceptions.HTTPException`` refuses the request with its status.
+        store: Where thread histories are kept (default: an in-memory
+            [`SQLiteThreadStore`][good_agent.server.ui.SQLiteThreadStore]); ``None`` keeps
+            none, so clients send the whole history.
+        models: The models a client may pick, by name (default: the agent's own).
+        client_keys: The keys clients must present (none: no key is asked for).
+        max_body_bytes: The largest request body accepted (413 beyond).
+        title: The chat page's title.
+    """
+    served = ServedAgent(
+        agent, store=SQLiteThreadStore() if store is DEFAULT_STORE else store, models=models
+    )
+    keys = client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
+    page = resources.files("good_agent.server.ui").joinpath("chat.html").read_text("utf-8")
+    page = page.replace("{{title}}", title.replace("<", "&lt;").replace("&", "&amp;"))
+
+    def authorize(request: Request) -> None:
+        if not keys.allows(request.headers):
+            raise BridgeError(401, "missing or invalid API key", code="invalid_api_key")
+
+    async def prepare(request: Request, parse: Callable[[Any], Any]) -> tuple[Any, PreparedRun]:
+        authorize(request)
+        body = await read_json_body(request, max_body_bytes)
+        data, turn = parse(body)
+        try:
+            run_deps = await call_deps(deps, request)
+        except HTTPException as exc:
+            raise BridgeError(exc.status_code, str(exc.detail), code="refused") from None
+        return data, await served.prepare(turn, run_deps)
+
+    async def endpoint(
+        request: Request,
+        parse: Callable[[Any], Any],
+        respond: Callable[[Any, PreparedRun, str], Response],
+    ) -> Response:
+        request_id = new_request_id()
+        try:
+            data, prepared = await prepare(request, parse)
+        except ClientDisconnect:
+            return Response(status_code=499)
+        except BridgeError as exc:
+            return _error(exc, request_id)
+        except Exception as exc:
+            logger.error("request %s failed", request_id, exc_info=exc)
+            return _error(internal_error(request_id), request_id)
+        return respond(data, prepared, request_id)
+
+    def ag_ui_parse(body: Any) -> tuple[Any, Any]:
+        data = ag_ui_wire.parse_input(body)
+        return data, ag_ui_wire.to_turn(data)
+
+    def ag_ui_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
+        frontend = {tool.name for tool in prepared.turn.frontend_tools}
+        translator = ag_ui_wire.EventTranslator(data.thread_id, data.run_id, frontend)
+        chunks = ag_ui_wire.encode_run(
+            served.stream(prepared), translator, lambda: prepared.messages, request_id
+        )
+        headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+        return EventStream(chunks, media_type="text/event-stream", headers=headers)
+
+    def vercel_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
+        chunks = vercel_wire.encode_run(served.stream(prepared), request_id)
+        headers = {**_SSE_HEADERS, **vercel_wire.HEADERS, REQUEST_ID_HEADER: request_id}
+        return EventStream(chunks, media_type="text/event-stream", headers=headers)
+
+    async def ag_ui(request: Request) -> Response:
+        return await endpoint(request, ag_ui_parse, ag_ui_respond)
+
+    async def vercel(request: Request) -> Response:
+        return await endpoint(request, vercel_wire.parse_request, vercel_respond)
+
+    async def list_models(request: Request) -> Response:
+        try:
+            authorize(request)
+        except BridgeError as exc:
+            return _error(exc, new_request_id())
+        names = list(served.models)
+        return JSONResponse({"models": names, "default": names[0]})
+
+    async def chat_page(request: Request) -> Response:
+        return HTMLResponse(page, headers={"content-security-policy": _PAGE_POLICY})
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        request_id = new_request_id()
+        if isinstance(exc, HTTPException):
+            message = f"{request.method} {request.url.path}: {exc.detail}"
+            return _error(BridgeError(exc.status_code, message), request_id)
+        logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
+        return _error(internal_error(request_id), request_id)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+
+    app = Starlette(
+        routes=[
+            Route("/", chat_page, methods=["GET"]),
+            Route("/ag-ui", ag_ui, methods=["POST"]),
+            Route("/vercel", vercel, methods=["POST"]),
+            Route("/models", list_models, methods=["GET"]),
+            Route("/health", health, methods=["GET"]),
+        ],
+        exception_handlers={HTTPException: http_error, Exception: http_error},
+        lifespan=lifespan,
+    )
+    app.router.redirect_slashes = False
+    app.state.served = served
+    return app
+
+
+_PAGE_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+)
+"""The chat page loads nothing from elsewhere: its script and style are inline."""

@@ -1,0 +1,396 @@
+"""The Vercel AI SDK's UI message stream: ``useChat``'s request in, its SSE chunks out.
+
+Request: ``{"id": chat id, "messages": [UIMessage...], "model"?: name}``; a UI message
+has ``id``, ``role`` and ``parts`` (``text``, ``step-start``, and tool parts typed
+``tool-<name>`` or ``dynamic-tool`` with ``toolCallId``, ``state``, ``input``,
+``output``, ``errorText`` and ``approval``). A last message from the user is the prompt;
+a last assistant message carries the user's answers to approval requests
+(``approval: {"id": digest, "approved", "reason"}``, state ``approval-responded``) or
+results of calls the client ran. The messages before are the history, used when the
+store does not know the chat.
+
+Response: the ``x-vercel-ai-ui-message-stream: v1`` stream of JSON chunks (``start``,
+``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``,
+``tool-approval-request`` whose ``approvalId`` is the digest of the call, ``finish-step``,
+``finish``, ``error``), ended by ``data: [DONE]``. No maintained Python package defines
+these shapes, so the pydantic models here do (:data:`Chunk` parses any of them).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+
+from good_agent.core.run_events import (
+    ReasoningDeltaEvent,
+    RunEndEvent,
+    RunEvent,
+    TextDeltaEvent,
+    ToolCallArgsEvent,
+    ToolCallStartEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+)
+from good_agent.server.errors import bad_request
+from good_agent.server.ui.session import Decision, ToolResult, Turn
+from good_agent.server.ui.wire_common import field_path, run_failure
+from good_agent.types.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+
+HEADERS = {"x-vercel-ai-ui-message-stream": "v1"}
+"""The header that marks a UI message stream."""
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+
+class UIApproval(_Wire):
+    """The approval state of a tool part: requested (``id``), then answered."""
+
+    id: str
+    approved: bool | None = None
+    reason: str | None = None
+
+
+class UIPart(_Wire):
+    """One part of a UI message (the fields of text and tool parts; others are kept)."""
+
+    type: str
+    text: str | None = None
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    state: str | None = None
+    input: Any = None
+    output: Any = None
+    error_text: str | None = None
+    approval: UIApproval | None = None
+
+
+class UIMessage(_Wire):
+    """A message of the chat as the client holds it."""
+
+    id: str
+    role: Literal["system", "user", "assistant"]
+    parts: list[UIPart]
+
+
+class ChatRequest(_Wire):
+    """The body ``useChat`` sends (``model`` picks one of the server's models)."""
+
+    id: str
+    messages: list[UIMessage] = Field(min_length=1)
+    trigger: str | None = None
+    model: str | None = None
+
+
+class _Chunk(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def sse(self) -> str:
+        """The chunk as one server-sent event."""
+        return f"data: {self.model_dump_json(by_alias=True, exclude_none=True)}\n\n"
+
+
+class StartChunk(_Chunk):
+    """The stream's assistant message begins."""
+
+    type: Literal["start"] = "start"
+    message_id: str | None = None
+
+
+class StepChunk(_Chunk):
+    """A model step begins or ends."""
+
+    type: Literal["start-step", "finish-step"]
+
+
+class TextChunk(_Chunk):
+    """A text or reasoning part begins, grows by ``delta`` or ends."""
+
+    type: Literal[
+        "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end"
+    ]
+    id: str
+    delta: str | None = None
+
+
+class ToolInputStartChunk(_Chunk):
+    """The model began a tool call."""
+
+    type: Literal["tool-input-start"] = "tool-input-start"
+    tool_call_id: str
+    tool_name: str
+
+
+class ToolInputDeltaChunk(_Chunk):
+    """A fragment of the call's JSON arguments."""
+
+    type: Literal["tool-input-delta"] = "tool-input-delta"
+    tool_call_id: str
+    input_text_delta: str
+
+
+class ToolInputAvailableChunk(_Chunk):
+    """The call's whole arguments."""
+
+    type: Literal["tool-input-available"] = "tool-input-available"
+    tool_call_id: str
+    tool_name: str
+    input: Any
+
+
+class ToolApprovalRequestChunk(_Chunk):
+    """The call waits for the user's approval; ``approval_id`` is its digest."""
+
+    type: Literal["tool-approval-request"] = "tool-approval-request"
+    approval_id: str
+    tool_call_id: str
+
+
+class ToolOutputAvailableChunk(_Chunk):
+    """The call's result."""
+
+    type: Literal["tool-output-available"] = "tool-output-available"
+    tool_call_id: str
+    output: Any
+
+
+class ToolOutputErrorChunk(_Chunk):
+    """The call failed (or was denied); ``error_text`` is what the model was told."""
+
+    type: Literal["tool-output-error"] = "tool-output-error"
+    tool_call_id: str
+    error_text: str
+
+
+class FinishChunk(_Chunk):
+    """The stream's assistant message is complete."""
+
+    type: Literal["finish"] = "finish"
+    finish_reason: Literal["stop", "length", "content-filter", "tool-calls", "error", "other"] | None = None
+
+
+class ErrorChunk(_Chunk):
+    """The run failed."""
+
+    type: Literal["error"] = "error"
+    error_text: str
+
+
+Chunk = Annotated[
+    StartChunk
+    | StepChunk
+    | TextChunk
+    | ToolInputStartChunk
+    | ToolInputDeltaChunk
+    | ToolInputAvailableChunk
+    | ToolApprovalRequestChunk
+    | ToolOutputAvailableChunk
+    | ToolOutputErrorChunk
+    | FinishChunk
+    | ErrorChunk,
+    Field(discriminator="type"),
+]
+"""Any chunk of the stream."""
+
+CHUNK: TypeAdapter[Any] = TypeAdapter(Chunk)
+"""Validates one chunk (``CHUNK.validate_json(line)``)."""
+
+
+def parse_request(body: Any) -> tuple[ChatRequest, Turn]:
+    """The request in ``body`` and the turn it asks for; a 400 naming the field otherwise."""
+    try:
+        data = ChatRequest.model_validate(body)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = field_path(error["loc"])
+        raise bad_request(f"{where}: {error['msg']}", where) from None
+    last = data.messages[-1]
+    turn = Turn(thread_id=data.id, model=data.model, model_field="model")
+    if last.role == "user":
+        turn.prompt = _text(last)
+        turn.history = _history(data.messages[:-1])
+        return data, turn
+    turn.history = _history(data.messages)
+    where = f"messages.{len(data.messages) - 1}.parts"
+    for index, part in enumerate(last.parts):
+        if part.tool_call_id is None:
+            continue
+        if part.approval is not None and part.approval.approved is not None:
+            turn.decisions[part.approval.id] = Decision(
+                part.approval.approved, part.approval.reason, f"{where}.{index}.approval.id"
+            )
+        elif part.state in ("output-available", "output-error"):
+            turn.results.append(
+                ToolResult(
+                    part.tool_call_id,
+                    part.error_text or _render(part.output),
+                    is_error=part.state == "output-error",
+                    field=f"{where}.{index}.toolCallId",
+                )
+            )
+    return data, turn
+
+
+def _text(message: UIMessage) -> str:
+    return "".join(part.text or "" for part in message.parts if part.type == "text")
+
+
+def _render(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _tool_name(part: UIPart) -> str:
+    return part.tool_name or part.type.removeprefix("tool-")
+
+
+def _history(messages: list[UIMessage]) -> list[Message]:
+    """The client's messages as a history (its system messages are not taken)."""
+    history: list[Message] = []
+    for message in messages:
+        if message.role == "user":
+            history.append(UserMessage(content=_text(message)))
+        elif message.role == "assistant":
+            steps: list[list[UIPart]] = [[]]
+            for part in message.parts:
+                if part.type == "step-start" and steps[-1]:
+                    steps.append([])
+                steps[-1].append(part)
+            for step in steps:
+                history += _step(step)
+    return history
+
+
+def _step(parts: list[UIPart]) -> list[Message]:
+    text = "".join(part.text or "" for part in parts if part.type == "text")
+    tools = [p for p in parts if p.tool_call_id and (p.type.startswith("tool-") or p.tool_name)]
+    if not text and not tools:
+        return []
+    calls = [
+        ToolCall(
+            id=p.tool_call_id or "",
+            name=_tool_name(p),
+            arguments=p.input if isinstance(p.input, dict) else {},
+        )
+        for p in tools
+    ]
+    out: list[Message] = [AssistantMessage(content=text or None, tool_calls=calls)]
+    for part in tools:
+        if part.state in ("output-available", "output-error", "output-denied"):
+            out.append(
+                ToolMessage(
+                    tool_call_id=part.tool_call_id or "",
+                    tool_name=_tool_name(part),
+                    content=part.error_text or _render(part.output)
+                    if part.state != "output-denied"
+                    else "The user denied this tool call.",
+                    is_error=part.state != "output-available",
+                )
+            )
+    return out
+
+
+class _Encoder:
+    """Frames a run's events as UI message stream chunks."""
+
+    def __init__(self) -> None:
+        self.step_open = False
+        self.turn_ended = False
+        self.part: tuple[str, str] | None = None  # ("text" | "reasoning", id)
+
+    def _step(self) -> list[_Chunk]:
+        chunks: list[_Chunk] = []
+        if self.step_open and self.turn_ended:
+            chunks.append(StepChunk(type="finish-step"))
+            self.step_open = False
+        if not self.step_open:
+            chunks.append(StepChunk(type="start-step"))
+            self.step_open, self.turn_ended = True, False
+        return chunks
+
+    def _close_part(self) -> list[_Chunk]:
+        if self.part is None:
+            return []
+        kind, pid = self.part
+        self.part = None
+        return [TextChunk(type=f"{kind}-end", id=pid)]  # type: ignore[arg-type]
+
+    def _delta(self, kind: str, text: str) -> list[_Chunk]:
+        chunks = self._step()
+        if self.part is None or self.part[0] != kind:
+            chunks += self._close_part()
+            self.part = (kind, f"{kind[0]}_{uuid.uuid4().hex[:12]}")
+            chunks.append(TextChunk(type=f"{kind}-start", id=self.part[1]))  # type: ignore[arg-type]
+        chunks.append(TextChunk(type=f"{kind}-delta", id=self.part[1], delta=text))  # type: ignore[arg-type]
+        return chunks
+
+    def chunks(self, event: RunEvent) -> list[_Chunk]:
+        if isinstance(event, TextDeltaEvent):
+            return self._delta("text", event.text) if event.text else []
+        if isinstance(event, ReasoningDeltaEvent):
+            return self._delta("reasoning", event.text) if event.text else []
+        if isinstance(event, ToolCallStartEvent):
+            return [
+                *self._step(),
+                *self._close_part(),
+                ToolInputStartChunk(tool_call_id=event.id, tool_name=event.name),
+            ]
+        if isinstance(event, ToolCallArgsEvent):
+            if not event.arguments:
+                return []
+            return [ToolInputDeltaChunk(tool_call_id=event.id, input_text_delta=event.arguments)]
+        if isinstance(event, TurnEndEvent):
+            chunks = self._step()
+            if event.message.content and self.part is None and not event.message.tool_calls:
+                chunks += self._delta("text", event.message.content)  # not streamed
+            chunks += self._close_part()
+            chunks += [
+                ToolInputAvailableChunk(tool_call_id=c.id, tool_name=c.name, input=c.arguments)
+                for c in event.message.tool_calls
+            ]
+            self.turn_ended = True
+            return chunks
+        if isinstance(event, ToolResultEvent):
+            message = event.message
+            if message.is_error:
+                return [ToolOutputErrorChunk(tool_call_id=message.tool_call_id, error_text=message.content)]
+            return [ToolOutputAvailableChunk(tool_call_id=message.tool_call_id, output=message.content)]
+        if isinstance(event, RunEndEvent):
+            deferred = event.result.deferred
+            chunks = [
+                ToolApprovalRequestChunk(approval_id=d.digest, tool_call_id=d.call_id)
+                for d in deferred
+            ]
+            chunks += self._close_part()
+            if self.step_open:
+                chunks.append(StepChunk(type="finish-step"))
+            chunks.append(FinishChunk(finish_reason="tool-calls" if deferred else "stop"))
+            return chunks
+        return []
+
+
+async def encode_run(events: AsyncIterator[RunEvent], request_id: str) -> AsyncIterator[str]:
+    """The SSE text of a run, from ``start`` to ``data: [DONE]``."""
+    encoder = _Encoder()
+    yield StartChunk(message_id=f"msg_{uuid.uuid4().hex[:16]}").sse()
+    try:
+        async with aclosing(events):
+            async for event in events:
+                for chunk in encoder.chunks(event):
+                    yield chunk.sse()
+    except Exception as exc:
+        message, _ = run_failure(exc, request_id)
+        yield ErrorChunk(error_text=message).sse()
+    yield "data: [DONE]\n\n"

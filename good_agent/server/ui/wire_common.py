@@ -1,0 +1,34 @@
+"""What both UI protocols share: naming a field of the input, and telling a run's failure."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from good_agent.server.errors import from_model_error, redact
+from good_agent.types.errors import GoodAgentError, ModelError
+
+logger = logging.getLogger("good_agent.server.ui")
+
+
+def field_path(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as a dotted path (``messages.0.content``)."""
+    return ".".join(str(part) for part in loc) or "body"
+
+
+def run_failure(exc: Exception, request_id: str) -> tuple[str, str]:
+    """The message and code a client is shown for a run that failed with ``exc``.
+
+    A model's failure is summarized as the bridge does; an error of the framework
+    (a usage limit, an invalid output...) keeps its message; anything else is logged
+    with its traceback and told only by the request id. Secrets are redacted.
+    """
+    if isinstance(exc, ModelError):
+        error = from_model_error(exc, "model")
+        return error.message, error.code or "model_error"
+    if isinstance(exc, GoodAgentError):
+        return redact(str(exc)).splitlines()[0] if str(exc) else type(exc).__name__, type(
+            exc
+        ).__name__
+    logger.error("request %s: the run failed", request_id, exc_info=exc)
+    return f"the run failed; the log has the details under {request_id}", "internal_error"
