@@ -31,7 +31,9 @@ _RULE = "text must be valid Unicode and numbers finite and readable"
 async def read_json_body(request: Request, limit: int) -> Any:
     """The JSON body of ``request``, at most ``limit`` bytes long (413 beyond), parsed
     with :func:`parse_body`."""
-    too_large = BridgeError(413, f"the request body exceeds {limit} bytes", code="request_too_large")
+    too_large = BridgeError(
+        413, f"the request body exceeds {limit} bytes", code="request_too_large"
+    )
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise too_large

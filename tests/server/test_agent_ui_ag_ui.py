@@ -78,7 +78,9 @@ def test_a_call_needing_approval_ends_the_stream_with_an_interrupt_bound_to_the_
         assert interrupt.metadata["parameters"] == {"path": "/tmp/x"}
         assert not [e for e in events if isinstance(e, ag.ToolCallResultEvent)]
 
-        resume = [{"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}]
+        resume = [
+            {"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}
+        ]
         events = ag_ui(server, run_input("t2", resume=resume))
     result = next(e for e in events if isinstance(e, ag.ToolCallResultEvent))
     assert (result.tool_call_id, result.content) == ("c1", "deleted /tmp/x")
@@ -96,7 +98,11 @@ def test_a_denial_reaches_the_model_and_nothing_runs() -> None:
     with served(agent_app(approval_agent(answer))) as server:
         (interrupt,) = ag_ui(server, run_input("t3", [user("rm")]))[-1].outcome.interrupts
         resume = [
-            {"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": False, "reason": "keep it"}}
+            {
+                "interruptId": interrupt.id,
+                "status": "resolved",
+                "payload": {"approved": False, "reason": "keep it"},
+            }
         ]
         events = ag_ui(server, run_input("t3", resume=resume))
     assert model_seen == ["Error: The user denied this tool call: keep it"]
@@ -122,13 +128,17 @@ def test_an_edited_client_history_cannot_reuse_the_approval_of_the_call_shown() 
         (interrupt,) = first[-1].outcome.interrupts
         history = [m.model_dump(by_alias=True) for m in _snapshot(first).messages]
         history[1]["toolCalls"][0]["function"]["arguments"] = json.dumps({"path": "/etc"})
-        resume = [{"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}]
+        resume = [
+            {"interruptId": interrupt.id, "status": "resolved", "payload": {"approved": True}}
+        ]
         status, body = refusal(server, "/ag-ui", run_input("t5", history, resume=resume))
         assert status == 400 and body["error"]["param"] == "resume.0.interruptId"
         # the history as it was shown is accepted
         history = [m.model_dump(by_alias=True) for m in _snapshot(first).messages]
         events = ag_ui(server, run_input("t5", history, resume=resume))
-    assert next(e for e in events if isinstance(e, ag.ToolCallResultEvent)).content == "deleted /tmp/x"
+    assert (
+        next(e for e in events if isinstance(e, ag.ToolCallResultEvent)).content == "deleted /tmp/x"
+    )
 
 
 def _snapshot(events: list[Any]) -> ag.MessagesSnapshotEvent:

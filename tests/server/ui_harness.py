@@ -78,7 +78,9 @@ def refusal(server: BackgroundServer, path: str, body: Any, **headers: str) -> t
 
 
 def types(events: list[Any]) -> list[str]:
-    return [str(event.type.value if hasattr(event.type, "value") else event.type) for event in events]
+    return [
+        str(event.type.value if hasattr(event.type, "value") else event.type) for event in events
+    ]
 
 
 def text_of(events: list[Any]) -> str:

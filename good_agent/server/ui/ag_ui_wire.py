@@ -160,8 +160,7 @@ def _history(messages: list[Any]) -> list[Message]:
                 ToolMessage(
                     tool_call_id=message.tool_call_id,
                     tool_name=names.get(message.tool_call_id, ""),
-                    content=message.error
-                    or _text(message.content, f"messages.{index}.content"),
+                    content=message.error or _text(message.content, f"messages.{index}.content"),
                     is_error=message.error is not None,
                 )
             )

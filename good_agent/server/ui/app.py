@@ -12,6 +12,7 @@ history, and the others get an error result.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -52,10 +53,8 @@ class EventStream(StreamingResponse):
         async with anyio.create_task_group() as group:
 
             async def stream() -> None:
-                try:
+                with contextlib.suppress(OSError):  # the client is gone
                     await self.stream_response(send)
-                except OSError:
-                    pass  # the client is gone
                 group.cancel_scope.cancel()
 
             group.start_soon(stream)
@@ -104,7 +103,9 @@ def agent_app(
     served = ServedAgent(
         agent, store=SQLiteThreadStore() if store is DEFAULT_STORE else store, models=models
     )
-    keys = client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
+    keys = (
+        client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
+    )
     page = resources.files("good_agent.server.ui").joinpath("chat.html").read_text("utf-8")
     page = page.replace("{{title}}", title.replace("<", "&lt;").replace("&", "&amp;"))
 

@@ -136,7 +136,9 @@ class ServedAgent:
                 turn.model_field,
                 "model_not_found",
             )
-        model = self.models[turn.model] if turn.model is not None else next(iter(self.models.values()))
+        model = (
+            self.models[turn.model] if turn.model is not None else next(iter(self.models.values()))
+        )
         stored = await self.store.load(turn.thread_id) if self.store is not None else None
         history = list(stored if stored is not None else turn.history)
         agent_tools = set(self._agent_tool_names())
@@ -240,9 +242,7 @@ def _with_results(history: list[Message], results: list[ToolResult]) -> list[Mes
     return out
 
 
-def _approvals(
-    history: list[Message], turn: Turn, agent_tools: set[str]
-) -> dict[str, Approval]:
+def _approvals(history: list[Message], turn: Turn, agent_tools: set[str]) -> dict[str, Approval]:
     """The ``approvals=`` of the run: each waiting call decided by the answer bound to it."""
     pending: list[ToolCall] = unanswered_calls(history)
     by_digest = {call_digest(call): call for call in pending}
@@ -269,7 +269,5 @@ def _approvals(
                 "approve or deny it",
                 "approval",
             )
-        approvals[call.id] = (
-            Approved(digest) if decision.approved else (decision.reason or False)
-        )
+        approvals[call.id] = Approved(digest) if decision.approved else (decision.reason or False)
     return approvals

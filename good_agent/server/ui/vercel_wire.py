@@ -120,7 +120,12 @@ class TextChunk(_Chunk):
     """A text or reasoning part begins, grows by ``delta`` or ends."""
 
     type: Literal[
-        "text-start", "text-delta", "text-end", "reasoning-start", "reasoning-delta", "reasoning-end"
+        "text-start",
+        "text-delta",
+        "text-end",
+        "reasoning-start",
+        "reasoning-delta",
+        "reasoning-end",
     ]
     id: str
     delta: str | None = None
@@ -179,7 +184,9 @@ class FinishChunk(_Chunk):
     """The stream's assistant message is complete."""
 
     type: Literal["finish"] = "finish"
-    finish_reason: Literal["stop", "length", "content-filter", "tool-calls", "error", "other"] | None = None
+    finish_reason: (
+        Literal["stop", "length", "content-filter", "tool-calls", "error", "other"] | None
+    ) = None
 
 
 class ErrorChunk(_Chunk):
@@ -365,8 +372,14 @@ class _Encoder:
         if isinstance(event, ToolResultEvent):
             message = event.message
             if message.is_error:
-                return [ToolOutputErrorChunk(tool_call_id=message.tool_call_id, error_text=message.content)]
-            return [ToolOutputAvailableChunk(tool_call_id=message.tool_call_id, output=message.content)]
+                return [
+                    ToolOutputErrorChunk(
+                        tool_call_id=message.tool_call_id, error_text=message.content
+                    )
+                ]
+            return [
+                ToolOutputAvailableChunk(tool_call_id=message.tool_call_id, output=message.content)
+            ]
         if isinstance(event, RunEndEvent):
             deferred = event.result.deferred
             chunks = [
