@@ -9,11 +9,12 @@ from collections.abc import Sequence
 import anyio
 
 from good_agent import __version__
-from good_agent._extras import MissingExtraError
+from good_agent._extras import MissingExtraError, require_extra
 from good_agent.types.errors import GoodAgentError
 
 DESCRIPTION = (
-    "Run a demo agent, serve an agent's tools over MCP, or run the OpenAI-compatible bridge."
+    "Run a demo agent, serve an agent's tools over MCP, or run the OpenAI-compatible bridge "
+    "or an agent's chat server."
 )
 """The one sentence ``good-agent --help`` opens with."""
 
@@ -44,6 +45,21 @@ def _parser() -> argparse.ArgumentParser:
         default=1,
         help="worker processes sharing the port (default: 1)",
     )
+    about = (
+        "Serve an agent to user interfaces: AG-UI, the Vercel AI UI message stream "
+        "and a chat page at /; needs [ui]."
+    )
+    agent = commands.add_parser("serve-agent", help=about, description=about)
+    agent.add_argument("target", help="module:attr naming an Agent or a function returning one")
+    agent.add_argument("--host", help="address to bind (default: 127.0.0.1)")
+    agent.add_argument("--port", type=int, help="port (default: 7286)")
+    agent.add_argument(
+        "--api-keys-env",
+        help="variable holding the client keys, comma-separated (default: GOOD_AGENT_UI_KEYS)",
+    )
+    agent.add_argument(
+        "--store", help="keep threads in this SQLite file or redis:// URL (default: in memory)"
+    )
     return parser
 
 
@@ -65,6 +81,17 @@ def _run(args: argparse.Namespace) -> int:
         from good_agent.server.serve import run_command
 
         return run_command(args.config, host=args.host, port=args.port, workers=args.workers)
+    if args.command == "serve-agent":
+        require_extra("ui", "good-agent serve-agent")
+        from good_agent.server.ui.serve import run_command as serve_agent
+
+        return serve_agent(
+            args.target,
+            host=args.host,
+            port=args.port,
+            api_keys_env=args.api_keys_env,
+            store=args.store,
+        )
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

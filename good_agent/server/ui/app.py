@@ -13,6 +13,7 @@ history, and the others get an error result.
 from __future__ import annotations
 
 import contextlib
+import html
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -107,7 +108,7 @@ def agent_app(
         client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
     )
     page = resources.files("good_agent.server.ui").joinpath("chat.html").read_text("utf-8")
-    page = page.replace("{{title}}", title.replace("<", "&lt;").replace("&", "&amp;"))
+    page = page.replace("{{title}}", html.escape(title))
 
     def authorize(request: Request) -> None:
         if not keys.allows(request.headers):
