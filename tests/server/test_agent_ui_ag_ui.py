@@ -244,3 +244,21 @@ def test_the_model_picker_lists_the_allowed_models_and_an_unknown_one_is_a_400()
         body = run_input("t10", [user("hi")], forwardedProps={"model": "gpt-9"})
         status, error = refusal(server, "/ag-ui", body)
     assert status == 400 and error["error"]["param"] == "forwardedProps.model"
+
+
+def test_each_of_two_waiting_calls_gets_its_own_decision() -> None:
+    calls = ScriptedModel.tool_calls(
+        ("delete_file", {"path": "/tmp/a"}, "a"), ("delete_file", {"path": "/tmp/b"}, "b")
+    )
+    agent = Agent(model=ScriptedModel([calls, "Half done."]), tools=[delete_file])
+    with served(agent_app(agent)) as server:
+        interrupts = ag_ui(server, run_input("two", [user("rm both")]))[-1].outcome.interrupts
+        assert [i.tool_call_id for i in interrupts] == ["a", "b"]
+        resume = [
+            {"interruptId": interrupts[0].id, "status": "resolved", "payload": {"approved": True}},
+            {"interruptId": interrupts[1].id, "status": "cancelled"},
+        ]
+        events = ag_ui(server, run_input("two", resume=resume))
+    results = {e.tool_call_id: e.content for e in events if isinstance(e, ag.ToolCallResultEvent)}
+    assert results["a"] == "deleted /tmp/a"
+    assert "denied" in results["b"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
@@ -328,7 +328,7 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 
 
 async def encode_run(
-    events: AsyncIterator[RunEvent],
+    events: AsyncGenerator[RunEvent, None],
     translator: EventTranslator,
     history: Callable[[], list[Message]],
     request_id: str,

@@ -12,7 +12,7 @@ agent's own run events, saving the history however the run ends.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -178,7 +178,7 @@ class ServedAgent:
             with anyio.CancelScope(shield=True):
                 await agent.close()
 
-    async def stream(self, prepared: PreparedRun) -> AsyncIterator[RunEvent]:
+    async def stream(self, prepared: PreparedRun) -> AsyncGenerator[RunEvent, None]:
         """Run the turn, yielding its events; the history is saved however the run ends."""
         turn = prepared.turn
         async with self._checkout(prepared.history) as agent:
@@ -256,8 +256,8 @@ def _approvals(history: list[Message], turn: Turn, agent_tools: set[str]) -> dic
     frontend = {tool.name for tool in turn.frontend_tools}
     approvals: dict[str, Approval] = {}
     for digest, call in by_digest.items():
-        decision = turn.decisions.get(digest)
-        if decision is None:
+        answer = turn.decisions.get(digest)
+        if answer is None:
             if call.name in frontend or (agent_tools and call.name not in agent_tools):
                 raise bad_request(
                     f"the thread waits for the result of the frontend call '{call.id}' "
@@ -269,5 +269,5 @@ def _approvals(history: list[Message], turn: Turn, agent_tools: set[str]) -> dic
                 "approve or deny it",
                 "approval",
             )
-        approvals[call.id] = Approved(digest) if decision.approved else (decision.reason or False)
+        approvals[call.id] = Approved(digest) if answer.approved else (answer.reason or False)
     return approvals

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Annotated, Any, Literal
 
@@ -332,15 +332,15 @@ class _Encoder:
             return []
         kind, pid = self.part
         self.part = None
-        return [TextChunk(type=f"{kind}-end", id=pid)]  # type: ignore[arg-type]
+        return [TextChunk(type=f"{kind}-end", id=pid)]
 
     def _delta(self, kind: str, text: str) -> list[_Chunk]:
         chunks = self._step()
         if self.part is None or self.part[0] != kind:
             chunks += self._close_part()
             self.part = (kind, f"{kind[0]}_{uuid.uuid4().hex[:12]}")
-            chunks.append(TextChunk(type=f"{kind}-start", id=self.part[1]))  # type: ignore[arg-type]
-        chunks.append(TextChunk(type=f"{kind}-delta", id=self.part[1], delta=text))  # type: ignore[arg-type]
+            chunks.append(TextChunk(type=f"{kind}-start", id=self.part[1]))
+        chunks.append(TextChunk(type=f"{kind}-delta", id=self.part[1], delta=text))
         return chunks
 
     def chunks(self, event: RunEvent) -> list[_Chunk]:
@@ -394,7 +394,7 @@ class _Encoder:
         return []
 
 
-async def encode_run(events: AsyncIterator[RunEvent], request_id: str) -> AsyncIterator[str]:
+async def encode_run(events: AsyncGenerator[RunEvent, None], request_id: str) -> AsyncIterator[str]:
     """The SSE text of a run, from ``start`` to ``data: [DONE]``."""
     encoder = _Encoder()
     yield StartChunk(message_id=f"msg_{uuid.uuid4().hex[:16]}").sse()
