@@ -23,6 +23,7 @@ RENDERED_PACKAGES = [
     "good_agent.testing",
     "good_agent.providers",
     "good_agent.server",
+    "good_agent.server.ui",
 ]
 
 
