@@ -3,9 +3,9 @@
 Input. ``messages`` is the conversation as the client knows it. Its trailing user and
 tool messages (after the last assistant message) are what is new: the user's text is
 the prompt, a tool message answers a call the frontend ran. The messages before them
-are the history, used when the server's store does not know the thread (or keeps
-none). ``tools`` are frontend tools: the agent may call them, and the run ends at such a
-call, which the frontend answers in the next input. ``resume`` answers approvals:
+are the history, used only when the server keeps no store. ``tools`` are frontend
+tools: the agent may call them, and the run ends at such a call, which the frontend
+answers in the next input. ``resume`` answers approvals:
 ``interruptId`` is the digest of the call that was shown; status ``resolved`` with
 payload ``{"approved": true}`` runs it, any other answer denies it (``payload.reason``
 is told to the model). ``forwardedProps.model`` picks a model.

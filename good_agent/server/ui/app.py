@@ -15,8 +15,7 @@ from __future__ import annotations
 import contextlib
 import html
 import logging
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Mapping
 from importlib import resources
 from typing import Any
 
@@ -94,8 +93,9 @@ def agent_app(
         deps: Turns the HTTP request into the run's deps (sync or async); raising
             ``starlette.exceptions.HTTPException`` refuses the request with its status.
         store: Where thread histories are kept (default: an in-memory
-            [`SQLiteThreadStore`][good_agent.server.ui.SQLiteThreadStore]); ``None`` keeps
-            none, so clients send the whole history.
+            [`SQLiteThreadStore`][good_agent.server.ui.SQLiteThreadStore]), the only
+            source of a thread's past; ``None`` keeps none, so clients send the whole
+            history (and are trusted with it: they could write tool calls into it).
         models: The models a client may pick, by name (default: the agent's own).
         client_keys: The keys clients must present (none: no key is asked for).
         max_body_bytes: The largest request body accepted (413 beyond).
@@ -187,10 +187,6 @@ def agent_app(
         logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
         return _error(internal_error(request_id), request_id)
 
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-
     app = Starlette(
         routes=[
             Route("/", chat_page, methods=["GET"]),
@@ -200,7 +196,6 @@ def agent_app(
             Route("/health", health, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
-        lifespan=lifespan,
     )
     app.router.redirect_slashes = False
     app.state.served = served

@@ -3,9 +3,9 @@
 A protocol module turns its request into a :class:`Turn`: the thread, the history the
 client sent, the new prompt, the results of calls the frontend ran, and the decisions on
 calls waiting for approval (each keyed by the digest of the call that was shown).
-:meth:`ServedAgent.prepare` loads the thread (the store's history wins over the
-client's), checks the turn against it and refuses a bad one with a 400 naming the
-field, before anything is streamed; :meth:`ServedAgent.stream` runs it and yields the
+:meth:`ServedAgent.prepare` loads the thread (from the store; from the client only when
+the server keeps no store), checks the turn against it and refuses a bad one with a 400
+naming the field, before anything is streamed; :meth:`ServedAgent.stream` runs it and yields the
 agent's own run events, saving the history however the run ends.
 """
 
@@ -139,8 +139,10 @@ class ServedAgent:
         model = (
             self.models[turn.model] if turn.model is not None else next(iter(self.models.values()))
         )
-        stored = await self.store.load(turn.thread_id) if self.store is not None else None
-        history = list(stored if stored is not None else turn.history)
+        if self.store is None:
+            history = list(turn.history)  # the client keeps the thread
+        else:  # the server keeps it: what a client sends of the past is not taken
+            history = list(await self.store.load(turn.thread_id) or [])
         agent_tools = set(self._agent_tool_names())
         for tool in turn.frontend_tools:
             if tool.name in agent_tools:

@@ -6,8 +6,8 @@ has ``id``, ``role`` and ``parts`` (``text``, ``step-start``, and tool parts typ
 ``output``, ``errorText`` and ``approval``). A last message from the user is the prompt;
 a last assistant message carries the user's answers to approval requests
 (``approval: {"id": digest, "approved", "reason"}``, state ``approval-responded``) or
-results of calls the client ran. The messages before are the history, used when the
-store does not know the chat.
+results of calls the client ran. The messages before are the history, used only when the
+server keeps no store.
 
 Response: the ``x-vercel-ai-ui-message-stream: v1`` stream of JSON chunks (``start``,
 ``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``,
