@@ -262,3 +262,17 @@ def test_each_of_two_waiting_calls_gets_its_own_decision() -> None:
     results = {e.tool_call_id: e.content for e in events if isinstance(e, ag.ToolCallResultEvent)}
     assert results["a"] == "deleted /tmp/a"
     assert "denied" in results["b"]
+
+
+def test_reasoning_streams_as_reasoning_events_before_the_text() -> None:
+    from good_agent.providers.streaming.deltas import ReasoningDelta
+
+    reply = ScriptedModel.streamed(ReasoningDelta("Thinking "), ReasoningDelta("hard."), "Hi.")
+    with served(agent_app(Agent(model=ScriptedModel([reply])))) as server:
+        events = ag_ui(server, run_input("r1", [user("hello")]))
+    kinds = types(events)
+    reasoning = "".join(e.delta for e in events if isinstance(e, ag.ReasoningMessageContentEvent))
+    assert reasoning == "Thinking hard." and text_of(events) == "Hi."
+    order = ["REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_END", "REASONING_END"]
+    assert [k for k in kinds if k in order] == order
+    assert kinds.index("REASONING_END") < kinds.index("TEXT_MESSAGE_START")

@@ -112,3 +112,31 @@ def test_a_failed_run_ends_with_an_error_chunk() -> None:
     with served(agent_app(Agent(model=ScriptedModel([])))) as server:
         chunks = vercel(server, ask("hi"))
     assert chunks[-1].type == "error" and "ran out of replies" in chunks[-1].error_text
+
+
+def test_with_the_server_keeping_the_chat_the_approval_resumes_the_stored_call() -> None:
+    call = ScriptedModel.tool_call("delete_file", {"path": "/tmp/x"}, id="c9")
+    agent = Agent(model=ScriptedModel([call, "Done."]), tools=[delete_file])
+    with served(agent_app(agent)) as server:
+        chunks = vercel(server, ask("Clean up", chat="kept"))
+        request = next(c for c in chunks if isinstance(c, ToolApprovalRequestChunk))
+        body = ask("Clean up", chat="kept")
+        body["messages"].append(
+            {
+                "id": "a1",
+                "role": "assistant",
+                "parts": [
+                    {
+                        "type": "tool-delete_file",
+                        "toolCallId": "c9",
+                        "state": "approval-responded",
+                        # what the client shows is not what runs: the stored call is
+                        "input": {"path": "/etc"},
+                        "approval": {"id": request.approval_id, "approved": True},
+                    }
+                ],
+            }
+        )
+        chunks = vercel(server, body)
+    output = next(c for c in chunks if isinstance(c, ToolOutputAvailableChunk))
+    assert output.output == "deleted /tmp/x"

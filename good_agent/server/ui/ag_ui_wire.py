@@ -10,7 +10,8 @@ answers in the next input. ``resume`` answers approvals:
 payload ``{"approved": true}`` runs it, any other answer denies it (``payload.reason``
 is told to the model). ``forwardedProps.model`` picks a model.
 
-Output. Run started; text message start/content/end; tool call start/args/end; a tool
+Output. Run started; reasoning start/message start/content/message end/end; text message
+start/content/end; tool call start/args/end; a tool
 call result per call the server ran; a messages snapshot of the whole thread; run
 finished, whose outcome is an interrupt per call waiting for approval (``id`` = its
 digest, ``toolCallId``, and ``metadata`` holding the tool name, arguments and the
@@ -32,6 +33,7 @@ from pydantic import ValidationError
 
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import (
+    ReasoningDeltaEvent,
     RunEndEvent,
     RunEvent,
     TextDeltaEvent,
@@ -215,6 +217,8 @@ class EventTranslator:
         self.thread_id, self.run_id = thread_id, run_id
         self.frontend = frontend
         self.text_id: str | None = None
+        self.reasoning_id: str | None = None
+        self.turn_text = False
         self.open_calls: set[str] = set()
         self.seen_calls: set[str] = set()
 
@@ -223,24 +227,43 @@ class EventTranslator:
         return ag.RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
 
     def _close_text(self) -> list[ag.BaseEvent]:
-        if self.text_id is None:
+        events: list[ag.BaseEvent] = self._close_reasoning()
+        if self.text_id is not None:
+            events.append(ag.TextMessageEndEvent(message_id=self.text_id))
+            self.text_id = None
+        return events
+
+    def _close_reasoning(self) -> list[ag.BaseEvent]:
+        if self.reasoning_id is None:
             return []
-        closing = ag.TextMessageEndEvent(message_id=self.text_id)
-        self.text_id = None
-        return [closing]
+        rid, self.reasoning_id = self.reasoning_id, None
+        return [ag.ReasoningMessageEndEvent(message_id=rid), ag.ReasoningEndEvent(message_id=rid)]
+
+    def _reasoning(self, text: str) -> list[ag.BaseEvent]:
+        events: list[ag.BaseEvent] = []
+        if self.reasoning_id is None:
+            events += self._close_text()
+            self.reasoning_id = f"rsn_{uuid.uuid4().hex[:16]}"
+            events.append(ag.ReasoningStartEvent(message_id=self.reasoning_id))
+            events.append(ag.ReasoningMessageStartEvent(message_id=self.reasoning_id))
+        events.append(ag.ReasoningMessageContentEvent(message_id=self.reasoning_id, delta=text))
+        return events
 
     def _text(self, text: str) -> list[ag.BaseEvent]:
-        events: list[ag.BaseEvent] = []
+        events: list[ag.BaseEvent] = self._close_reasoning()
         if self.text_id is None:
             self.text_id = f"msg_{uuid.uuid4().hex[:16]}"
             events.append(ag.TextMessageStartEvent(message_id=self.text_id, role="assistant"))
         events.append(ag.TextMessageContentEvent(message_id=self.text_id, delta=text))
+        self.turn_text = True
         return events
 
     def translate(self, event: RunEvent) -> list[ag.BaseEvent]:
         """The AG-UI events for one run event (run end excepted: see :meth:`finished`)."""
         if isinstance(event, TextDeltaEvent):
             return self._text(event.text) if event.text else []
+        if isinstance(event, ReasoningDeltaEvent):
+            return self._reasoning(event.text) if event.text else []
         if isinstance(event, ToolCallStartEvent):
             self.open_calls.add(event.id)
             self.seen_calls.add(event.id)
@@ -267,7 +290,7 @@ class EventTranslator:
 
     def _turn_end(self, message: AssistantMessage) -> list[ag.BaseEvent]:
         events: list[ag.BaseEvent] = []
-        if message.content and not self.seen_calls and self.text_id is None:
+        if message.content and not self.turn_text:
             events += self._text(message.content)  # a reply that was not streamed
         events += self._close_text()
         for call in message.tool_calls:
@@ -281,6 +304,7 @@ class EventTranslator:
                 events.append(ag.ToolCallEndEvent(tool_call_id=call.id))
                 self.open_calls.discard(call.id)
         self.seen_calls.clear()
+        self.turn_text = False
         return events
 
     def finished(self, result: RunResult[Any], messages: list[Message]) -> list[ag.BaseEvent]:
