@@ -150,7 +150,8 @@ class ServedAgent:
                     f"the frontend tool '{tool.name}' has the name of one of the agent's tools",
                     "tools",
                 )
-        history = _with_results(history, turn.results)
+        frontend = {tool.name for tool in turn.frontend_tools}
+        history = _with_results(history, turn.results, frontend)
         approvals = _approvals(history, turn, agent_tools)
         return PreparedRun(turn, history, approvals, model, deps)
 
@@ -217,8 +218,11 @@ def _with_system(template: list[Message], history: list[Message]) -> list[Messag
     return [m for m in template if isinstance(m, SystemMessage)] + list(history)
 
 
-def _with_results(history: list[Message], results: list[ToolResult]) -> list[Message]:
-    """``history`` with the frontend's results for the calls waiting in it."""
+def _with_results(
+    history: list[Message], results: list[ToolResult], frontend: set[str]
+) -> list[Message]:
+    """``history`` with the frontend's results for the calls to its tools waiting in it
+    (a call to one of the agent's own tools is approved or denied, never answered)."""
     if not results:
         return history
     waiting = {call.id: call for call in unanswered_calls(history)}
@@ -231,6 +235,12 @@ def _with_results(history: list[Message], results: list[ToolResult]) -> list[Mes
                 continue  # the client sent back a result the thread already has
             raise bad_request(
                 f"the tool result for '{result.call_id}' answers no call waiting in the thread",
+                result.field,
+            )
+        if call.name not in frontend:
+            raise bad_request(
+                f"the call '{call.id}' is to the agent's tool '{call.name}', not a frontend "
+                "tool of this request: approve or deny it instead of answering it",
                 result.field,
             )
         out.append(
