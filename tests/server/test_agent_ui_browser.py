@@ -1,5 +1,7 @@
 """The chat page driven in headless Chromium: a question, streamed text, tool calls with
-their arguments and results, an approval, the answer. Saves the docs' screenshot.
+their arguments and results, an approval, the answer. Takes the docs' screenshot: into
+``docs/images/chat-page.png`` when ``GOOD_AGENT_UPDATE_SCREENSHOTS=1`` is set (or the file is
+missing), else into the test's temporary folder, so a test run leaves the tree unchanged.
 
 Skipped, with the reason printed, where Playwright or Debian's ``chromium`` is missing;
 under ``CI`` that is a failure instead.
@@ -83,7 +85,7 @@ def scripted_agent() -> tuple[Agent, dict[str, Any]]:
     return agent, {"scripted": model, "backup": ScriptedModel(["(the backup model)"])}
 
 
-def test_the_chat_page_streams_text_shows_tool_calls_and_takes_an_approval() -> None:
+def test_the_chat_page_streams_text_shows_tool_calls_and_takes_an_approval(tmp_path: Path) -> None:
     binary = _chromium()
     from playwright.sync_api import sync_playwright
 
@@ -140,8 +142,11 @@ def test_the_chat_page_streams_text_shows_tool_calls_and_takes_an_approval() -> 
             assert answers[-1] == "Done: it is sunny in Paris, and /tmp/old-report.pdf is deleted."
             assert not page.locator(".msg.error").count()
             assert outside == []  # nothing fetched from outside the server
-            SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT), full_page=False)
+            update = os.environ.get("GOOD_AGENT_UPDATE_SCREENSHOTS") == "1"
+            target = SCREENSHOT if update or not SCREENSHOT.exists() else tmp_path / "chat.png"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(target), full_page=False)
+            assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         finally:
             browser.close()
     assert models["scripted"].remaining == 0
