@@ -1,10 +1,11 @@
 """The Starlette application: routes, authentication, body limit, access log.
 
-``POST /v1/chat/completions``, ``POST /v1/messages`` and ``POST /v1/responses``
-(streamed or not; the last in :mod:`good_agent.server.responses_endpoint`),
-``GET /v1/responses/{id}``, ``GET /v1/models`` and ``GET /health``. Every error
-is JSON: OpenAI-shaped, or
-Anthropic-shaped on ``/v1/messages``. Each request gets an id, sent back in the
+``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` (the
+last in :mod:`good_agent.server.responses_endpoint`) and Gemini's
+``POST /v1beta/models/{model}:generateContent`` / ``:streamGenerateContent`` (streamed
+or not), ``GET /v1/responses/{id}``, ``POST /v1/embeddings``, ``GET /v1/models`` and
+``GET /health``. Every error is JSON: OpenAI-shaped, Anthropic-shaped on
+``/v1/messages``, Gemini-shaped on ``/v1beta/``. Each request gets an id, sent back in the
 ``x-request-id`` header, and is logged once on the ``good_agent.server.access``
 logger with ``extra`` fields ``request_id``, ``model``, ``upstream``, ``status``,
 ``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``. An unexpected
@@ -15,14 +16,11 @@ of its request body) is no failure: it is logged with status 499 and no tracebac
 
 from __future__ import annotations
 
-import json
 import logging
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import Any
 
-import anyio
 import httpx2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -30,14 +28,24 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
 from good_agent.providers.http_wire import AiohttpWire, aiohttp_available
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
+from good_agent.server.embeddings import handle_embeddings
 from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.exchange import (
+    REQUEST_ID_HEADER,
+    SSE_HEADERS,
+    ClientGone,
+    ReplyJSON,
+    new_request_id,
+    until_disconnect,
+    with_fallback,
+)
+from good_agent.server.gemini_endpoint import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
-from good_agent.server.openai_api import completion_body, parse_chat_request, utf8
+from good_agent.server.openai_api import completion_body, parse_chat_request
 from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
 from good_agent.server.served import BridgeRequest, ServedModel
@@ -49,24 +57,6 @@ access_log = logging.getLogger("good_agent.server.access")
 """The structured access log."""
 
 logger = logging.getLogger("good_agent.server")
-
-REQUEST_ID_HEADER = "x-request-id"
-"""The response header carrying the request's id (also in the access log and error logs)."""
-
-T = TypeVar("T")
-_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
-
-
-class ReplyJSON(JSONResponse):
-    """A JSON response that survives text with lone surrogates (see :func:`utf8`)."""
-
-    def render(self, content: Any) -> bytes:
-        """Compact JSON, UTF-8."""
-        return utf8(json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
-
-
-class ClientGone(Exception):
-    """The client disconnected before the reply was ready."""
 
 
 class Bridge:
@@ -171,55 +161,12 @@ class Bridge:
         )
 
 
-async def until_disconnect(request: Request, work: Callable[[], Awaitable[T]]) -> T:
-    """Run ``work``; cancel it and raise :class:`ClientGone` if the client leaves first."""
-    outcome: list[T] = []
-    failure: list[Exception] = []
-    async with anyio.create_task_group() as group:
-
-        async def watch() -> None:
-            while True:
-                message = await request.receive()
-                if message["type"] == "http.disconnect":
-                    group.cancel_scope.cancel()
-                    return
-
-        group.start_soon(watch)
-        try:
-            outcome.append(await work())
-        except Exception as exc:
-            failure.append(exc)
-        group.cancel_scope.cancel()
-    if failure:
-        raise failure[0]
-    if not outcome:
-        raise ClientGone
-    return outcome[0]
-
-
 def _error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSONResponse:
     body = error.anthropic_body() if anthropic else error.openai_body()
     if anthropic:
         body["request_id"] = request_id
     headers = {**error.headers, REQUEST_ID_HEADER: request_id}
     return JSONResponse(body, status_code=error.status, headers=headers)
-
-
-def new_request_id() -> str:
-    """A fresh request id (``req_`` and 24 hex digits)."""
-    return f"req_{uuid.uuid4().hex[:24]}"
-
-
-async def _with_fallback(
-    routes: list[ServedModel], attempt: Callable[[ServedModel], Awaitable[T]]
-) -> tuple[ServedModel, T]:
-    """The first route whose ``attempt`` succeeds; a fallback error moves to the next."""
-    for candidate in routes[:-1]:
-        try:
-            return candidate, await attempt(candidate)
-        except DEFAULT_FALLBACK_ON:
-            continue
-    return routes[-1], await attempt(routes[-1])
 
 
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
@@ -237,7 +184,7 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
         route = bridge.route(call.model)
         neutral: BridgeRequest = call.request
         if stream:
-            chosen, (events, first) = await _with_fallback(
+            chosen, (events, first) = await with_fallback(
                 bridge.candidates(route),
                 lambda r: until_disconnect(request, lambda: prime(r, neutral)),
             )
@@ -262,9 +209,9 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
                     done=done,
                     request_id=request_id,
                 )
-            headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+            headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
             return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
-        chosen, reply = await _with_fallback(
+        chosen, reply = await with_fallback(
             bridge.candidates(route),
             lambda r: until_disconnect(request, lambda: r.complete(neutral)),
         )
@@ -314,6 +261,12 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
     async def messages(request: Request) -> Response:
         return await _handle(bridge, request, anthropic=True)
 
+    async def generate(request: Request) -> Response:
+        return await handle_generate(bridge, request)
+
+    async def embeddings(request: Request) -> Response:
+        return await handle_embeddings(bridge, request)
+
     async def models(request: Request) -> Response:
         try:
             bridge.authorize(request)
@@ -341,6 +294,8 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
         if status >= 500:
             logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
             error = internal_error(request_id)
+        if request.url.path.startswith("/v1beta/"):
+            return gemini_error(error, request_id)
         return _error_response(error, anthropic, request_id)
 
     @asynccontextmanager
@@ -357,6 +312,8 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
             *_routes("/v1/messages", messages, "POST"),
             *_routes("/v1/responses", responses.create, "POST"),
             *_routes("/v1/responses/{response_id}", responses.retrieve, "GET"),
+            *_routes("/v1/embeddings", embeddings, "POST"),
+            Route("/v1beta/models/{target:path}", generate, methods=["POST"]),
             *_routes("/v1/models", models, "GET"),
             *_routes("/health", health, "GET"),
         ],

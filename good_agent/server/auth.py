@@ -3,7 +3,8 @@
 Client keys come from the environment variable named by ``[server].api_keys_env``
 (comma-separated); a blank key there refuses to start rather than serve without
 authentication. A request presents one as ``Authorization: Bearer <key>`` or,
-as Anthropic clients do, ``x-api-key: <key>``. Keys are compared in constant time
+as Anthropic clients do, ``x-api-key: <key>`` (Gemini clients: ``x-goog-api-key``
+or ``?key=``, read by the Gemini endpoint). Keys are compared in constant time
 and never logged.
 """
 
@@ -56,9 +57,12 @@ class ClientKeys:
 
     def allows(self, headers: Mapping[str, str]) -> bool:
         """Whether ``headers`` carry an accepted key (always true when none is required)."""
+        return self.accepts(presented_key(headers))
+
+    def accepts(self, presented: str | None) -> bool:
+        """Whether ``presented`` is an accepted key (always true when none is required)."""
         if not self._keys:
             return True
-        presented = presented_key(headers)
         if presented is None:
             return False
         candidate = presented.encode()

@@ -137,7 +137,10 @@ class ModelConfig(_Strict):
     ``settings`` default sampling settings merged under each request's;
     ``fallback`` the names of other entries tried in order when this model fails
     with an overload, rate limit, timeout or connection error (as
-    [`FallbackModel`][good_agent.FallbackModel] does for an agent).
+    [`FallbackModel`][good_agent.FallbackModel] does for an agent); ``kind`` what
+    the route serves: ``chat`` (the default: the chat, messages and Gemini
+    endpoints) or ``embedding`` (``POST /v1/embeddings`` only; the provider must
+    be one with an embeddings API: ``openai``, ``ollama`` or ``gemini``).
     """
 
     name: str = Field(min_length=1)
@@ -151,6 +154,19 @@ class ModelConfig(_Strict):
     settings: dict[str, Any] = Field(default_factory=dict)
     fallback: list[str] = Field(default_factory=list)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
+    kind: Literal["chat", "embedding"] = "chat"
+
+    @model_validator(mode="after")
+    def _can_embed(self) -> ModelConfig:
+        from good_agent.providers.embeddings import EMBEDDERS
+
+        if self.kind == "embedding" and self.provider not in EMBEDDERS:
+            known = ", ".join(sorted(EMBEDDERS))
+            raise ValueError(
+                f"kind = 'embedding' needs a provider with an embeddings API ({known}); "
+                f"'{self.provider}' has none"
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod

@@ -1,4 +1,4 @@
-"""Errors the bridge returns, in OpenAI or Anthropic shape, and upstream error mapping.
+"""Errors the bridge returns, in OpenAI, Anthropic or Gemini shape, and upstream error mapping.
 
 Upstream failures arrive as good-agent's typed :class:`~good_agent.types.errors.ModelError`
 family and become: 401/403 -> 403 naming the upstream that refused (a status
@@ -50,6 +50,21 @@ _ANTHROPIC_TYPES = {
     504: "api_error",
 }
 
+GOOGLE_STATUSES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    413: "INVALID_ARGUMENT",
+    429: "RESOURCE_EXHAUSTED",
+    499: "CANCELLED",
+    500: "INTERNAL",
+    502: "UNAVAILABLE",
+    503: "UNAVAILABLE",
+    504: "DEADLINE_EXCEEDED",
+}
+"""HTTP statuses mapped to the ``google.rpc.Code`` names Gemini's errors carry."""
+
 
 def register_secret(value: str) -> None:
     """Remember a secret so :func:`redact` removes it from messages."""
@@ -95,6 +110,24 @@ class BridgeError(Exception):
         """``{"type": "error", "error": {"type", "message"}}``."""
         kind = _ANTHROPIC_TYPES.get(self.status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": self.message}}
+
+    def gemini_body(self) -> dict[str, Any]:
+        """``{"error": {"code", "message", "status"}}`` as Google APIs write it; a bad
+        field is also named in a ``google.rpc.BadRequest`` detail."""
+        error: dict[str, Any] = {
+            "code": self.status,
+            "message": self.message,
+            "status": GOOGLE_STATUSES.get(self.status, "UNKNOWN"),
+        }
+        if self.param is not None:
+            violation = {"field": self.param, "description": self.message}
+            error["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.BadRequest",
+                    "fieldViolations": [violation],
+                }
+            ]
+        return {"error": error}
 
 
 def bad_request(message: str, param: str | None = None, code: str | None = None) -> BridgeError:

@@ -17,19 +17,17 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 
 from good_agent.providers.types import JSONDict
-from good_agent.server.app import (
-    _SSE_HEADERS,
+from good_agent.server.app import Bridge, _error_response, logger
+from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
-    Bridge,
+    SSE_HEADERS,
     ClientGone,
     ReplyJSON,
-    _error_response,
-    _with_fallback,
-    logger,
     new_request_id,
     until_disconnect,
+    with_fallback,
 )
-from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
 from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
 from good_agent.server.responses_api import (
     ResponsesCall,
@@ -110,7 +108,7 @@ class ResponsesEndpoint:
             check_input_media(call, bridge.media_limits)
             route = bridge.route(call.model)
             if stream:
-                chosen, (events, first) = await _with_fallback(
+                chosen, (events, first) = await with_fallback(
                     bridge.candidates(route),
                     lambda r: until_disconnect(request, lambda: prime(r, neutral)),
                 )
@@ -132,9 +130,9 @@ class ResponsesEndpoint:
                     done=done,
                     request_id=request_id,
                 )
-                headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+                headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
                 return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
-            chosen, reply = await _with_fallback(
+            chosen, reply = await with_fallback(
                 bridge.candidates(route),
                 lambda r: until_disconnect(request, lambda: r.complete(neutral)),
             )

@@ -23,6 +23,7 @@ import httpx2
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import TRANSPORTS
 from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
+from good_agent.providers.embeddings import EMBEDDERS, Embedder
 from good_agent.providers.http_wire import Wire
 from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
@@ -72,30 +73,48 @@ StreamItem = ModelDelta | ProviderResponse
 """What a served stream yields: deltas, then the final reply."""
 
 
+def _http_options(
+    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None
+) -> dict[str, Any]:
+    """The options a built-in HTTP transport of ``entry`` is made with (key included)."""
+    api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
+    if api_key:
+        register_secret(api_key)
+    return {
+        "base_url": entry.base_url,
+        "api_key": api_key,
+        "client": client,
+        "wire": wire,
+        "stream_timeout": server.stream_timeout,
+        "connect_timeout": server.connect_timeout,
+        "read_timeout": server.read_timeout,
+        "max_retries": 0,  # a client of the bridge retries; the bridge sends once
+    }
+
+
 def build_transport(
     entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None = None
 ) -> tuple[AnyTransport, str]:
     """The transport for ``entry`` and the provider whose profiles apply to it."""
+    http = HTTP_TRANSPORTS.get(entry.provider)
+    if http is not None:
+        transport = http(entry.model, **_http_options(entry, server, client, wire))
+        return transport, http.profile_provider
     api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
     if api_key:
         register_secret(api_key)
-    http = HTTP_TRANSPORTS.get(entry.provider)
-    if http is not None:
-        transport = http(
-            entry.model,
-            base_url=entry.base_url,
-            api_key=api_key,
-            client=client,
-            wire=wire,
-            stream_timeout=server.stream_timeout,
-            connect_timeout=server.connect_timeout,
-            read_timeout=server.read_timeout,
-            max_retries=0,  # a client of the bridge retries; the bridge sends once
-        )
-        return transport, http.profile_provider
     return TRANSPORTS[entry.provider](
         model=entry.model, base_url=entry.base_url, api_key=api_key
     ), entry.provider
+
+
+def build_embedder(
+    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None = None
+) -> Embedder | None:
+    """The embedder of an entry of ``kind = "embedding"`` (``None`` for a chat entry)."""
+    if entry.kind != "embedding":
+        return None
+    return EMBEDDERS[entry.provider](entry.model, **_http_options(entry, server, client, wire))
 
 
 class ServedModel:
@@ -120,6 +139,8 @@ class ServedModel:
         self.request_timeout = server.request_timeout
         self.stream_timeout = server.stream_timeout
         transport, profile_provider = build_transport(entry, server, client, wire)
+        self.embedder = build_embedder(entry, server, client, wire)
+        """The route's embedder, when it is an ``embedding`` route."""
         self.limits_streams = bool(getattr(transport, "limits_streams", False))
         """Whether the transport keeps ``stream_timeout`` itself (then no per-item check)."""
         self.registered = entry.provider not in HTTP_TRANSPORTS
@@ -151,6 +172,13 @@ class ServedModel:
 
     def prepare(self, request: BridgeRequest) -> ChatRequest:
         """``request`` checked against what the upstream can do, with the tool settings."""
+        if self.embedder is not None:
+            raise bad_request(
+                f"model '{self.name}' is an embedding model (kind = \"embedding\"); "
+                "send it to POST /v1/embeddings",
+                "model",
+                "model_not_supported",
+            )
         codec = self.model.tool_strategy.codec
         if request.response_format is not None and not codec.supports_response_format:
             raise bad_request(

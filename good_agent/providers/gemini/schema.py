@@ -171,3 +171,54 @@ def _enum(node: JSONDict, notes: list[str]) -> JSONDict:
 def _brief(schema: JSONDict) -> str:
     kind = schema.get("type")
     return str(kind) if kind else "any schema"
+
+
+_CAMEL = {
+    "property_ordering": "propertyOrdering",
+    "any_of": "anyOf",
+    "min_items": "minItems",
+    "max_items": "maxItems",
+    "min_length": "minLength",
+    "max_length": "maxLength",
+    "min_properties": "minProperties",
+    "max_properties": "maxProperties",
+}
+_DROPPED_BACK = frozenset({"nullable", "propertyOrdering", "example"})
+
+
+def from_gemini_schema(schema: Any) -> Any:
+    """A Gemini ``Schema`` object (types in upper or lower case, ``nullable``,
+    ``format: enum``, snake_case or camelCase keys) as the JSON Schema it means.
+
+    The inverse of :func:`to_gemini_schema`, for requests written in Gemini's
+    dialect: ``{"type": "STRING", "nullable": true}`` becomes
+    ``{"type": ["string", "null"]}``. Values that are not objects are returned as
+    they are (the caller's schema checks then name them).
+    """
+    if not isinstance(schema, dict):
+        return schema
+    node = {_CAMEL.get(str(key)) or str(key): value for key, value in schema.items()}
+    out: JSONDict = {k: v for k, v in node.items() if k not in _DROPPED_BACK}
+    kind = node.get("type")
+    if isinstance(kind, str):
+        lowered = kind.lower()
+        if lowered == "type_unspecified":
+            out.pop("type")
+        else:
+            out["type"] = lowered
+    if out.get("format") == "enum":
+        out.pop("format")
+    if isinstance(node.get("properties"), dict):
+        out["properties"] = {k: from_gemini_schema(v) for k, v in node["properties"].items()}
+    if "items" in node:
+        out["items"] = from_gemini_schema(node["items"])
+    if isinstance(node.get("anyOf"), list):
+        out["anyOf"] = [from_gemini_schema(v) for v in node["anyOf"]]
+    if node.get("nullable") is True:
+        if isinstance(out.get("type"), str):
+            out["type"] = [out["type"], "null"]
+        elif "anyOf" in out:
+            out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+        if isinstance(out.get("enum"), list) and None not in out["enum"]:
+            out["enum"] = [*out["enum"], None]
+    return out

@@ -28,9 +28,9 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from good_agent.models.base import LanguageModel
-from good_agent.server.app import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.auth import ClientKeys
 from good_agent.server.errors import BridgeError, internal_error
+from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.request_body import read_json_body
 from good_agent.server.ui import ag_ui_wire, vercel_wire
 from good_agent.server.ui.session import AgentSource, PreparedRun, ServedAgent, call_deps

@@ -1,0 +1,182 @@
+"""``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``.
+
+Gemini clients (the google-genai SDK, REST callers) reach every configured route
+here: the request is translated by :mod:`good_agent.server.gemini_api` and served
+by the same model core as the chat endpoints, with the same fallback, limits and
+access log. The client key is read from ``x-goog-api-key`` or ``?key=`` (or the
+headers the other endpoints read) and checked like every client key; the query
+string is never logged. Errors are Gemini-shaped (``{"error": {"code", "message",
+"status"}}``); a stream that fails after it began ends with such an error as its
+last event, never with a ``finishReason``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import anyio
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+
+from good_agent.providers.streaming import ReasoningDelta, TextDelta, UsageDelta
+from good_agent.providers.types import ProviderResponse
+from good_agent.server.auth import presented_key
+from good_agent.server.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.exchange import (
+    REQUEST_ID_HEADER,
+    SSE_HEADERS,
+    ClientGone,
+    ReplyJSON,
+    new_request_id,
+    until_disconnect,
+    with_fallback,
+)
+from good_agent.server.gemini_api import (
+    GeminiStreamWriter,
+    generate_body,
+    model_of,
+    parse_generate_request,
+    sse_chunk,
+)
+from good_agent.server.media import check_media
+from good_agent.server.served import ServedModel, StreamItem, finish_of
+from good_agent.server.streams import AccessLog, Items, _error, merge_usage, prime, timer
+from good_agent.types.errors import ModelError
+from good_agent.types.usage import Usage
+
+if TYPE_CHECKING:
+    from good_agent.server.app import Bridge
+
+logger = logging.getLogger("good_agent.server")
+
+METHODS = ("generateContent", "streamGenerateContent")
+"""The Gemini methods the bridge serves."""
+
+
+def gemini_error(error: BridgeError, request_id: str) -> JSONResponse:
+    """``error`` as Gemini's error reply."""
+    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
+    return JSONResponse(error.gemini_body(), status_code=error.status, headers=headers)
+
+
+def _authorize(bridge: Bridge, request: Request) -> None:
+    presented = (
+        request.headers.get("x-goog-api-key")
+        or request.query_params.get("key")
+        or presented_key(request.headers)
+    )
+    if not bridge.keys.accepts(presented.strip() if presented else None):
+        raise BridgeError(
+            401,
+            "missing or invalid API key (send it in x-goog-api-key or ?key=)",
+            "invalid_request_error",
+            code="invalid_api_key",
+        )
+
+
+async def gemini_stream(
+    served: ServedModel,
+    items: Items,
+    first: list[StreamItem],
+    *,
+    model: str,
+    done: AccessLog,
+    request_id: str = "-",
+) -> AsyncIterator[bytes]:
+    """``streamGenerateContent?alt=sse`` chunks for one reply: text parts as they
+    come, then the whole function calls with ``finishReason`` and ``usageMetadata``."""
+    writer = GeminiStreamWriter(model)
+    usage = Usage()
+    status = 499
+    try:
+        pending = list(first)
+        while True:
+            if pending:
+                item = pending.pop(0)
+            else:
+                try:
+                    item = await anext(items)
+                except StopAsyncIteration:
+                    break
+            if isinstance(item, TextDelta) and item.text:
+                yield writer.text(item.text)
+            elif isinstance(item, ReasoningDelta) and item.text:
+                yield writer.text(item.text, thought=True)
+            elif isinstance(item, UsageDelta):
+                usage = merge_usage(usage, item)
+            elif isinstance(item, ProviderResponse):
+                usage = item.usage
+                yield writer.finish(item.tool_calls, finish_of(item), usage)
+        status = 200
+    except Exception as exc:
+        error = _error(exc, served, request_id)
+        status = error.status
+        yield sse_chunk(error.gemini_body())
+    finally:
+        with anyio.CancelScope(shield=True):
+            await items.aclose()
+        done(status, usage)
+
+
+async def handle_generate(bridge: Bridge, request: Request) -> Response:
+    """Serve one ``generateContent`` or ``streamGenerateContent`` request."""
+    elapsed = timer()
+    request_id = new_request_id()
+    path = request.url.path
+    route: ServedModel | None = None
+    stream = False
+    try:
+        model, method = model_of(str(request.path_params.get("target", "")))
+        if method not in METHODS or not model:
+            raise BridgeError(
+                404,
+                f"POST {path}: not found; the bridge serves models/{{model}}:generateContent "
+                "and :streamGenerateContent",
+                code="not_found",
+            )
+        stream = method == "streamGenerateContent"
+        _authorize(bridge, request)
+        if stream and request.query_params.get("alt", "sse") != "sse":
+            raise BridgeError(400, "streamGenerateContent is served with alt=sse", param="alt")
+        neutral = parse_generate_request(await bridge.read_json(request))
+        check_media(neutral.messages, bridge.media_limits)
+        route = bridge.route(model)
+        if stream:
+            chosen, (events, first) = await with_fallback(
+                bridge.candidates(route),
+                lambda r: until_disconnect(request, lambda: prime(r, neutral)),
+            )
+
+            def done(status: int, usage: Usage) -> None:
+                bridge.log(
+                    path, chosen, status, elapsed(), usage, stream=True, request_id=request_id
+                )
+
+            chunks = gemini_stream(
+                chosen, events, first, model=model, done=done, request_id=request_id
+            )
+            headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+            return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
+        chosen, reply = await with_fallback(
+            bridge.candidates(route),
+            lambda r: until_disconnect(request, lambda: r.complete(neutral)),
+        )
+        bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
+        return ReplyJSON(generate_body(reply, model), headers={REQUEST_ID_HEADER: request_id})
+    except (ClientGone, ClientDisconnect):
+        logger.info("request %s (%s): the client disconnected", request_id, path)
+        bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
+        return Response(status_code=499)
+    except ModelError as exc:
+        error = from_model_error(exc, route.name if route else "?")
+    except BridgeError as exc:
+        error = exc
+    except Exception as exc:
+        logger.error(
+            "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
+        )
+        error = internal_error(request_id)
+    bridge.log(path, route, error.status, elapsed(), stream=stream, request_id=request_id)
+    return gemini_error(error, request_id)
