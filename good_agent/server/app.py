@@ -1,11 +1,12 @@
 """The Starlette application: routes, authentication, body limit, access log.
 
-``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` (the
-last in :mod:`good_agent.server.responses_endpoint`) and Gemini's
-``POST /v1beta/models/{model}:generateContent`` / ``:streamGenerateContent`` (streamed
-or not), ``GET /v1/responses/{id}``, ``POST /v1/embeddings``, ``GET /v1/models`` and
+``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` (in
+:mod:`good_agent.server.responses_endpoint`), Gemini's
+``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent`` (also
+under ``/v1/``, where newer SDKs call them), all streamed or not,
+``GET /v1/responses/{id}``, ``POST /v1/embeddings``, ``GET /v1/models`` and
 ``GET /health``. Every error is JSON: OpenAI-shaped, Anthropic-shaped on
-``/v1/messages``, Gemini-shaped on ``/v1beta/``. Each request gets an id, sent back in the
+``/v1/messages``, Gemini-shaped on the Gemini methods. Each request gets an id, sent back in the
 ``x-request-id`` header, and is logged once on the ``good_agent.server.access``
 logger with ``extra`` fields ``request_id``, ``model``, ``upstream``, ``status``,
 ``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``. An unexpected
@@ -314,6 +315,7 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
             *_routes("/v1/responses/{response_id}", responses.retrieve, "GET"),
             *_routes("/v1/embeddings", embeddings, "POST"),
             Route("/v1beta/models/{target:path}", generate, methods=["POST"]),
+            Route("/v1/models/{target:path}", generate, methods=["POST"]),
             *_routes("/v1/models", models, "GET"),
             *_routes("/health", health, "GET"),
         ],
