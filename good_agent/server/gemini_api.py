@@ -288,12 +288,12 @@ def _tools(value: Any) -> list[JSONDict]:
     for index, tool in enumerate(_list(value, "tools")):
         where = f"tools[{index}]"
         tool = _object(tool, where, required=True)
-        others = sorted(set(map(_snake, tool)) - {"function_declarations"})
+        others = sorted(key for key in tool if _snake(key) != "function_declarations")
         if others:
             raise bad_request(
-                f"'{where}' holds {', '.join(others)}; the bridge serves functionDeclarations "
-                "only (no built-in Gemini tools)",
-                f"{where}.{_camel(others[0])}",
+                f"'{where}.{others[0]}': the bridge serves functionDeclarations only "
+                "(no built-in Gemini tools)",
+                f"{where}.{others[0]}",
             )
         declarations = field_of(tool, "function_declarations")
         for number, declaration in enumerate(_list(declarations, f"{where}.functionDeclarations")):
@@ -404,7 +404,10 @@ def _generation(value: Any) -> tuple[JSONDict, JSONDict | None]:
             settings["stop"] = stops
     count = field_of(config, "candidate_count")
     if count not in (None, 1):
-        raise bad_request("only candidateCount 1 is supported", "generationConfig.candidateCount")
+        raise bad_request(
+            "'generationConfig.candidateCount' must be 1 (one candidate per request)",
+            "generationConfig.candidateCount",
+        )
     return settings, _response_format(config)
 
 
@@ -423,7 +426,7 @@ def _response_format(config: JSONDict) -> JSONDict | None:
     if json_schema is not None:
         if mime not in ("application/json", "text/x.enum"):
             raise bad_request(
-                f"'{where}' needs responseMimeType application/json",
+                f"'generationConfig.responseMimeType' must be application/json with {where}",
                 "generationConfig.responseMimeType",
             )
         check_output_schema(json_schema, where)
