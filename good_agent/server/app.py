@@ -25,8 +25,8 @@ from typing import Any
 import httpx2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from good_agent.providers.http_wire import AiohttpWire, aiohttp_available
@@ -34,15 +34,11 @@ from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.embeddings import handle_embeddings
-from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.errors import BridgeError, bad_request, internal_error
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
-    SSE_HEADERS,
-    ClientGone,
-    ReplyJSON,
+    Exchange,
     new_request_id,
-    until_disconnect,
-    with_fallback,
 )
 from good_agent.server.gemini_endpoint import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
@@ -50,8 +46,7 @@ from good_agent.server.openai_api import completion_body, parse_chat_request
 from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
 from good_agent.server.served import BridgeRequest, ServedModel
-from good_agent.server.streams import anthropic_stream, openai_stream, prime, timer
-from good_agent.types.errors import ModelError
+from good_agent.server.streams import anthropic_stream, openai_stream
 from good_agent.types.usage import Usage
 
 access_log = logging.getLogger("good_agent.server.access")
@@ -171,30 +166,19 @@ def _error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSO
 
 
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
-    elapsed = timer()
-    request_id = new_request_id()
-    path = request.url.path
-    route: ServedModel | None = None
-    stream = False
-    try:
+    exchange = Exchange(bridge, request)
+
+    async def serve() -> Response:
         bridge.authorize(request)
         body = await bridge.read_json(request)
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
         check_media(call.request.messages, bridge.media_limits)
-        stream = call.stream
-        route = bridge.route(call.model)
+        exchange.stream = call.stream
+        exchange.route = bridge.route(call.model)
         neutral: BridgeRequest = call.request
-        if stream:
-            chosen, (events, first) = await with_fallback(
-                bridge.candidates(route),
-                lambda r: until_disconnect(request, lambda: prime(r, neutral)),
-            )
-
-            def done(status: int, usage: Usage) -> None:
-                bridge.log(
-                    path, chosen, status, elapsed(), usage, stream=True, request_id=request_id
-                )
-
+        if call.stream:
+            chosen, events, first, done = await exchange.open_stream(neutral)
+            request_id = exchange.request_id
             if anthropic:
                 chunks = anthropic_stream(
                     chosen, events, first, model=call.model, done=done, request_id=request_id
@@ -210,34 +194,17 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
                     done=done,
                     request_id=request_id,
                 )
-            headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
-            return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
-        chosen, reply = await with_fallback(
-            bridge.candidates(route),
-            lambda r: until_disconnect(request, lambda: r.complete(neutral)),
-        )
+            return exchange.events(chunks)
+        chosen, reply = await exchange.complete(neutral)
         payload = (
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)
         )
-        bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
-        return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
-    except (ClientGone, ClientDisconnect):
-        # The client left (while sending its body, or before the reply was ready):
-        # nothing failed on this side, and there is no one to answer.
-        logger.info("request %s (%s): the client disconnected", request_id, path)
-        bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
-        return Response(status_code=499)
-    except ModelError as exc:
-        error = from_model_error(exc, route.name if route else "?")
-    except BridgeError as exc:
-        error = exc
-    except Exception as exc:
-        logger.error(
-            "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
-        )
-        error = internal_error(request_id)
-    bridge.log(path, route, error.status, elapsed(), stream=stream, request_id=request_id)
-    return _error_response(error, anthropic, request_id)
+        exchange.log(200, reply.usage, chosen)
+        return exchange.json(payload)
+
+    return await exchange.answer(
+        serve, lambda error, request_id: _error_response(error, anthropic, request_id)
+    )
 
 
 def _routes(

@@ -14,34 +14,27 @@ Reference: https://platform.openai.com/docs/api-reference/embeddings/create
 from __future__ import annotations
 
 import base64
-import logging
 import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from good_agent.providers.embeddings import EMBEDDERS, EmbeddingInput, Embeddings
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
+from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
-    ClientGone,
-    ReplyJSON,
-    new_request_id,
+    Exchange,
     until_disconnect,
     with_fallback,
 )
 from good_agent.server.served import ServedModel
-from good_agent.server.streams import timer
-from good_agent.types.errors import ModelError
 from good_agent.types.usage import Usage
 
 if TYPE_CHECKING:
     from good_agent.server.app import Bridge
-
-logger = logging.getLogger("good_agent.server")
 
 MAX_INPUTS = 2048
 """The most inputs one request may embed (OpenAI's limit)."""
@@ -161,37 +154,25 @@ async def _embed(route: ServedModel, call: EmbeddingsCall) -> Embeddings:
     return await route.embedder.embed(call.inputs, call.dimensions)
 
 
+def _openai_error(error: BridgeError, request_id: str) -> JSONResponse:
+    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
+    return JSONResponse(error.openai_body(), status_code=error.status, headers=headers)
+
+
 async def handle_embeddings(bridge: Bridge, request: Request) -> Response:
     """Serve one ``POST /v1/embeddings`` request."""
-    elapsed = timer()
-    request_id = new_request_id()
-    path = request.url.path
-    route: ServedModel | None = None
-    try:
+    exchange = Exchange(bridge, request)
+
+    async def serve() -> Response:
         bridge.authorize(request)
         call = parse_embeddings_request(await bridge.read_json(request))
-        route = bridge.route(call.model)
+        exchange.route = route = bridge.route(call.model)
         check_route(route, call)
         chosen, found = await with_fallback(
             bridge.candidates(route),
             lambda r: until_disconnect(request, lambda: _embed(r, call)),
         )
-        usage = Usage(found.input_tokens, 0)
-        bridge.log(path, chosen, 200, elapsed(), usage, request_id=request_id)
-        return ReplyJSON(embeddings_body(found, call), headers={REQUEST_ID_HEADER: request_id})
-    except (ClientGone, ClientDisconnect):
-        logger.info("request %s (%s): the client disconnected", request_id, path)
-        bridge.log(path, route, 499, elapsed(), request_id=request_id)
-        return Response(status_code=499)
-    except ModelError as exc:
-        error = from_model_error(exc, route.name if route else "?")
-    except BridgeError as exc:
-        error = exc
-    except Exception as exc:
-        logger.error(
-            "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
-        )
-        error = internal_error(request_id)
-    bridge.log(path, route, error.status, elapsed(), request_id=request_id)
-    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
-    return JSONResponse(error.openai_body(), status_code=error.status, headers=headers)
+        exchange.log(200, Usage(found.input_tokens, 0), chosen)
+        return exchange.json(embeddings_body(found, call))
+
+    return await exchange.answer(serve, _openai_error)

@@ -1,24 +1,35 @@
 """One request's plumbing, shared by every client protocol the bridge speaks.
 
 The request id and its header, the compact JSON reply, the SSE headers, the
-disconnect watch that cancels the upstream call when the client leaves, and the
-walk along a route's ``fallback`` entries.
+disconnect watch that cancels the upstream call when the client leaves, the
+walk along a route's ``fallback`` entries, and :class:`Exchange`, which a
+protocol's handler answers one request with.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import uuid
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
-from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
+from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import utf8
-from good_agent.server.served import ServedModel
+from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel, StreamItem
+from good_agent.server.streams import AccessLog, Items, prime, timer
+from good_agent.types.errors import ModelError
+from good_agent.types.usage import Usage
+
+if TYPE_CHECKING:
+    from good_agent.server.app import Bridge
+
+logger = logging.getLogger("good_agent.server")
 
 T = TypeVar("T")
 
@@ -82,3 +93,103 @@ async def with_fallback(
         except DEFAULT_FALLBACK_ON:
             continue
     return routes[-1], await attempt(routes[-1])
+
+
+class Exchange:
+    """One request being answered by a client protocol's handler: its id, clock and
+    access-log fields, the served calls (with fallback and the disconnect watch), and
+    :meth:`answer`, which turns any failure into that protocol's error reply.
+
+    Args:
+        bridge: The bridge serving the request.
+        request: The HTTP request.
+    """
+
+    def __init__(self, bridge: Bridge, request: Request) -> None:
+        self.bridge = bridge
+        self.request = request
+        self.request_id = new_request_id()
+        self.elapsed = timer()
+        self.path = request.url.path
+        self.route: ServedModel | None = None
+        """The route asked for, once known (named in errors and the access log)."""
+        self.stream = False
+        """Whether the reply is streamed, once known."""
+
+    def log(
+        self, status: int, usage: Usage | None = None, route: ServedModel | None = None
+    ) -> None:
+        """Write the request's access-log record."""
+        self.bridge.log(
+            self.path,
+            route or self.route,
+            status,
+            self.elapsed(),
+            usage,
+            stream=self.stream,
+            request_id=self.request_id,
+        )
+
+    async def complete(self, request: BridgeRequest) -> tuple[ServedModel, BridgeReply]:
+        """The whole reply of the route (or a fallback), cancelled if the client leaves."""
+        assert self.route is not None, "the route is chosen first"
+        return await with_fallback(
+            self.bridge.candidates(self.route),
+            lambda r: until_disconnect(self.request, lambda: r.complete(request)),
+        )
+
+    async def open_stream(
+        self, request: BridgeRequest
+    ) -> tuple[ServedModel, Items, list[StreamItem], AccessLog]:
+        """The primed stream of the route (or a fallback), and the access-log callback
+        its writer calls when it ends."""
+        assert self.route is not None, "the route is chosen first"
+        chosen, (items, first) = await with_fallback(
+            self.bridge.candidates(self.route),
+            lambda r: until_disconnect(self.request, lambda: prime(r, request)),
+        )
+
+        def done(status: int, usage: Usage) -> None:
+            self.log(status, usage, chosen)
+
+        return chosen, items, first, done
+
+    def json(self, payload: Any) -> ReplyJSON:
+        """A JSON reply carrying the request id."""
+        return ReplyJSON(payload, headers={REQUEST_ID_HEADER: self.request_id})
+
+    def events(self, chunks: AsyncIterator[bytes]) -> StreamingResponse:
+        """A server-sent events reply carrying the request id."""
+        headers = {**SSE_HEADERS, REQUEST_ID_HEADER: self.request_id}
+        return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
+
+    async def answer(
+        self,
+        serve: Callable[[], Awaitable[Response]],
+        refuse: Callable[[BridgeError, str], Response],
+    ) -> Response:
+        """``serve()``'s reply; a failure is logged once and answered by ``refuse``
+        (the error and the request id), a client gone is a 499 with no reply."""
+        try:
+            return await serve()
+        except (ClientGone, ClientDisconnect):
+            # The client left (while sending its body, or before the reply was ready):
+            # nothing failed on this side, and there is no one to answer.
+            logger.info("request %s (%s): the client disconnected", self.request_id, self.path)
+            self.log(499)
+            return Response(status_code=499)
+        except ModelError as exc:
+            error = from_model_error(exc, self.route.name if self.route else "?")
+        except BridgeError as exc:
+            error = exc
+        except Exception as exc:
+            logger.error(
+                "request %s (%s) failed: %s",
+                self.request_id,
+                self.path,
+                type(exc).__name__,
+                exc_info=exc,
+            )
+            error = internal_error(self.request_id)
+        self.log(error.status)
+        return refuse(error, self.request_id)

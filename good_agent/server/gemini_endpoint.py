@@ -12,26 +12,20 @@ last event, never with a ``finishReason``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 import anyio
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
 
 from good_agent.providers.streaming import ReasoningDelta, TextDelta, UsageDelta
 from good_agent.providers.types import ProviderResponse
 from good_agent.server.auth import presented_key
-from good_agent.server.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.errors import BridgeError
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
-    SSE_HEADERS,
-    ClientGone,
-    ReplyJSON,
-    new_request_id,
-    until_disconnect,
-    with_fallback,
+    Exchange,
 )
 from good_agent.server.gemini_api import (
     GeminiStreamWriter,
@@ -42,14 +36,11 @@ from good_agent.server.gemini_api import (
 )
 from good_agent.server.media import check_media
 from good_agent.server.served import ServedModel, StreamItem, finish_of
-from good_agent.server.streams import AccessLog, Items, _error, merge_usage, prime, timer
-from good_agent.types.errors import ModelError
+from good_agent.server.streams import AccessLog, Items, _error, merge_usage
 from good_agent.types.usage import Usage
 
 if TYPE_CHECKING:
     from good_agent.server.app import Bridge
-
-logger = logging.getLogger("good_agent.server")
 
 METHODS = ("generateContent", "streamGenerateContent")
 """The Gemini methods the bridge serves."""
@@ -122,61 +113,33 @@ async def gemini_stream(
 
 async def handle_generate(bridge: Bridge, request: Request) -> Response:
     """Serve one ``generateContent`` or ``streamGenerateContent`` request."""
-    elapsed = timer()
-    request_id = new_request_id()
-    path = request.url.path
-    route: ServedModel | None = None
-    stream = False
-    try:
+    exchange = Exchange(bridge, request)
+
+    async def serve() -> Response:
         model, method = model_of(str(request.path_params.get("target", "")))
         if method not in METHODS or not model:
             raise BridgeError(
                 404,
-                f"POST {path}: not found; the bridge serves models/{{model}}:generateContent "
-                "and :streamGenerateContent",
+                f"POST {exchange.path}: not found; the bridge serves "
+                "models/{model}:generateContent and :streamGenerateContent",
                 code="not_found",
             )
-        stream = method == "streamGenerateContent"
+        exchange.stream = method == "streamGenerateContent"
         _authorize(bridge, request)
-        if stream and request.query_params.get("alt", "sse") != "sse":
+        if exchange.stream and request.query_params.get("alt", "sse") != "sse":
             raise BridgeError(400, "streamGenerateContent is served with alt=sse", param="alt")
         neutral = parse_generate_request(await bridge.read_json(request))
         check_media(neutral.messages, bridge.media_limits)
-        route = bridge.route(model)
-        if stream:
-            chosen, (events, first) = await with_fallback(
-                bridge.candidates(route),
-                lambda r: until_disconnect(request, lambda: prime(r, neutral)),
-            )
-
-            def done(status: int, usage: Usage) -> None:
-                bridge.log(
-                    path, chosen, status, elapsed(), usage, stream=True, request_id=request_id
+        exchange.route = bridge.route(model)
+        if exchange.stream:
+            chosen, events, first, done = await exchange.open_stream(neutral)
+            return exchange.events(
+                gemini_stream(
+                    chosen, events, first, model=model, done=done, request_id=exchange.request_id
                 )
-
-            chunks = gemini_stream(
-                chosen, events, first, model=model, done=done, request_id=request_id
             )
-            headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
-            return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
-        chosen, reply = await with_fallback(
-            bridge.candidates(route),
-            lambda r: until_disconnect(request, lambda: r.complete(neutral)),
-        )
-        bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
-        return ReplyJSON(generate_body(reply, model), headers={REQUEST_ID_HEADER: request_id})
-    except (ClientGone, ClientDisconnect):
-        logger.info("request %s (%s): the client disconnected", request_id, path)
-        bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
-        return Response(status_code=499)
-    except ModelError as exc:
-        error = from_model_error(exc, route.name if route else "?")
-    except BridgeError as exc:
-        error = exc
-    except Exception as exc:
-        logger.error(
-            "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
-        )
-        error = internal_error(request_id)
-    bridge.log(path, route, error.status, elapsed(), stream=stream, request_id=request_id)
-    return gemini_error(error, request_id)
+        chosen, reply = await exchange.complete(neutral)
+        exchange.log(200, reply.usage, chosen)
+        return exchange.json(generate_body(reply, model))
+
+    return await exchange.answer(serve, gemini_error)
