@@ -93,6 +93,17 @@ TIME = {
 }
 USER = [{"role": "user", "content": "Weather in Paris and Rome?"}]
 
+# Two calls written as text, as a prompted model writes them (Hermes and Mistral).
+HERMES = (
+    "Let me check. <tool_call>\n"
+    '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    '<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>'
+)
+MISTRAL = (
+    '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, '
+    '{"name": "get_time", "arguments": {"zone": "CET"}}]'
+)
+
 
 async def collect_stream(
     client: Any, **kw: Any

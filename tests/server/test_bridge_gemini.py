@@ -15,22 +15,13 @@ from typing import Any
 import httpx2
 import pytest
 from bridge_fakes import Fake, Reply
-from bridge_harness import CLIENT_KEY
+from bridge_harness import CLIENT_KEY, HERMES, MISTRAL
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
 pytestmark = pytest.mark.anyio
 
-HERMES = (
-    "Let me check. <tool_call>\n"
-    '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
-    '<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>'
-)
-MISTRAL = (
-    '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, '
-    '{"name": "get_time", "arguments": {"zone": "CET"}}]'
-)
 FAKE_OF = {
     "gpt": "openai",
     "structured": "openai",

@@ -7,19 +7,9 @@ from typing import Any
 
 import pytest
 from bridge_fakes import Fake, Reply
-from bridge_harness import TIME, USER, WEATHER, collect_stream
+from bridge_harness import HERMES, MISTRAL, TIME, USER, WEATHER, collect_stream
 
 pytestmark = pytest.mark.anyio
-
-HERMES = (
-    "Let me check. <tool_call>\n"
-    '{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
-    '<tool_call>{"name": "get_time", "arguments": {"zone": "CET"}}</tool_call>'
-)
-MISTRAL = (
-    '[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, '
-    '{"name": "get_time", "arguments": {"zone": "CET"}}]'
-)
 
 
 @pytest.mark.parametrize("text", [HERMES, MISTRAL], ids=["hermes", "mistral"])
