@@ -1,7 +1,9 @@
-"""Embeddings from the vendors that have them: OpenAI-compatible, Ollama and Gemini.
+"""Embeddings from the vendors that have them: the shared base of their embedders.
 
-Each embedder is its vendor's HTTP transport pointed at the embeddings endpoint, so
-keys, pooling, time limits and error mapping are the transport's own:
+Each vendor's embedder (``providers/<vendor>/embeddings.py``, listed by provider
+name in :data:`good_agent.providers.builtin_transports.EMBEDDERS`) is its HTTP
+transport pointed at the embeddings endpoint, so keys, pooling, time limits and
+error mapping are the transport's own:
 
 - OpenAI and every compatible server: ``POST {base}/embeddings`` (strings or token
   arrays, ``dimensions``), usage from ``usage.prompt_tokens``;
@@ -24,10 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from good_agent.providers.gemini.http_transport import GeminiHttpTransport
 from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.ollama.http_transport import OllamaHttpTransport
-from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.providers.reply_shape import preview
 from good_agent.providers.types import JSONDict
 from good_agent.types.errors import ModelResponseError
@@ -74,99 +73,13 @@ class Embedder(HttpTransport):
             out.append(numbers)
         return out
 
+    def count(self, value: Any) -> int:
+        """A token count from a reply (0 when it is not a count)."""
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
     def bad_reply(self, problem: str, value: Any) -> ModelResponseError:
         """The error for an embeddings reply of the wrong shape."""
         return ModelResponseError(
             f"{self.provider} sent an invalid embeddings reply: {problem} (got {preview(value)})",
             provider=self.provider,
         )
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-class OpenAIEmbedder(Embedder, OpenAIHttpTransport):
-    """``POST /embeddings`` of OpenAI and the servers that speak its API."""
-
-    takes_tokens = True
-
-    def url(self, body: JSONDict, *, stream: bool) -> str:
-        """The embeddings endpoint."""
-        return f"{self.base_url}/embeddings"
-
-    async def embed(self, inputs: EmbeddingInput, dimensions: int | None = None) -> Embeddings:
-        """Embed ``inputs`` (floats asked for, whatever the client wants)."""
-        body: JSONDict = {"model": self.model, "input": inputs, "encoding_format": "float"}
-        if dimensions is not None:
-            body["dimensions"] = dimensions
-        raw = await self.send(body)
-        data = raw.get("data")
-        if not isinstance(data, list) or not all(isinstance(item, dict) for item in data):
-            raise self.bad_reply("'data' is not a list of objects", data)
-        ordered = sorted(data, key=lambda item: _count(item.get("index")))
-        vectors = self.vectors([item.get("embedding") for item in ordered], len(inputs), "data")
-        usage = raw.get("usage")
-        tokens = _count(usage.get("prompt_tokens")) if isinstance(usage, dict) else 0
-        return Embeddings(vectors, tokens)
-
-
-class OllamaEmbedder(Embedder, OllamaHttpTransport):
-    """Ollama's ``POST /api/embed``."""
-
-    def url(self, body: JSONDict, *, stream: bool) -> str:
-        """The embed endpoint."""
-        return f"{self.base_url}/api/embed"
-
-    async def embed(self, inputs: EmbeddingInput, dimensions: int | None = None) -> Embeddings:
-        """Embed ``inputs`` (strings)."""
-        body: JSONDict = {"model": self.model, "input": inputs}
-        if dimensions is not None:
-            body["dimensions"] = dimensions
-        raw = await self.send(body)
-        vectors = self.vectors(raw.get("embeddings"), len(inputs), "embeddings")
-        return Embeddings(vectors, _count(raw.get("prompt_eval_count")))
-
-
-class GeminiEmbedder(Embedder, GeminiHttpTransport):
-    """Gemini's ``:embedContent`` (one input) and ``:batchEmbedContents`` (several)."""
-
-    def url(self, body: JSONDict, *, stream: bool) -> str:
-        """The method URL: batched when the body holds ``requests``."""
-        method = "batchEmbedContents" if "requests" in body else "embedContent"
-        root = self.base_url.removesuffix(f"/{self.api_version}")
-        return f"{root}/{self.api_version}/models/{self.model.removeprefix('models/')}:{method}"
-
-    def wire_body(self, body: JSONDict, *, stream: bool) -> JSONDict:
-        """The body as built (the model is in the URL)."""
-        return body
-
-    async def embed(self, inputs: EmbeddingInput, dimensions: int | None = None) -> Embeddings:
-        """Embed ``inputs`` (strings)."""
-        name = f"models/{self.model.removeprefix('models/')}"
-        requests: list[JSONDict] = []
-        for text in inputs:
-            one: JSONDict = {"model": name, "content": {"parts": [{"text": text}]}}
-            if dimensions is not None:
-                one["outputDimensionality"] = dimensions
-            requests.append(one)
-        if len(requests) == 1:
-            single = {k: v for k, v in requests[0].items() if k != "model"}
-            raw = await self.send(single)
-            embedding = raw.get("embedding")
-            values = embedding.get("values") if isinstance(embedding, dict) else None
-            return Embeddings(self.vectors([values], 1, "embedding.values"))
-        raw = await self.send({"requests": requests})
-        found = raw.get("embeddings")
-        if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
-            raise self.bad_reply("'embeddings' is not a list of objects", found)
-        values_list = [item.get("values") for item in found]
-        return Embeddings(self.vectors(values_list, len(inputs), "embeddings"))
-
-
-EMBEDDERS: dict[str, type[Embedder]] = {
-    "openai": OpenAIEmbedder,
-    "ollama": OllamaEmbedder,
-    "gemini": GeminiEmbedder,
-}
-"""The embedder of each built-in provider that has an embeddings API (Anthropic has none)."""

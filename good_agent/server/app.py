@@ -40,7 +40,7 @@ from good_agent.server.exchange import (
     Exchange,
     new_request_id,
 )
-from good_agent.server.gemini_endpoint import gemini_error, handle_generate
+from good_agent.server.generate_content import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.openai_api import completion_body, parse_chat_request
 from good_agent.server.request_body import read_json_body

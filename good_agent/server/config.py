@@ -158,7 +158,7 @@ class ModelConfig(_Strict):
 
     @model_validator(mode="after")
     def _can_embed(self) -> ModelConfig:
-        from good_agent.providers.embeddings import EMBEDDERS
+        from good_agent.providers.builtin_transports import EMBEDDERS
 
         if self.kind == "embedding" and self.provider not in EMBEDDERS:
             known = ", ".join(sorted(EMBEDDERS))

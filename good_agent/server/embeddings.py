@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from good_agent.providers.embeddings import EMBEDDERS, EmbeddingInput, Embeddings
+from good_agent.providers.builtin_transports import EMBEDDERS
+from good_agent.providers.embeddings import EmbeddingInput, Embeddings
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.exchange import (

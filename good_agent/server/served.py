@@ -22,8 +22,8 @@ import httpx2
 
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import TRANSPORTS
-from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
-from good_agent.providers.embeddings import EMBEDDERS, Embedder
+from good_agent.providers.builtin_transports import EMBEDDERS, HTTP_TRANSPORTS
+from good_agent.providers.embeddings import Embedder
 from good_agent.providers.http_wire import Wire
 from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode

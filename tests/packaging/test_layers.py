@@ -71,6 +71,7 @@ VENDOR_TABLES = {
     "good_agent.models.vendors",  # the model class of each built-in vendor
     "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
+    "good_agent.server.gemini_api",  # the bridge's inbound Gemini generateContent
     # the OpenAI function and response_format shapes are the lingua franca: typed
     # output and the structured strategy speak OpenAI's strict schema dialect
     "good_agent.core.output",
@@ -135,4 +136,8 @@ def test_no_module_outside_a_vendor_folder_is_named_after_a_vendor() -> None:
         if not in_vendor_folder(module)
         and any(vendor in module.rsplit(".", 1)[-1] for vendor in VENDORS)
     }
-    assert named <= {"good_agent.server.openai_api", "good_agent.server.anthropic_api"}
+    assert named <= {
+        "good_agent.server.openai_api",
+        "good_agent.server.anthropic_api",
+        "good_agent.server.gemini_api",
+    }
