@@ -140,7 +140,7 @@ class ModelConfig(_Strict):
     [`FallbackModel`][good_agent.FallbackModel] does for an agent); ``kind`` what
     the route serves: ``chat`` (the default: the chat, messages and Gemini
     endpoints) or ``embedding`` (``POST /v1/embeddings`` only; the provider must
-    be one with an embeddings API: ``openai``, ``ollama`` or ``gemini``).
+    be one with an embeddings API: ``openai`` (or ``openai-responses``), ``ollama`` or ``gemini``).
     """
 
     name: str = Field(min_length=1)
