@@ -24,20 +24,21 @@ approved from another process.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable
 from typing import Any
 
 from good_agent._extras import missing_extra
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.approvals import Approval, Approved
-from good_agent.core.components import AgentComponent, ModelCall
+from good_agent.core.components import AgentComponent, ModelCall, on
+from good_agent.core.events import AgentEvents, EventContext
 from good_agent.core.redaction import agent_secrets
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.models.base import ModelRequest, ModelResponse
 from good_agent.tools import Tool
 from good_agent.types.content import UserPrompt
 from good_agent.types.errors import GoodAgentError
-from good_agent.types.messages import ToolResponse
+from good_agent.types.messages import Message, ToolResponse
 
 try:
     from dbos import DBOS, DBOSClient
@@ -105,15 +106,10 @@ class DurableAdapter(ToolAdapter):
         """Every tool of the agent."""
         return True
 
-    def around_call(
-        self, ctx: CallContext, call_next: CallNext
-    ) -> Coroutine[Any, Any, ToolResponse] | Awaitable[ToolResponse]:
+    async def around_call(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
         """The call as a step inside a workflow, else the call itself."""
         if not in_workflow():
-            return call_next(ctx)
-        return self._step(ctx, call_next)
-
-    async def _step(self, ctx: CallContext, call_next: CallNext) -> ToolResponse:
+            return await call_next(ctx)
         response = await _tool_step(call_next, ctx)
         if response.tool_call_id != ctx.call.id:
             raise DurableRunError(
@@ -134,12 +130,25 @@ class Durable(AgentComponent):
     behaves exactly as without it.
 
     Args:
+        stream: The key of a DBOS stream of the workflow that receives each message
+            the run adds to the history (as JSON-ready dicts), in order, for a live
+            listener (``DBOS.read_stream(workflow_id, stream)`` or a
+            ``DBOSClient``). Each write is a workflow operation: a recovered run
+            does not write the messages again. ``None``: no stream.
         priority: The tool adapter's priority; the default keeps it outermost.
     """
 
-    def __init__(self, *, priority: int = 100_000) -> None:
+    def __init__(self, *, stream: str | None = None, priority: int = 100_000) -> None:
         super().__init__()
+        self.stream = stream
         self.register_tool_adapter(DurableAdapter(self, priority, ConflictStrategy.CHAIN))
+
+    @on(AgentEvents.MESSAGE_APPEND, priority=-1_000_000)
+    async def _publish(self, ctx: EventContext) -> None:
+        """Write the appended message to the stream (last: it is the final message)."""
+        if self.stream is not None and in_workflow():
+            message: Message = ctx.payload
+            await DBOS.write_stream_async(self.stream, message.model_dump(mode="json"))
 
     def around_model_request(
         self, request: ModelRequest, call_next: ModelCall
@@ -183,12 +192,12 @@ class Durable(AgentComponent):
         return result
 
 
-async def _decision(pending: DeferredCall, timeout: float) -> Approval:
+async def _decision(pending: DeferredCall, wait_seconds: float) -> Approval:
     """The decision on ``pending``: the first message that decides it, else a denial."""
     while True:
-        message = await DBOS.recv_async(approval_topic(pending.call_id), timeout)
+        message = await DBOS.recv_async(approval_topic(pending.call_id), wait_seconds)
         if message is None:
-            return f"no decision within {timeout:g} seconds"
+            return f"no decision within {wait_seconds:g} seconds"
         if not isinstance(message, dict) or not isinstance(message.get("approve"), bool):
             logger.warning("ignored a malformed decision on call %s", pending.call_id)
             continue

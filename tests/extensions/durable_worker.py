@@ -8,6 +8,7 @@ Modes:
   With ``HANG_BEFORE_REQUEST=n`` in the environment the worker writes
   ``SIDE_EFFECTS.ready`` and hangs just before its n-th model request (the test
   kills it there).
+- ``stream WORKFLOW_ID``: the same run, its messages published to the DBOS stream ``events``.
 - ``approval WORKFLOW_ID``: start the workflow whose tool needs approval; print its output.
 - ``recover WORKFLOW_ID``: launch (DBOS recovers the pending workflows of this
   executor) and print the output of ``WORKFLOW_ID``.
@@ -25,7 +26,6 @@ import asyncio
 import json
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +70,10 @@ def charge(amount: int) -> str:
     return f"charged {amount}"
 
 
+def _ready() -> None:
+    Path(SIDE_EFFECTS + ".ready").write_text("ready")
+
+
 class HangBefore(AgentComponent):
     """Hangs before the n-th model request of this process, after saying so."""
 
@@ -80,18 +84,18 @@ class HangBefore(AgentComponent):
     async def around_model_request(self, request: Any, call_next: Any) -> Any:
         self.seen += 1
         if self.seen == self.n:
-            Path(SIDE_EFFECTS + ".ready").write_text("ready")
+            _ready()
             await asyncio.sleep(3600)
         return await call_next(request)
 
 
-def agent(*tools: Any) -> Agent[Any]:
+def agent(*tools: Any, stream: str | None = None) -> Agent[Any]:
     components: list[AgentComponent] = []
     hang = os.environ.get("HANG_BEFORE_REQUEST")
     if hang:
         components.append(HangBefore(int(hang)))
     components += [
-        Durable(),
+        Durable(stream=stream),
         AuthInjector().inject("token", lambda ctx: ctx.deps.token, tools=["record"]),
     ]
     return Agent(
@@ -107,6 +111,14 @@ def agent(*tools: Any) -> Agent[Any]:
 @DBOS.workflow(name="three_tools")
 async def three_tools(prompt: str) -> str:
     async with agent(record) as bot:
+        result = await bot.run(prompt, deps=Deps("ada", CANARY))
+    return str(result.output)
+
+
+@DBOS.workflow(name="streamed")
+async def streamed(prompt: str) -> str:
+    """The three-tool run, its messages published to the DBOS stream "events"."""
+    async with agent(record, stream="events") as bot:
         result = await bot.run(prompt, deps=Deps("ada", CANARY))
     return str(result.output)
 
@@ -149,15 +161,16 @@ async def main() -> None:
     if MODE == "worker":
         launch(ARG)
         # at most 4 runs at once over all workers, 3 per worker
-        DBOS.register_queue("agent_runs", global_concurrency=4, worker_concurrency=3)
+        await DBOS.register_queue_async(
+            "agent_runs", global_concurrency=4, worker_concurrency=3, polling_interval_sec=0.1
+        )
         print("ready", flush=True)
-        while True:
-            time.sleep(1)
+        await asyncio.Event().wait()  # until killed
     launch()
     if MODE == "recover":
         handle = await DBOS.retrieve_workflow_async(ARG)
     else:
-        workflow = three_tools if MODE == "run" else needs_approval
+        workflow = {"run": three_tools, "stream": streamed, "approval": needs_approval}[MODE]
         with SetWorkflowID(ARG):
             handle = await DBOS.start_workflow_async(workflow, "do the task")
     print(json.dumps(await handle.get_result()), flush=True)

@@ -45,9 +45,15 @@ def completion(message: dict[str, Any], finish: str) -> tuple[int, dict[str, Any
 
 def call(name: str, arguments: dict[str, Any], call_id: str) -> tuple[int, dict[str, Any]]:
     tool_calls = [
-        {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
     ]
-    return completion({"role": "assistant", "content": None, "tool_calls": tool_calls}, "tool_calls")
+    return completion(
+        {"role": "assistant", "content": None, "tool_calls": tool_calls}, "tool_calls"
+    )
 
 
 def three_tools_reply(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -89,6 +95,18 @@ def upstream() -> Iterator[Upstream]:
     server = Upstream(three_tools_reply)
     yield server
     server.close()
+
+
+@pytest.fixture(scope="module")
+def sqlite_crash(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The crash-and-resume run on an SQLite file (shared by the tests that read it)."""
+    tmp_path = tmp_path_factory.mktemp("sqlite")
+    server = Upstream(three_tools_reply)
+    try:
+        db = sqlite_url(tmp_path)
+        yield db, crash_and_resume(db, server, tmp_path)
+    finally:
+        server.close()
 
 
 def worker(
@@ -145,7 +163,9 @@ def sqlite_dump(url: str) -> list[str]:
     """Every value of every table of the SQLite system database, as text."""
     connection = sqlite3.connect(url.removeprefix("sqlite:///"))
     try:
-        tables = [r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        tables = [
+            r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        ]
         return [
             str(value)
             for table in tables
@@ -227,23 +247,26 @@ def assert_resumed_without_repeats(seen: dict[str, Any]) -> None:
 
 
 def test_a_run_killed_after_its_second_tool_resumes_without_repeats_sqlite(
-    upstream: Upstream, tmp_path: Path
+    sqlite_crash: tuple[str, dict[str, Any]],
 ) -> None:
-    seen = crash_and_resume(sqlite_url(tmp_path), upstream, tmp_path)
-    assert_resumed_without_repeats(seen)
+    assert_resumed_without_repeats(sqlite_crash[1])
+
+
+def assert_no_canary(seen: dict[str, Any], values: list[str]) -> None:
+    # the tools received the canary and returned it; what the model saw was redacted
+    assert seen["resumed"].count("with [REDACTED]") == 3
+    assert CANARY not in json.dumps(seen["bodies"])
+    assert any("good_agent.tool_call" in v for v in values)  # the steps are stored
+    # the tool results are checkpointed, redacted
+    assert leaked(values, "gamma done for ada with [REDACTED]")
+    assert leaked(values, CANARY) == []
 
 
 def test_deps_and_injected_credentials_never_reach_the_sqlite_database(
-    upstream: Upstream, tmp_path: Path
+    sqlite_crash: tuple[str, dict[str, Any]],
 ) -> None:
-    db = sqlite_url(tmp_path)
-    seen = crash_and_resume(db, upstream, tmp_path)
-    # the tools received the canary and returned it; the model saw it redacted
-    assert CANARY not in json.dumps(seen["bodies"])
-    assert "[REDACTED]" in seen["resumed"] or "***" in seen["resumed"]
-    values = sqlite_dump(db)
-    assert any("good_agent.tool_call" in v for v in values)  # the steps are there
-    assert leaked(values, CANARY) == []
+    db, seen = sqlite_crash
+    assert_no_canary(seen, sqlite_dump(db))
     assert CANARY.encode() not in file_bytes(db)
 
 
@@ -268,3 +291,240 @@ def test_the_canary_scan_finds_a_value_that_was_stored(tmp_path: Path) -> None:
     )
     subprocess.run([sys.executable, "-c", script, db], check=True, timeout=60, cwd=tmp_path)
     assert leaked(sqlite_dump(db), CANARY)
+
+
+# -- Postgres ----------------------------------------------------------------
+
+
+def postgres_dump(url: str) -> list[str]:
+    """Every value of every table outside Postgres's own schemas, as text."""
+    import psycopg
+
+    with psycopg.connect(url) as connection:
+        tables = connection.execute(
+            "SELECT table_schema, table_name FROM information_schema.tables "
+            "WHERE table_schema NOT IN ('pg_catalog', 'information_schema')"
+        ).fetchall()
+        assert tables, "the DBOS schema has no tables"
+        return [
+            str(value)
+            for schema, table in tables
+            for row in connection.execute(f'SELECT * FROM "{schema}"."{table}"').fetchall()
+            for value in row
+        ]
+
+
+@pytest.fixture(scope="module")
+def postgres_crash(
+    postgres_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The crash-and-resume run on the Postgres server."""
+    tmp_path = tmp_path_factory.mktemp("postgres")
+    server = Upstream(three_tools_reply)
+    try:
+        yield postgres_url, crash_and_resume(postgres_url, server, tmp_path)
+    finally:
+        server.close()
+
+
+def test_a_run_killed_after_its_second_tool_resumes_without_repeats_postgres(
+    postgres_crash: tuple[str, dict[str, Any]],
+) -> None:
+    assert_resumed_without_repeats(postgres_crash[1])
+
+
+def test_deps_and_injected_credentials_never_reach_the_postgres_database(
+    postgres_crash: tuple[str, dict[str, Any]],
+) -> None:
+    db, seen = postgres_crash
+    assert_no_canary(seen, postgres_dump(db))
+
+
+def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    from dbos import DBOSClient
+
+    requests, killed = [0], threading.Event()
+    lock = threading.Lock()
+
+    def slow(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        with lock:
+            requests[0] += 1
+            count = requests[0]
+        if count == 30:
+            # worker runs are waiting on the model now: the kill lands between steps
+            killed.wait(30)
+        time.sleep(0.02)
+        return three_tools_reply(body)
+
+    upstream = Upstream(slow)
+    effects = tmp_path / "effects.txt"
+    workers = {
+        name: worker("worker", postgres_url, upstream, effects, name) for name in ("w1", "w2")
+    }
+    client = DBOSClient(system_database_url=postgres_url)
+    try:
+        for process in workers.values():
+            assert process.stdout is not None
+            assert process.stdout.readline().strip() == "ready"
+        batch = uuid.uuid4().hex[:6]
+        handles = [
+            client.enqueue(
+                {
+                    "queue_name": "agent_runs",
+                    "workflow_name": "three_tools",
+                    "workflow_id": f"q{batch}-{n}",
+                },
+                "do the task",
+            )
+            for n in range(20)
+        ]
+        deadline = time.monotonic() + 60
+        while requests[0] < 30:
+            assert time.monotonic() < deadline, "the workers made no progress"
+            time.sleep(0.01)
+        time.sleep(0.2)
+        kill(workers["w1"])
+        killed.set()
+        # The killed worker's runs are PENDING under executor id w1: a process
+        # launched with that id recovers them (as a restarted worker does).
+        workers["w1"] = worker("worker", postgres_url, upstream, effects, "w1")
+        outputs = [handle.get_result() for handle in handles]
+        statuses = {handle.get_status().status for handle in handles}
+        executors = {handle.get_status().executor_id for handle in handles}
+    finally:
+        client.destroy()
+        for process in workers.values():
+            if process.poll() is None:
+                kill(process)
+        upstream.close()
+    expected = " | ".join(f"{label} done for ada with [REDACTED]" for label in LABELS)
+    assert outputs == [expected] * 20
+    assert statuses == {"SUCCESS"}
+    assert executors == {"w1", "w2"}
+    lines = effects_of(effects)
+    for handle in handles:
+        mine = [line for line in lines if line.startswith(handle.workflow_id + " ")]
+        assert mine == [f"{handle.workflow_id} {label}" for label in LABELS]
+
+
+# -- approvals ---------------------------------------------------------------
+
+
+def test_a_waiting_approval_survives_a_crash_and_concurrent_approvals_run_the_tool_once(
+    tmp_path: Path,
+) -> None:
+    from dbos import DBOSClient
+
+    from good_agent.extensions.durable import PENDING_EVENT
+
+    db, effects = sqlite_url(tmp_path), tmp_path / "effects.txt"
+    upstream = Upstream(approval_reply)
+    workflow_id = f"approval-{uuid.uuid4().hex[:8]}"
+    try:
+        first = worker("approval", db, upstream, effects, workflow_id)
+        client = DBOSClient(system_database_url=db)
+        try:
+            pending = client.get_event(workflow_id, PENDING_EVENT, 60)
+        finally:
+            client.destroy()
+        assert [(p.call_id, p.tool_name, p.arguments) for p in pending] == [
+            ("call_charge", "charge", {"amount": 42})
+        ]
+        kill(first)  # the run was waiting: it waits on in the database
+        second = worker("recover", db, upstream, effects, workflow_id)
+        approvers = [
+            worker("decide", db, upstream, effects, workflow_id, DECISION="approve")
+            for _ in range(2)
+        ]
+        decided = [finish(p) for p in approvers]
+        output = finish(second)
+        again = finish(worker("decide", db, upstream, effects, workflow_id, DECISION="approve"))
+    finally:
+        upstream.close()
+    assert decided == [["call_charge"], ["call_charge"]]
+    assert output == "Done: charged 42"
+    assert effects_of(effects) == [f"{workflow_id} charge 42"]
+    assert again == []  # nothing waits any more
+    assert len(upstream.bodies) == 2  # the request answered before the crash was not resent
+
+
+def test_a_durable_run_denied_from_another_process_runs_nothing(tmp_path: Path) -> None:
+    db, effects = sqlite_url(tmp_path), tmp_path / "effects.txt"
+    upstream = Upstream(approval_reply)
+    workflow_id = f"deny-{uuid.uuid4().hex[:8]}"
+    try:
+        run = worker("approval", db, upstream, effects, workflow_id)
+        decided = finish(worker("decide", db, upstream, effects, workflow_id, DECISION="deny"))
+        output = finish(run)
+    finally:
+        upstream.close()
+    assert decided == ["call_charge"]
+    assert output == "Done: Error: The user denied this tool call: not today"
+    assert effects_of(effects) == []
+
+
+def test_a_call_with_no_decision_in_time_is_denied(tmp_path: Path) -> None:
+    db, effects = sqlite_url(tmp_path), tmp_path / "effects.txt"
+    upstream = Upstream(approval_reply)
+    try:
+        output = finish(
+            worker("approval", db, upstream, effects, "timeout", APPROVAL_TIMEOUT="0.5")
+        )
+    finally:
+        upstream.close()
+    assert output == "Done: Error: The user denied this tool call: no decision within 0.5 seconds"
+    assert effects_of(effects) == []
+
+
+# -- streaming ---------------------------------------------------------------
+
+
+def test_a_live_listener_sees_each_message_once_across_a_crash(
+    upstream: Upstream, tmp_path: Path
+) -> None:
+    from dbos import DBOSClient
+
+    db, effects = sqlite_url(tmp_path), tmp_path / "effects.txt"
+    workflow_id = f"stream-{uuid.uuid4().hex[:8]}"
+    first = worker("stream", db, upstream, effects, workflow_id, HANG_BEFORE_REQUEST="3")
+    wait_for(Path(f"{effects}.ready"), first)
+    client = DBOSClient(system_database_url=db)
+    received: list[dict[str, Any]] = []
+
+    def listen() -> None:
+        for record in client.read_stream(workflow_id, "events", polling_interval_sec=0.05):
+            received.append(record)
+
+    listener = threading.Thread(target=listen, daemon=True)
+    try:
+        listener.start()
+        deadline = time.monotonic() + 30
+        while len(received) < 5:
+            assert time.monotonic() < deadline, f"the listener got {received}"
+            time.sleep(0.02)
+        kill(first)
+        before = list(received)
+        output = finish(worker("recover", db, upstream, effects, workflow_id))
+        listener.join(30)
+    finally:
+        client.destroy()
+    assert not listener.is_alive()  # the stream ends with the workflow
+    roles = [record["role"] for record in received]
+    assert roles == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert received[:5] == before[:5] and len(before) == 5
+    assert received[-1]["content"] == output
+    assert [r["tool_call_id"] for r in received if r["role"] == "tool"] == [
+        f"call_{label}" for label in LABELS
+    ]
+    assert leaked([json.dumps(received)], CANARY) == []
