@@ -47,10 +47,14 @@ except ModuleNotFoundError as exc:  # pragma: no cover - the extra is installed 
 
 __all__ = [
     "DEFAULT_APPROVAL_TIMEOUT",
+    "MODEL_STEP",
     "PENDING_EVENT",
+    "TOOL_STEP",
     "Durable",
+    "DurableAdapter",
     "DurableRunError",
     "approval_topic",
+    "in_workflow",
     "send_decision",
     "waiting_calls",
 ]
@@ -65,7 +69,10 @@ DEFAULT_APPROVAL_TIMEOUT = 7 * 24 * 3600.0
 """How long :meth:`Durable.run` waits for a decision by default: a week, in seconds."""
 
 MODEL_STEP = "good_agent.model_request"
+"""The DBOS step name of a model request."""
+
 TOOL_STEP = "good_agent.tool_call"
+"""The DBOS step name of a tool call."""
 
 
 class DurableRunError(GoodAgentError):
