@@ -10,10 +10,9 @@ Modes:
   kills it there).
 - ``stream WORKFLOW_ID``: the same run, its messages published to the DBOS stream ``events``.
 - ``approval WORKFLOW_ID``: start the workflow whose tool needs approval; print its output.
-- ``recover WORKFLOW_ID``: launch (DBOS recovers the pending workflows of this
-  executor) and print the output of ``WORKFLOW_ID``.
-- ``decide WORKFLOW_ID``: approve (``DECISION=approve``) or deny the waiting call
-  through a ``DBOSClient``, as another process does.
+- ``recover WORKFLOW_ID[,PLAIN_ID]``: launch (DBOS recovers the pending workflows
+  of this executor) and print the output of ``WORKFLOW_ID``; with ``PLAIN_ID``,
+  then run the three-tool workflow uninterrupted and print both outputs.
 - ``worker EXECUTOR_ID``: consume the queue ``agent_runs`` until killed.
 
 Each tool run appends a line to SIDE_EFFECTS: the counter the tests read. Deps and
@@ -30,12 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dbos import DBOS, DBOSClient, SetWorkflowID
+from dbos import DBOS, SetWorkflowID
 from pydantic import SecretStr
 
 from good_agent import Agent, AuthInjector, RunContext, tool
 from good_agent.core.components import AgentComponent
-from good_agent.extensions.durable import Durable, send_decision, waiting_calls
+from good_agent.extensions.durable import Durable
 
 MODE, DB_URL, UPSTREAM, SIDE_EFFECTS = sys.argv[1:5]
 ARG = sys.argv[5] if len(sys.argv) > 5 else ""
@@ -147,17 +146,6 @@ def launch(executor_id: str = "local") -> None:
 
 
 async def main() -> None:
-    if MODE == "decide":
-        client = DBOSClient(system_database_url=DB_URL)
-        try:
-            pending = waiting_calls(ARG, client=client)
-            for call in pending:
-                decision = call.approve() if os.environ["DECISION"] == "approve" else "not today"
-                send_decision(ARG, call.call_id, decision, client=client)
-            print(json.dumps([call.call_id for call in pending]))
-        finally:
-            client.destroy()
-        return
     if MODE == "worker":
         launch(ARG)
         # at most 4 runs at once over all workers, 3 per worker
@@ -168,7 +156,15 @@ async def main() -> None:
         await asyncio.Event().wait()  # until killed
     launch()
     if MODE == "recover":
-        handle = await DBOS.retrieve_workflow_async(ARG)
+        workflow_id, _, plain_id = ARG.partition(",")
+        handle = await DBOS.retrieve_workflow_async(workflow_id)
+        if plain_id:  # then an uninterrupted run, to compare
+            resumed = await handle.get_result()
+            with SetWorkflowID(plain_id):
+                handle = await DBOS.start_workflow_async(three_tools, "do the task")
+            print(json.dumps([resumed, await handle.get_result()]), flush=True)
+            DBOS.destroy()
+            return
     else:
         workflow = {"run": three_tools, "stream": streamed, "approval": needs_approval}[MODE]
         with SetWorkflowID(ARG):
