@@ -41,22 +41,22 @@ async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
     """Send ``request`` through the LLM request/response events to the agent's model."""
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=False)
-
-    async def send(request: ModelRequest) -> ModelResponse:
-        return valid_reply(await agent.model.request(request))
-
-    response = await _wrapped(agent, request, send)
+    if agent._model_wrappers:
+        response = await _wrapped(agent, request, partial(_whole_reply, agent))
+    else:  # the usual case: no frame more
+        response = valid_reply(await agent.model.request(request))
     result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
 
 
+async def _whole_reply(agent: Agent, request: ModelRequest) -> ModelResponse:
+    return valid_reply(await agent.model.request(request))
+
+
 def _wrapped(agent: Agent, request: ModelRequest, send: ModelCall) -> Awaitable[ModelResponse]:
     """``send(request)`` inside the components' ``around_model_request`` hooks."""
-    wrappers = agent._model_wrappers
-    if not wrappers:
-        return send(request)
     call = send
-    for wrapper in reversed(wrappers):
+    for wrapper in reversed(agent._model_wrappers):
         call = _around(wrapper, call)
     return call(request)
 
@@ -98,7 +98,10 @@ async def stream_model(
     """
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=True)
-    response = await _wrapped(agent, request, partial(_streamed_reply, agent, send=send))
+    if agent._model_wrappers:
+        response = await _wrapped(agent, request, partial(_streamed_reply, agent, send=send))
+    else:
+        response = await _streamed_reply(agent, request, send=send)
     result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
 
