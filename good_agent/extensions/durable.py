@@ -180,13 +180,17 @@ class Durable(AgentComponent):
         within ``approval_timeout`` seconds is denied ("no decision in time"). The
         run then resumes with the same ``options`` (deps, output type...).
 
-        Must be called inside a DBOS workflow.
+        Must be called inside a DBOS workflow, with the component installed (inside
+        ``async with agent:``).
         """
         if not in_workflow():
             raise DurableRunError("Durable.run must be called inside a DBOS workflow")
         agent = self.agent
         if agent is None:
-            raise DurableRunError("Durable.run needs the component installed on an agent")
+            raise DurableRunError(
+                "Durable.run needs the component installed on its agent: call it inside "
+                "'async with agent:' (or after 'await agent.install()')"
+            )
         result: RunResult[Any] = await agent.run(prompt, **options)
         while result.is_deferred:
             await DBOS.set_event_async(PENDING_EVENT, list(result.deferred))
