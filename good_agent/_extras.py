@@ -1,7 +1,7 @@
 """Optional extras: the error raised when one is not installed, naming what to install.
 
 ``good-agent`` keeps its required dependencies small; the bridge, MCP, Redis,
-Anthropic, Gemini and OpenTelemetry support each live in an extra. Code that needs
+DBOS, Anthropic, Gemini and OpenTelemetry support each live in an extra. Code that needs
 one calls :func:`require_extra` (or turns a caught ``ModuleNotFoundError`` into a
 :class:`MissingExtraError` with :func:`missing_extra`), so a missing extra ends in
 one sentence that says what to install, never in a bare traceback.
@@ -22,6 +22,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "google": ("google.genai",),
     "otel": ("opentelemetry",),
     "repair": ("json_repair",),
+    "dbos": ("dbos",),
 }
 """The top-level modules each extra provides."""
 

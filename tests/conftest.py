@@ -1,17 +1,21 @@
 """Shared test configuration: async tests run on asyncio through anyio's pytest plugin;
-a real ``redis-server`` on a free loopback port for the Redis tests."""
+a real ``redis-server`` (the Redis tests) and a real Postgres server (the durable-run
+tests), each on a free loopback port."""
 
 from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,3 +148,90 @@ def redis_port(redis_server_binary: str) -> Iterator[int]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _postgres_bin_dir() -> Path | None:
+    """The directory of ``initdb`` and ``pg_ctl``: on PATH, else Debian's layout."""
+    found = shutil.which("initdb")
+    if found is not None and shutil.which("pg_ctl") is not None:
+        return Path(found).resolve().parent
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), reverse=True)
+    return versions[0].parent if versions else None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A Postgres server for the session, in a temporary directory on a free loopback
+    port (``initdb`` + ``pg_ctl``); yields the URL of a database for DBOS.
+
+    Skipped with a printed reason when the binaries are missing (failed when ``CI``
+    is set). Postgres refuses to run as root: as root it runs as the ``postgres``
+    user (else ``nobody``).
+    """
+    bin_dir = _postgres_bin_dir()
+    if bin_dir is None:
+        message = "Postgres (initdb, pg_ctl) is not installed (apt-get install -y postgresql)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    prefix: list[str] = []
+    base = Path(tempfile.mkdtemp(prefix="good-agent-pg-"))
+    if os.geteuid() == 0:
+        user = "postgres"
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            user = "nobody"
+        prefix = ["runuser", "-u", user, "--"]
+        os.chown(base, pwd.getpwnam(user).pw_uid, -1)
+    data, port = base / "data", _free_port()
+    subprocess.run(
+        [*prefix, str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    options = f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c fsync=off"
+    subprocess.run(
+        [
+            *prefix,
+            str(bin_dir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "-l",
+            str(base / "log"),
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=90,
+    )
+    try:
+        subprocess.run(
+            [
+                str(bin_dir / "createdb"),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "-U",
+                "postgres",
+                "good_agent_dbos",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        yield f"postgresql://postgres@127.0.0.1:{port}/good_agent_dbos"
+    finally:
+        subprocess.run(
+            [*prefix, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
+            capture_output=True,
+            timeout=60,
+        )
+        shutil.rmtree(base, ignore_errors=True)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio
 
+from good_agent.core.components import ModelCall
 from good_agent.core.debug_log import log_model_request
 from good_agent.core.events import AgentEvents
 from good_agent.core.run_events import (
@@ -39,9 +41,30 @@ async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
     """Send ``request`` through the LLM request/response events to the agent's model."""
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=False)
-    response = valid_reply(await agent.model.request(request))
+    if agent._model_wrappers:
+        response = await _wrapped(agent, request, partial(_whole_reply, agent))
+    else:  # the usual case: no frame more
+        response = valid_reply(await agent.model.request(request))
     result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
+
+
+async def _whole_reply(agent: Agent, request: ModelRequest) -> ModelResponse:
+    return valid_reply(await agent.model.request(request))
+
+
+def _wrapped(agent: Agent, request: ModelRequest, send: ModelCall) -> Awaitable[ModelResponse]:
+    """``send(request)`` inside the components' ``around_model_request`` hooks."""
+    call = send
+    for wrapper in reversed(agent._model_wrappers):
+        call = _around(wrapper, call)
+    return call(request)
+
+
+def _around(
+    wrapper: Callable[[ModelRequest, ModelCall], Awaitable[ModelResponse]], call_next: ModelCall
+) -> ModelCall:
+    return lambda request: wrapper(request, call_next)
 
 
 def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
@@ -75,6 +98,21 @@ async def stream_model(
     """
     request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
     log_model_request(agent.model, request, streamed=True)
+    if agent._model_wrappers:
+        response = await _wrapped(agent, request, partial(_streamed_reply, agent, send=send))
+    else:
+        response = await _streamed_reply(agent, request, send=send)
+    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
+    return result
+
+
+async def _streamed_reply(
+    agent: Agent,
+    request: ModelRequest,
+    *,
+    send: Callable[[RunEvent], Awaitable[None]],
+) -> ModelResponse:
+    """The reply to ``request``, its deltas sent to ``send`` as they come."""
     stream = stream_of(agent.model, request)
     response: ModelResponse | None = None
     ids: dict[int, str] = {}
@@ -102,6 +140,4 @@ async def stream_model(
         raise
     if response is None:
         raise ModelError(f"the stream of {agent.model.model_name} ended without its reply")
-    response = valid_reply(response)
-    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
-    return result
+    return valid_reply(response)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 import itertools
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any, ClassVar, Generic, Literal, Self, Unpack, overload
@@ -20,7 +20,7 @@ from good_agent.core._loop import RunOptions, StepHook, run_engine
 from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
-from good_agent.core.components import AgentComponent
+from good_agent.core.components import AgentComponent, ModelCall
 from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
@@ -32,7 +32,7 @@ from good_agent.core.run_context import DepsT, RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
 from good_agent.core.sync_loop import SyncLoop, close_models, refuse_inside_a_loop
-from good_agent.models.base import LanguageModel
+from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
@@ -206,6 +206,10 @@ class Agent(Generic[DepsT, OutputT]):
         self.model_settings = dict(model_settings or {})
         self.context: dict[str, Any] = dict(context or {})
         self._installed: list[AgentComponent] = []
+        self._model_wrappers: list[
+            Callable[[ModelRequest, ModelCall], Awaitable[ModelResponse]]
+        ] = []
+        """The components' ``around_model_request`` hooks, first installed first."""
         self._entered = False
         self._invocations = itertools.count(1)
         self.output_type = output_type

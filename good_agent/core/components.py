@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 # The adapter vocabulary components declare adapters with, importable from here.
@@ -14,8 +14,12 @@ from good_agent.tools.tool import Tool
 if TYPE_CHECKING:
     from good_agent.adapters import ToolAdapter
     from good_agent.core.agent import Agent
+    from good_agent.models.base import ModelRequest, ModelResponse
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+ModelCall = Callable[["ModelRequest"], Awaitable["ModelResponse"]]
+"""What sends one model request (whole or streamed) and returns the reply."""
 
 _HANDLER_MARK = "__good_agent_handlers__"
 
@@ -41,6 +45,9 @@ class AgentComponent:
     time or later.
     Override [`install`][good_agent.AgentComponent.install] /
     [`uninstall`][good_agent.AgentComponent.uninstall] for extra setup; call ``super()``.
+    A component that overrides
+    [`around_model_request`][good_agent.AgentComponent.around_model_request] wraps every
+    model request of the agent's runs.
     """
 
     def __init__(self) -> None:
@@ -86,6 +93,8 @@ class AgentComponent:
             self._tool_names.append(item.name)
         for adapter in self._adapters:
             agent.adapter_chain.add(adapter)
+        if self._wraps_model_requests():
+            agent._model_wrappers.append(self.around_model_request)
 
     async def uninstall(self, agent: Agent) -> None:
         """Detach from ``agent``: disconnect handlers, remove tools and adapters."""
@@ -97,7 +106,24 @@ class AgentComponent:
         self._tool_names.clear()
         for adapter in self._adapters:
             agent.adapter_chain.remove(adapter)
+        if self._wraps_model_requests():
+            agent._model_wrappers.remove(self.around_model_request)
         self.agent = None
+
+    def _wraps_model_requests(self) -> bool:
+        return type(self).around_model_request is not AgentComponent.around_model_request
+
+    def around_model_request(
+        self, request: ModelRequest, call_next: ModelCall
+    ) -> Awaitable[ModelResponse]:
+        """Wrap one model request: return ``call_next(request)`` or an answer of your own.
+
+        Called for each request of a run, after ``LLM_REQUEST_BEFORE`` and before
+        ``LLM_RESPONSE_AFTER``; for a streamed run ``call_next`` streams the deltas
+        to the run's listener and returns the whole reply. The components that
+        override it wrap the request in install order, the first outermost.
+        """
+        return call_next(request)
 
     def register_tool_adapter(self, adapter: ToolAdapter) -> ToolAdapter:
         """Register ``adapter``; it joins the agent's chain now or at install."""
