@@ -11,13 +11,7 @@ import anyio
 from good_agent.core.components import ModelCall
 from good_agent.core.debug_log import log_model_request
 from good_agent.core.events import AgentEvents
-from good_agent.core.run_events import (
-    ReasoningDeltaEvent,
-    RunEvent,
-    TextDeltaEvent,
-    ToolCallArgsEvent,
-    ToolCallStartEvent,
-)
+from good_agent.core.run_events import RunEvent
 from good_agent.core.valid_unicode import valid_reply, valid_text
 from good_agent.models.base import ModelRequest, ModelResponse, stream_of
 from good_agent.providers.streaming.deltas import (
@@ -68,22 +62,27 @@ def _around(
 
 
 def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
-    if isinstance(delta, TextDelta):
-        return TextDeltaEvent(valid_text(delta.text)) if delta.text else None
-    if isinstance(delta, ReasoningDelta):
-        return ReasoningDeltaEvent(valid_text(delta.text)) if delta.text else None
+    """The run event of ``delta``: the delta itself (its text made valid Unicode, the
+    call id on each argument fragment), or ``None`` for what a run does not yield."""
+    if isinstance(delta, TextDelta | ReasoningDelta):
+        if not delta.text:
+            return None
+        text = valid_text(delta.text)
+        return delta if text is delta.text else type(delta)(text)
     if isinstance(delta, ToolCallStart):
         ids[delta.index] = delta.id
-        return ToolCallStartEvent(delta.index, delta.id, delta.name)
+        return delta
     if isinstance(delta, ToolCallArgs):
-        return ToolCallArgsEvent(delta.index, ids.get(delta.index, ""), delta.arguments)
+        if delta.id:
+            return delta
+        return ToolCallArgs(delta.index, delta.arguments, ids.get(delta.index, ""))
     return None
 
 
 def _partial_turn(seen: list[RunEvent]) -> AssistantMessage:
     """The assistant turn of a reply cut short: its text (and reasoning) so far."""
-    text = "".join(e.text for e in seen if isinstance(e, TextDeltaEvent))
-    reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDeltaEvent))
+    text = "".join(e.text for e in seen if isinstance(e, TextDelta))
+    reasoning = "".join(e.text for e in seen if isinstance(e, ReasoningDelta))
     return AssistantMessage(content=text, reasoning=reasoning or None, incomplete=True)
 
 

@@ -4,6 +4,10 @@ A model turn yields its text, reasoning and tool-call deltas as they arrive, the
 :class:`TurnEndEvent`; each tool call of the turn then yields
 :class:`ToolExecuteEvent` (after the adapter chain) and :class:`ToolResultEvent`;
 the run ends with :class:`RunEndEvent`.
+
+The deltas are the model stream's own objects (one family, from the vendor's stream
+decoder to the reader of the run): ``TextDeltaEvent`` *is*
+:class:`~good_agent.providers.streaming.deltas.TextDelta`, and so on.
 """
 
 from __future__ import annotations
@@ -12,40 +16,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from good_agent.core.results import RunResult
+from good_agent.providers.streaming.deltas import (
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgs,
+    ToolCallStart,
+)
 from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage
 from good_agent.types.usage import Usage
 
+TextDeltaEvent = TextDelta
+"""A piece of the answer text: the model stream's own ``TextDelta``."""
 
-@dataclass(frozen=True, slots=True)
-class TextDeltaEvent:
-    """A piece of the answer text."""
+ReasoningDeltaEvent = ReasoningDelta
+"""A piece of the model's reasoning: the model stream's own ``ReasoningDelta``."""
 
-    text: str
+ToolCallStartEvent = ToolCallStart
+"""The model began a tool call (``index``, ``id``, ``name``): the stream's own
+``ToolCallStart``."""
 
-
-@dataclass(frozen=True, slots=True)
-class ReasoningDeltaEvent:
-    """A piece of the model's reasoning."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallStartEvent:
-    """The model began a tool call: its position in the turn, id and name."""
-
-    index: int
-    id: str
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallArgsEvent:
-    """A fragment of a tool call's JSON argument text."""
-
-    index: int
-    id: str
-    arguments: str
+ToolCallArgsEvent = ToolCallArgs
+"""A fragment of a tool call's JSON argument text (``index``, ``arguments``, ``id``):
+the stream's own ``ToolCallArgs``, its ``id`` always set in a run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,10 +72,10 @@ class RunEndEvent:
 
 
 RunEvent = (
-    TextDeltaEvent
-    | ReasoningDeltaEvent
-    | ToolCallStartEvent
-    | ToolCallArgsEvent
+    TextDelta
+    | ReasoningDelta
+    | ToolCallStart
+    | ToolCallArgs
     | TurnEndEvent
     | ToolExecuteEvent
     | ToolResultEvent

@@ -16,9 +16,18 @@ from good_agent.providers.streaming.deltas import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.providers.types import ParsedToolCall, ProviderResponse, ToolChoice
-from good_agent.types.messages import AssistantMessage, Message, ToolCall
-from good_agent.types.usage import Usage
+from good_agent.providers.types import ToolChoice
+from good_agent.types.messages import Message, ModelResponse
+
+__all__ = [
+    "LanguageModel",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelStreamItem",
+    "deltas_of",
+    "stream_of",
+    "stream_whole",
+]
 
 
 @dataclass(slots=True)
@@ -40,41 +49,6 @@ class ModelRequest:
         """This request with other ``messages`` (the rest is shared, not copied)."""
         return ModelRequest(
             messages, self.tools, self.tool_choice, self.settings, self.response_format
-        )
-
-
-@dataclass(slots=True)
-class ModelResponse:
-    """A model's reply: text and/or tool calls, why it stopped, and token usage."""
-
-    content: str | None = None
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    finish_reason: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    reasoning: str | None = None
-    replay: list[dict[str, Any]] = field(default_factory=list)
-    """Provider items the next request must carry back (thinking blocks, reasoning items)."""
-
-    def with_tool_calls(self, tool_calls: list[ToolCall]) -> ModelResponse:
-        """This reply with other ``tool_calls`` (the rest is shared, not copied)."""
-        return ModelResponse(
-            self.content, tool_calls, self.finish_reason, self.usage, self.reasoning, self.replay
-        )
-
-    @classmethod
-    def from_provider(cls, response: ProviderResponse) -> ModelResponse:
-        """Build a reply from the provider layer's normalized response."""
-        return _from_provider(cls, response)
-
-    def to_message(self) -> AssistantMessage:
-        """Return the assistant message this reply appends to the history."""
-        return AssistantMessage(
-            content=self.content,
-            tool_calls=list(self.tool_calls),
-            reasoning=self.reasoning,
-            finish_reason=self.finish_reason,
-            usage=self.usage,
-            replay=[dict(item) for item in self.replay],
         )
 
 
@@ -129,7 +103,7 @@ def deltas_of(response: ModelResponse) -> list[ModelDelta]:
         deltas.append(TextDelta(response.content))
     for index, call in enumerate(response.tool_calls):
         deltas.append(ToolCallStart(index, call.id, call.name))
-        deltas.append(ToolCallArgs(index, call.to_openai()["function"]["arguments"]))
+        deltas.append(ToolCallArgs(index, call.to_openai()["function"]["arguments"], call.id))
         deltas.append(ToolCallEnd(index))
     usage = response.usage
     deltas.append(UsageDelta(usage.input_tokens, usage.output_tokens))
@@ -154,26 +128,3 @@ def stream_of(model: Any, request: ModelRequest) -> AsyncIterator[ModelStreamIte
         return stream_whole(model, request)
     items: AsyncIterator[ModelStreamItem] = stream(request)
     return items
-
-
-def tool_call_from_parsed(call: ParsedToolCall) -> ToolCall:
-    """Convert a provider-layer call to the agent's :class:`ToolCall`."""
-    return ToolCall(
-        id=call.id,
-        name=call.name,
-        arguments=call.arguments if call.arguments is not None else {},
-        raw_arguments=call.raw_arguments,
-        arguments_error=call.error,
-        arguments_problems=list(call.problems) or ([call.error] if call.error else []),
-    )
-
-
-def _from_provider(cls: type[ModelResponse], response: ProviderResponse) -> ModelResponse:
-    return cls(
-        content=response.content,
-        tool_calls=[tool_call_from_parsed(call) for call in response.tool_calls],
-        finish_reason=response.finish_reason,
-        usage=response.usage,
-        reasoning=response.reasoning,
-        replay=[dict(item) for item in response.replay],
-    )

@@ -23,13 +23,15 @@ import logging
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from good_agent.providers.arguments import with_call_changes
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.prompted import new_call_id
 from good_agent.providers.strategies.reply_streams import ReplyStream, TextCallStream
 from good_agent.providers.text import StreamingParser, get_parser
 from good_agent.providers.tool_names import tool_name
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
 from good_agent.types.errors import ModelBadRequestError, ModelError
+from good_agent.types.messages import ModelResponse
 
 logger = logging.getLogger("good_agent.models.fallback")
 
@@ -99,8 +101,8 @@ def forget_all() -> None:
 
 
 def calls_from_content(
-    key: str, response: ProviderResponse, tools: Sequence[JSONDict]
-) -> ProviderResponse:
+    key: str, response: ModelResponse, tools: Sequence[JSONDict]
+) -> ModelResponse:
     """Parse tool calls a native reply wrote into ``content``; unchanged if there are none."""
     if response.tool_calls or not response.content or not tools:
         return response
@@ -112,8 +114,8 @@ def calls_from_content(
 
 
 def content_reply(
-    key: str, plain: ProviderResponse, parser: StreamingParser, ids: list[str]
-) -> ProviderResponse:
+    key: str, plain: ModelResponse, parser: StreamingParser, ids: list[str]
+) -> ModelResponse:
     """``plain`` with the calls ``parser`` found in its text (``ids``: given while streaming).
 
     Unchanged when the reply has native calls or the text has none.
@@ -122,10 +124,10 @@ def content_reply(
     if plain.tool_calls or not result.calls:
         return plain
     log_once(key, "content", f"{key}: tool calls arrived as text in content; parsing them")
-    calls = tuple(
-        dataclasses.replace(call, id=ids[n] if n < len(ids) else new_call_id())
+    calls = [
+        with_call_changes(call, id=ids[n] if n < len(ids) else new_call_id())
         for n, call in enumerate(result.calls)
-    )
+    ]
     return dataclasses.replace(
         plain, tool_calls=calls, content=result.content or None, finish_reason="tool_calls"
     )

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any, ClassVar
 
 from good_agent.models import fallback
-from good_agent.models.base import ModelRequest, ModelResponse, ModelStreamItem
+from good_agent.models.base import ModelRequest, ModelStreamItem
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
@@ -33,7 +33,7 @@ from good_agent.providers.transport import (
     streams,
     transport_address,
 )
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict
 from good_agent.providers.wire_errors import malformed_reply, stream_cut
 from good_agent.types.errors import (
     ModelConnectionError,
@@ -42,7 +42,7 @@ from good_agent.types.errors import (
     ModelOverloadedError,
     ModelResponseError,
 )
-from good_agent.types.messages import to_openai_messages
+from good_agent.types.messages import ModelResponse, to_openai_messages
 from good_agent.types.usage import Usage
 
 __all__ = ["ProviderModel", "SDKModel", "StrictSetting", "Transport"]
@@ -125,11 +125,14 @@ class ProviderModel:
         """The strategy for ``mode`` (``AUTO``: the model's own)."""
         return self.strategy.for_mode(None if mode is ToolCallingMode.AUTO else mode)
 
-    def chat_request(self, request: ModelRequest) -> ChatRequest:
-        """``request`` as the provider layer's neutral request (settings merged).
+    def chat_request(self, request: ModelRequest | ChatRequest) -> ChatRequest:
+        """``request`` as the provider layer's neutral request (settings merged); a
+        ``ChatRequest`` is already one.
 
         ``mode`` stays in the settings; [`plan`][good_agent.ProviderModel.plan] takes it out.
         """
+        if isinstance(request, ChatRequest):
+            return request
         settings = {**self.settings, **request.settings}
         parallel = settings.pop("parallel_tool_calls", None)
         response_format = settings.pop("response_format", None)
@@ -185,22 +188,18 @@ class ProviderModel:
         )
         return self.plan(chat, ToolCallingMode.VALIDATED)
 
-    async def request(self, request: ModelRequest) -> ModelResponse:
-        """Send ``request`` and normalize the reply.
+    async def request(self, request: ModelRequest | ChatRequest) -> ModelResponse:
+        """Send ``request`` and return the reply, decoded from the wire.
 
-        In ``AUTO`` mode a native model falls back to prompt-based calling when its
-        server rejects tools, and tool calls it writes into ``content`` are parsed
-        (see `good_agent.models.strategy`).
+        The agent sends a [`ModelRequest`][good_agent.ModelRequest]; the bridge sends the
+        provider layer's [`ChatRequest`][good_agent.providers.ChatRequest] (OpenAI chat
+        message dicts, as its clients wrote them). In ``AUTO`` mode a native model falls
+        back to prompt-based calling when its server rejects tools, and tool calls it
+        writes into ``content`` are parsed (see `good_agent.models.strategy`). In
+        ``VALIDATED`` mode an invalid call is sent back to the model with its errors, up
+        to ``validation_retries`` times; usage adds up over the attempts.
         """
-        return ModelResponse.from_provider(await self.request_chat(self.chat_request(request)))
-
-    async def request_chat(self, chat: ChatRequest) -> ProviderResponse:
-        """Like [`request`][good_agent.ProviderModel.request], in the provider layer's terms (the
-        bridge's entry point).
-
-        In ``VALIDATED`` mode an invalid call is sent back to the model with its
-        errors, up to ``validation_retries`` times; usage adds up over the attempts.
-        """
+        chat = self.chat_request(request)
         plan = self.plan(chat)
         try:
             raw = await self.transport.send(plan.body)
@@ -210,7 +209,7 @@ class ProviderModel:
         decoded = self._decoded(plan, raw)
         retries = self.validation_retries if plan.mode is ToolCallingMode.VALIDATED else 0
         usage = decoded.usage
-        while retries and any(call.error for call in decoded.tool_calls):
+        while retries and any(call.arguments_error for call in decoded.tool_calls):
             retries -= 1
             said = plan.strategy.codec.decode_response(raw, None)
             chat = with_feedback(chat, said, decoded)
@@ -223,7 +222,7 @@ class ProviderModel:
             )
         return dataclasses.replace(decoded, usage=usage)
 
-    def _decoded(self, plan: Plan, raw: JSONDict) -> ProviderResponse:
+    def _decoded(self, plan: Plan, raw: JSONDict) -> ModelResponse:
         if not isinstance(raw, dict):
             raise malformed_reply(raw, provider=self.provider)
         try:
@@ -250,30 +249,19 @@ class ProviderModel:
             decoded = dataclasses.replace(decoded, tool_calls=decoded.tool_calls[:1])
         return decoded
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+    async def stream(
+        self, request: ModelRequest | ChatRequest
+    ) -> AsyncGenerator[ModelStreamItem, None]:
         """Yield the reply's deltas as they arrive, then the reply.
 
-        The upstream stream is read to its end (its connection goes back to the
-        pool). A stream cut before the provider's final event raises
+        ``request`` is as for [`request`][good_agent.ProviderModel.request]. The upstream
+        stream is read to its end (its connection goes back to the pool). A stream cut
+        before the provider's final event raises
         [`ModelIncompleteStreamError`][good_agent.ModelIncompleteStreamError]. A refusal of
         tools before anything arrived falls back as in
         [`request`][good_agent.ProviderModel.request].
         """
-        replies = self.stream_chat(self.chat_request(request))
-        try:
-            async for item in replies:
-                if isinstance(item, ProviderResponse):
-                    yield ModelResponse.from_provider(item)
-                else:
-                    yield item
-        finally:
-            await replies.aclose()
-
-    async def stream_chat(
-        self, chat: ChatRequest
-    ) -> AsyncGenerator[ModelDelta | ProviderResponse, None]:
-        """Like [`stream`][good_agent.ProviderModel.stream], in the provider layer's terms (the
-        bridge's entry point)."""
+        chat = self.chat_request(request)
         plan = self.plan(chat)
         events = self._events(plan)
         try:
@@ -346,12 +334,12 @@ class ProviderModel:
         )
 
 
-def with_feedback(
-    chat: ChatRequest, said: ProviderResponse, decoded: ProviderResponse
-) -> ChatRequest:
+def with_feedback(chat: ChatRequest, said: ModelResponse, decoded: ModelResponse) -> ChatRequest:
     """``chat`` followed by the model's reply and the errors of its invalid calls."""
     problems = "\n".join(
-        f"- {call.name or 'a tool call'}: {call.error}" for call in decoded.tool_calls if call.error
+        f"- {call.name or 'a tool call'}: {call.arguments_error}"
+        for call in decoded.tool_calls
+        if call.arguments_error
     )
     feedback = (
         "These tool calls could not be used:\n"

@@ -35,7 +35,8 @@ from good_agent.providers.strategies.context import RequestContext
 from good_agent.providers.strategies.native import CodecStrategy
 from good_agent.providers.strategies.prompted import PromptedStrategy
 from good_agent.providers.strategies.reply_streams import ReplyStream
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ModelResponse
 
 StrictSetting = bool | None | Literal["profile"]
 """Strict tools: ``"profile"`` follows the profile, else the codec's tri-state value."""
@@ -62,7 +63,7 @@ class Plan:
         """The mode the request was encoded in."""
         return ToolCallingMode.NATIVE if self.plain else self.strategy.mode
 
-    def decode(self, raw: JSONDict) -> ProviderResponse:
+    def decode(self, raw: JSONDict) -> ModelResponse:
         """The whole reply, decoded with the request's context."""
         if self.plain:
             return CodecStrategy.decode_reply(self.strategy, raw, self.context)

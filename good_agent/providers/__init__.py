@@ -7,22 +7,17 @@ from each provider's wire format. Nothing in this package imports the agent core
 """
 
 from good_agent.providers.text import ParseResult, TextParseError, parse_text, parse_tool_calls
-from good_agent.providers.types import (
-    ChatRequest,
-    JSONDict,
-    ParsedToolCall,
-    ProviderResponse,
-    ToolChoice,
-)
+from good_agent.providers.types import ChatRequest, JSONDict, ToolChoice
+from good_agent.types.messages import ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 __all__ = [
     "ChatRequest",
     "JSONDict",
+    "ModelResponse",
     "ParseResult",
-    "ParsedToolCall",
-    "ProviderResponse",
     "TextParseError",
+    "ToolCall",
     "ToolChoice",
     "Usage",
     "parse_text",

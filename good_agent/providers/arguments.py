@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from good_agent.providers.types import JSONDict, ParsedToolCall
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ToolCall
 
 
 def decode_arguments(raw: str | JSONDict | None) -> tuple[JSONDict | None, str | None]:
@@ -34,15 +35,41 @@ def decode_arguments(raw: str | JSONDict | None) -> tuple[JSONDict | None, str |
     return value, None
 
 
-def parsed_call(call_id: str, name: str, raw: str | JSONDict | None) -> ParsedToolCall:
-    """Build a :class:`ParsedToolCall`, decoding ``raw`` and keeping it when invalid."""
+def parsed_call(call_id: str, name: str, raw: str | JSONDict | None) -> ToolCall:
+    """Build a :class:`~good_agent.types.messages.ToolCall`, decoding ``raw`` and
+    keeping it (with the problem) when invalid."""
     arguments, error = decode_arguments(raw)
     raw_text = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {})
-    return ParsedToolCall(
+    return (
+        invalid_call(call_id, name, raw_text, error)
+        if arguments is None
+        else ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw_text)
+    )
+
+
+def invalid_call(
+    call_id: str, name: str, raw: str, error: str | None, problems: list[str] | None = None
+) -> ToolCall:
+    """A call whose arguments could not be used: no arguments, the raw text kept,
+    ``error`` for the model and each problem listed (``[error]`` by default)."""
+    return ToolCall(
         id=call_id,
         name=name,
-        arguments=arguments,
-        raw_arguments=raw_text,
-        error=error,
-        problems=[error] if error is not None else [],
+        raw_arguments=raw,
+        arguments_error=error,
+        arguments_problems=problems or ([error] if error else []),
     )
+
+
+def with_call_changes(call: ToolCall, **changes: Any) -> ToolCall:
+    """``call`` with some fields changed (a new call: tool calls are frozen)."""
+    fields = {
+        "id": call.id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "raw_arguments": call.raw_arguments,
+        "arguments_error": call.arguments_error,
+        "arguments_problems": call.arguments_problems,
+    }
+    fields.update(changes)
+    return ToolCall(**fields)

@@ -19,7 +19,8 @@ from good_agent.providers.openai.chat_stream import OpenAIChatDecoder
 from good_agent.providers.openai.responses_stream import OpenAIResponsesDecoder
 from good_agent.providers.streaming import StreamDecoder, WholeReplyDecoder
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import ModelResponse
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +36,7 @@ class Codec:
     name: str
     tool_names: Callable[[ChatRequest], ToolNameMap]
     encode_request: Callable[..., JSONDict]
-    decode_response: Callable[[JSONDict, ToolNameMap | None], ProviderResponse]
+    decode_response: Callable[[JSONDict, ToolNameMap | None], ModelResponse]
     history_key: str = "messages"
     supports_response_format: bool = True
     stream_decoder: Callable[[ToolNameMap | None], StreamDecoder] | None = None

@@ -11,10 +11,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
+from good_agent.providers.arguments import with_call_changes
 from good_agent.providers.schema.nulls import drop_added_nulls
-from good_agent.providers.types import JSONDict, ParsedToolCall
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ToolCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +141,14 @@ def tool_parameters(tool: JSONDict) -> JSONDict:
     return {"type": "object", "properties": {}}
 
 
-def restore_call(call: ParsedToolCall, names: ToolNameMap | None) -> ParsedToolCall:
+def restore_call(call: ToolCall, names: ToolNameMap | None) -> ToolCall:
     """Map a decoded call back to the original tool name and undo strict nulls."""
     if names is None:
         return call
     original = names.to_original(call.name)
-    return replace(call, name=original, arguments=names.restore_arguments(original, call.arguments))
+    arguments = call.arguments
+    if call.arguments_error is None:
+        arguments = names.restore_arguments(original, arguments) or {}
+    if original == call.name and arguments is call.arguments:
+        return call
+    return with_call_changes(call, name=original, arguments=arguments)

@@ -26,7 +26,7 @@ from good_agent.server.config import (  # noqa: E402
 from good_agent.server.errors import BridgeError  # noqa: E402
 from good_agent.server.request_schemas import ChatCompletionsBody, MessagesBody  # noqa: E402
 from good_agent.server.serve import check_exposure, serve  # noqa: E402
-from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel  # noqa: E402
+from good_agent.server.served import BridgeRequest, ServedModel  # noqa: E402
 
 __all__ = [
     "DEFAULT_HOST",
@@ -34,7 +34,6 @@ __all__ = [
     "Bridge",
     "BridgeConfig",
     "BridgeError",
-    "BridgeReply",
     "BridgeRequest",
     "ChatCompletionsBody",
     "ConfigError",

@@ -25,9 +25,10 @@ from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server.errors import bad_request
 from good_agent.server.request_schemas import MessagesBody, check_body
-from good_agent.server.served import BridgeReply, BridgeRequest
+from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_tool_schema
 from good_agent.types.content import MEDIA_KEY, guess_media_type, kind_of_media
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -253,7 +254,7 @@ def _input(arguments: str) -> Any:
     return value if isinstance(value, dict) else {}
 
 
-def message_body(reply: BridgeReply, model: str) -> JSONDict:
+def message_body(reply: ModelResponse, model: str) -> JSONDict:
     """A Messages ``message`` object."""
     content: list[JSONDict] = []
     if reply.content:
@@ -264,7 +265,7 @@ def message_body(reply: BridgeReply, model: str) -> JSONDict:
                 "type": "tool_use",
                 "id": call.id,
                 "name": call.name,
-                "input": _input(call.raw_arguments),
+                "input": _input(call.arguments_text),
             }
         )
     return {
@@ -273,7 +274,7 @@ def message_body(reply: BridgeReply, model: str) -> JSONDict:
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": STOP_REASONS.get(reply.finish_reason, "end_turn"),
+        "stop_reason": STOP_REASONS.get(finish_of(reply), "end_turn"),
         "stop_sequence": None,
         "usage": {
             "input_tokens": reply.usage.input_tokens,

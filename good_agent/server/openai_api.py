@@ -22,8 +22,9 @@ from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import bad_request
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
-from good_agent.server.served import BridgeReply, BridgeRequest
+from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -179,7 +180,7 @@ def completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex[:24]}"
 
 
-def completion_body(reply: BridgeReply, model: str) -> JSONDict:
+def completion_body(reply: ModelResponse, model: str) -> JSONDict:
     """A ``chat.completion`` object."""
     message: JSONDict = {"role": "assistant", "content": reply.content, "refusal": None}
     if reply.reasoning:
@@ -189,7 +190,7 @@ def completion_body(reply: BridgeReply, model: str) -> JSONDict:
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": call.raw_arguments or "{}"},
+                "function": {"name": call.name, "arguments": call.arguments_text or "{}"},
             }
             for call in reply.tool_calls
         ]
@@ -199,7 +200,7 @@ def completion_body(reply: BridgeReply, model: str) -> JSONDict:
         "created": int(time.time()),
         "model": model,
         "choices": [
-            {"index": 0, "message": message, "finish_reason": reply.finish_reason, "logprobs": None}
+            {"index": 0, "message": message, "finish_reason": finish_of(reply), "logprobs": None}
         ],
         "usage": usage_body(reply.usage),
     }

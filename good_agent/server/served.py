@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import AsyncGenerator
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -30,36 +29,19 @@ from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import ModelDelta
 from good_agent.providers.tool_names import tool_function
 from good_agent.providers.transport import AnyTransport
-from good_agent.providers.types import ChatRequest, ParsedToolCall, ProviderResponse
+from good_agent.providers.types import ChatRequest
 from good_agent.providers.wire_errors import map_http_error
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request, register_secret
 from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
-from good_agent.types.usage import Usage
+from good_agent.types.messages import ModelResponse
 
 BridgeRequest = ChatRequest
 """A request as received from a client: the provider layer's neutral
 [`ChatRequest`][good_agent.providers.ChatRequest] (OpenAI chat messages and tools)."""
 
 
-@dataclass(slots=True)
-class BridgeReply:
-    """A whole reply: content, tool calls, OpenAI finish reason, usage and reasoning."""
-
-    content: str | None
-    tool_calls: list[ParsedToolCall]
-    finish_reason: str
-    usage: Usage
-    reasoning: str | None = None
-
-    @classmethod
-    def of(cls, response: ProviderResponse) -> BridgeReply:
-        """The reply a client receives for the model core's ``response``."""
-        calls = list(response.tool_calls)
-        return cls(response.content, calls, finish_of(response), response.usage, response.reasoning)
-
-
-def finish_of(response: ProviderResponse) -> str:
+def finish_of(response: ModelResponse) -> str:
     """The OpenAI finish reason a client is sent: ``tool_calls`` when calls were made,
     else the upstream's reason when it is a string (a reply of the wrong shape may
     carry anything there), else ``stop``."""
@@ -69,7 +51,7 @@ def finish_of(response: ProviderResponse) -> str:
     return reason if isinstance(reason, str) and reason else "stop"
 
 
-StreamItem = ModelDelta | ProviderResponse
+StreamItem = ModelDelta | ModelResponse
 """What a served stream yields: deltas, then the final reply."""
 
 
@@ -193,12 +175,12 @@ class ServedModel:
             request = dataclasses.replace(request, settings=settings)
         return request
 
-    async def complete(self, request: BridgeRequest) -> BridgeReply:
+    async def complete(self, request: BridgeRequest) -> ModelResponse:
         """Send ``request`` and return the whole reply (``request_timeout`` at most)."""
         chat = self.prepare(request)
         try:
             with anyio.fail_after(self.request_timeout):
-                response = await self.model.request_chat(chat)
+                response = await self.model.request(chat)
         except TimeoutError:
             raise ModelTimeoutError(
                 f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
@@ -208,7 +190,7 @@ class ServedModel:
             raise
         except Exception as exc:
             raise self.transport_failure(exc) from exc
-        return BridgeReply.of(response)
+        return response
 
     def transport_failure(self, exc: Exception) -> Exception:
         """A registered provider's transport failing with an untyped error, as a
@@ -224,7 +206,7 @@ class ServedModel:
 
     def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream ``request``: deltas, then the final reply (``stream_timeout`` at most)."""
-        return within(self.model.stream_chat(self.prepare(request)), self)
+        return within(self.model.stream(self.prepare(request)), self)
 
 
 async def within(

@@ -23,12 +23,12 @@ from good_agent.providers.streaming import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.providers.types import ProviderResponse
 from good_agent.server.anthropic_api import MessageStreamWriter, event
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import ChunkWriter, sse
 from good_agent.server.served import BridgeRequest, ServedModel, StreamItem, finish_of
 from good_agent.types.errors import ModelError
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 logger = logging.getLogger("good_agent.server")
@@ -108,7 +108,7 @@ async def openai_stream(
                 yield writer.call(item)
             elif isinstance(item, UsageDelta):
                 usage = merge_usage(usage, item)
-            elif isinstance(item, ProviderResponse):
+            elif isinstance(item, ModelResponse):
                 usage = item.usage
                 yield writer.finish(finish_of(item))
         if include_usage:
@@ -148,7 +148,7 @@ async def anthropic_stream(
             if isinstance(item, UsageDelta):
                 usage = merge_usage(usage, item)
                 continue
-            if isinstance(item, ProviderResponse):
+            if isinstance(item, ModelResponse):
                 usage = item.usage
             if not started:
                 started = True
@@ -157,7 +157,7 @@ async def anthropic_stream(
                 yield writer.text(item.text)
             elif isinstance(item, ToolCallStart | ToolCallArgs):
                 yield writer.call(item)
-            elif isinstance(item, ProviderResponse):
+            elif isinstance(item, ModelResponse):
                 yield writer.finish(finish_of(item), usage)
         status = 200
     except Exception as exc:

@@ -1,13 +1,16 @@
-"""Conversation messages, tool calls and tool responses.
+"""Conversation messages, tool calls, tool responses and a model's reply.
 
 Messages are pydantic models discriminated by ``role``. Each converts itself to the
 OpenAI Chat Completions message dict with :meth:`to_openai`, the shape the provider
-layer speaks.
+layer speaks. A reply is decoded from the wire straight into a :class:`ModelResponse`
+(with :class:`ToolCall` s) and enters the history as the :class:`AssistantMessage` of
+:meth:`ModelResponse.to_message`.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -48,6 +51,14 @@ class ToolCall(BaseModel):
     raw_arguments: str | None = None
     arguments_error: str | None = None
     arguments_problems: list[str] = Field(default_factory=list)
+
+    @property
+    def arguments_text(self) -> str:
+        """The argument text as the model wrote it (``raw_arguments``), else the
+        arguments as JSON."""
+        if self.raw_arguments is not None:
+            return self.raw_arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
 
     def to_openai(self) -> dict[str, Any]:
         """Return the OpenAI ``tool_calls`` entry for this call."""
@@ -185,6 +196,50 @@ class AssistantMessage(BaseModel):
         if self.tool_calls:
             message["tool_calls"] = [call.to_openai() for call in self.tool_calls]
         return message
+
+
+@dataclass(slots=True)
+class ModelResponse:
+    """A model's reply: text and/or tool calls, why it stopped, and token usage.
+
+    Every codec decodes a whole reply into one, every stream decoder ends with one;
+    the agent appends its [`to_message`][good_agent.ModelResponse.to_message] to the
+    history and the bridge writes it in the client's wire format. ``finish_reason``
+    uses the OpenAI vocabulary (``stop``, ``tool_calls``, ``length``,
+    ``content_filter``); ``model`` is the model id the upstream reported, if any.
+    """
+
+    content: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    reasoning: str | None = None
+    replay: list[dict[str, Any]] = field(default_factory=list)
+    """Provider items the next request must carry back (thinking blocks, reasoning items)."""
+    model: str | None = None
+
+    def with_tool_calls(self, tool_calls: list[ToolCall]) -> ModelResponse:
+        """This reply with other ``tool_calls`` (the rest is shared, not copied)."""
+        return ModelResponse(
+            self.content,
+            tool_calls,
+            self.finish_reason,
+            self.usage,
+            self.reasoning,
+            self.replay,
+            self.model,
+        )
+
+    def to_message(self) -> AssistantMessage:
+        """Return the assistant message this reply appends to the history."""
+        return AssistantMessage(
+            content=self.content,
+            tool_calls=list(self.tool_calls),
+            reasoning=self.reasoning,
+            finish_reason=self.finish_reason,
+            usage=self.usage,
+            replay=[dict(item) for item in self.replay],
+        )
 
 
 class ToolMessage(BaseModel):

@@ -34,8 +34,8 @@ from good_agent.providers.tool_names import (
     tool_name,
     tool_parameters,
 )
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
-from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY, ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 PROVIDER = "anthropic"
@@ -223,11 +223,11 @@ def _tool_result(message: JSONDict) -> JSONDict:
     return block
 
 
-def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize a Messages API response body.
 
     ``thinking`` and ``redacted_thinking`` blocks are kept whole in
-    ``ProviderResponse.replay`` so the next request can send them back. A reply whose
+    ``ModelResponse.replay`` so the next request can send them back. A reply whose
     ``content`` is not a list of blocks raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
     """
@@ -235,7 +235,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
     texts: list[str] = []
     thinking: list[str] = []
     replay: list[JSONDict] = []
-    calls: list[ParsedToolCall] = []
+    calls: list[ToolCall] = []
     for block in items_of(field_list(raw, "content", PROVIDER), "content", PROVIDER):
         kind = block.get("type")
         if kind == "text":
@@ -255,9 +255,9 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
             )
     usage = field_object(raw, "usage", PROVIDER)
     stop = raw.get("stop_reason")
-    return ProviderResponse(
+    return ModelResponse(
         content="".join(texts) if texts else None,
-        tool_calls=tuple(calls),
+        tool_calls=calls,
         finish_reason=STOP_REASONS.get(str(stop), stop) if stop else None,
         usage=Usage(
             input_tokens=int(usage.get("input_tokens") or 0),
@@ -265,5 +265,5 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         ),
         reasoning="".join(thinking) if thinking else None,
         model=raw.get("model"),
-        replay=tuple(replay),
+        replay=replay,
     )

@@ -41,7 +41,8 @@ from good_agent.providers.tool_names import (
     tool_name,
     tool_parameters,
 )
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 GENERATED_ID_PREFIX = "gemini_call_"
@@ -271,14 +272,14 @@ def new_call_id() -> str:
     return f"{GENERATED_ID_PREFIX}{uuid.uuid4().hex[:16]}"
 
 
-def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize a ``generateContent`` response (first candidate)."""
     return decode_with_signatures(raw, names)[0]
 
 
 def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
-) -> tuple[ProviderResponse, dict[str, str]]:
+) -> tuple[ModelResponse, dict[str, str]]:
     """Like :func:`decode_response`, also returning call id -> thought signature."""
     raw = reply_object(raw, "gemini")
     candidates = field_of(raw, "candidates") or []
@@ -290,7 +291,7 @@ def decode_with_signatures(
     candidate = candidates[0] if candidates else {}
     texts: list[str] = []
     thoughts: list[str] = []
-    calls: list[ParsedToolCall] = []
+    calls: list[ToolCall] = []
     signatures: dict[str, str] = {}
     for part in field_of(field_of(candidate, "content"), "parts") or []:
         call = field_of(part, "function_call")
@@ -313,9 +314,9 @@ def decode_with_signatures(
         finish = "tool_calls"
     if not candidates:
         finish = "content_filter"  # the prompt was blocked (promptFeedback.blockReason)
-    response = ProviderResponse(
+    response = ModelResponse(
         content="".join(texts) if texts else None,
-        tool_calls=tuple(calls),
+        tool_calls=calls,
         finish_reason=finish,
         usage=Usage(
             input_tokens=int(field_of(usage, "prompt_token_count") or 0),

@@ -30,7 +30,8 @@ from good_agent.providers.tool_names import (
     tool_name,
     tool_parameters,
 )
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 _OPTIONS = {
@@ -128,7 +129,7 @@ def _images(message: JSONDict) -> list[str]:
     return images
 
 
-def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize an ``/api/chat`` response body (a malformed one raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`)."""
     raw = reply_object(raw, "ollama")
@@ -150,9 +151,9 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         )
     reason = raw.get("done_reason")
     finish = "tool_calls" if calls else (str(reason) if reason else None)
-    return ProviderResponse(
+    return ModelResponse(
         content=message.get("content") or None,
-        tool_calls=tuple(calls),
+        tool_calls=calls,
         finish_reason=finish,
         usage=Usage(
             input_tokens=int(raw.get("prompt_eval_count") or 0),

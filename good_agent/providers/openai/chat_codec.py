@@ -30,8 +30,8 @@ from good_agent.providers.reply_shape import (
 )
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
-from good_agent.providers.types import ChatRequest, JSONDict, ProviderResponse
-from good_agent.types.messages import REPLAY_KEY
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import REPLAY_KEY, ModelResponse
 from good_agent.types.usage import Usage
 
 SETTING_KEYS = (
@@ -125,7 +125,7 @@ def _wire_part(part: Any) -> Any:
     return without_media_key(part)
 
 
-def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize a Chat Completions response body (first choice).
 
     A reply without choices, or with fields of the wrong shape, raises
@@ -142,7 +142,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
     items = items_of(
         field_list(message, "tool_calls", PROVIDER, required=False), "tool_calls", PROVIDER
     )
-    calls = tuple(
+    calls = [
         restore_call(
             parsed_call(
                 str(item.get("id") or f"call_{index}"),
@@ -152,7 +152,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
             names,
         )
         for index, item in enumerate(items)
-    )
+    ]
     content = message.get("content")
     if isinstance(content, list):
         content = text_of(content)
@@ -160,7 +160,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         kind = type(content).__name__
         raise ReplyShapeError(PROVIDER, f"'message.content' is a {kind}, not text", raw)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
-    return ProviderResponse(
+    return ModelResponse(
         content=content,
         tool_calls=calls,
         finish_reason=choice.get("finish_reason"),

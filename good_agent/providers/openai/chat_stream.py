@@ -22,7 +22,8 @@ from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.streaming.decoder import DONE_EVENT, StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ModelResponse
 
 
 class OpenAIChatDecoder(StreamDecoder):
@@ -64,7 +65,7 @@ class OpenAIChatDecoder(StreamDecoder):
             self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out)
         return out
 
-    def finish(self) -> ProviderResponse:
+    def finish(self) -> ModelResponse:
         """The whole reply; a :class:`ReplyShapeError` when no chunk held a choice."""
         response = super().finish()
         if not self._choices:

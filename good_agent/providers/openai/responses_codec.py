@@ -21,8 +21,8 @@ from good_agent.providers.parts import media_in, read_part, tool_media_as_user, 
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
-from good_agent.types.messages import REPLAY_KEY
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import REPLAY_KEY, ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 PROVIDER = "openai-responses"
@@ -144,10 +144,10 @@ def _input_part(part: Any) -> JSONDict:
     }
 
 
-def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ProviderResponse:
+def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize a Responses API response object.
 
-    ``reasoning`` items are kept whole in ``ProviderResponse.replay`` for the next
+    ``reasoning`` items are kept whole in ``ModelResponse.replay`` for the next
     request, with the item ids of the function calls (to pair them again). A reply
     whose ``output`` is not a list of items raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
@@ -156,7 +156,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
     texts: list[str] = []
     reasoning: list[str] = []
     replay: list[JSONDict] = []
-    calls: list[ParsedToolCall] = []
+    calls: list[ToolCall] = []
     for item in items_of(field_list(raw, "output", PROVIDER), "output", PROVIDER):
         kind = item.get("type")
         if kind == "message":
@@ -179,9 +179,9 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
             for part in item.get("summary") or []:
                 reasoning.append(str(part.get("text") or ""))
     usage = field_object(raw, "usage", PROVIDER)
-    return ProviderResponse(
+    return ModelResponse(
         content="".join(texts) if texts else None,
-        tool_calls=tuple(calls),
+        tool_calls=calls,
         finish_reason=_finish(raw, bool(calls)),
         usage=Usage(
             input_tokens=int(usage.get("input_tokens") or 0),
@@ -189,7 +189,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> Provider
         ),
         reasoning="\n".join(reasoning) if reasoning else None,
         model=raw.get("model"),
-        replay=tuple(replay),
+        replay=replay,
     )
 
 

@@ -16,7 +16,8 @@ from good_agent.providers.openai import responses_codec as openai_responses
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ModelResponse
 
 
 class OpenAIResponsesDecoder(StreamDecoder):
@@ -82,7 +83,7 @@ class OpenAIResponsesDecoder(StreamDecoder):
         self.finish_reason(reason, out)
         self.complete = True
 
-    def response(self) -> ProviderResponse:
+    def response(self) -> ModelResponse:
         """The reply, with the items to replay read from the final response object."""
         reply = super().response()
         if not self._final.get("output"):

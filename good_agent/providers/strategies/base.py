@@ -6,7 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from good_agent.providers.types import JSONDict, ParsedToolCall, ProviderResponse, ToolChoice
+from good_agent.providers.types import JSONDict, ToolChoice
+from good_agent.types.messages import ModelResponse, ToolCall
 
 
 class ToolCallingMode(enum.Enum):
@@ -59,7 +60,7 @@ class ToolCallingStrategy(Protocol):
         ``parallel_tool_calls`` and ``settings``."""
         ...
 
-    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
+    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ModelResponse:
         """The whole reply, normalized."""
         ...
 
@@ -72,7 +73,7 @@ class ToolCallingStrategy(Protocol):
 
     def extract_tool_calls(
         self, response: JSONDict, tools: list[JSONDict] | None = None
-    ) -> list[ParsedToolCall]:
+    ) -> list[ToolCall]:
         """Every tool call in the reply."""
         ...
 
@@ -82,7 +83,7 @@ class ToolCallingStrategy(Protocol):
         """Check a payload's tool name and arguments against the tool's schema."""
         ...
 
-    def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
+    def assistant_turn(self, response: ModelResponse) -> list[JSONDict]:
         """The reply as history entries in the provider's own format."""
         ...
 

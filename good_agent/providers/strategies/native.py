@@ -10,8 +10,8 @@ from good_agent.providers.strategies.context import RequestContext
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.strategies.validation import validate_payload
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
-from good_agent.types.messages import REPLAY_KEY
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import REPLAY_KEY, ModelResponse, ToolCall
 
 
 class CodecStrategy:
@@ -81,7 +81,7 @@ class CodecStrategy:
         """The provider request body for ``tools`` and ``messages``."""
         return self.encode(tools, messages, **kw)[0]
 
-    def decode_reply(self, response: JSONDict, context: RequestContext) -> ProviderResponse:
+    def decode_reply(self, response: JSONDict, context: RequestContext) -> ModelResponse:
         """The whole reply to the request ``context`` describes, normalized."""
         return self.codec.decode_response(response, context.names)
 
@@ -89,14 +89,14 @@ class CodecStrategy:
         """A fresh decoder of the streamed reply to the request ``context`` describes."""
         return ReplyStream(self.codec.decoder(context.names), context)
 
-    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
+    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ModelResponse:
         """The whole reply, normalized, names mapped back (the name map rebuilt from
         ``tools``; :meth:`decode_reply` reuses the one made at encoding)."""
         return self.decode_reply(response, self.context_of(list(tools or []), self.names(tools)))
 
     def extract_tool_calls(
         self, response: JSONDict, tools: list[JSONDict] | None = None
-    ) -> list[ParsedToolCall]:
+    ) -> list[ToolCall]:
         """Every tool call in the reply."""
         return list(self.decode(response, tools).tool_calls)
 
@@ -112,7 +112,7 @@ class CodecStrategy:
         """Check the payload's tool name and arguments."""
         return validate_payload(payload, tools_by_name)
 
-    def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
+    def assistant_turn(self, response: ModelResponse) -> list[JSONDict]:
         """The reply as provider-format history entries."""
         return self._history([neutral_assistant(response)])
 
@@ -132,7 +132,7 @@ class NativeStrategy(CodecStrategy):
     mode = ToolCallingMode.NATIVE
 
 
-def payload_of(response: ProviderResponse) -> JSONDict | None:
+def payload_of(response: ModelResponse) -> JSONDict | None:
     """The first call as ``{"tool", "arguments", "scratchpad"}``, else the answer."""
     if response.tool_calls:
         call = response.tool_calls[0]
@@ -142,7 +142,7 @@ def payload_of(response: ProviderResponse) -> JSONDict | None:
     return None
 
 
-def neutral_assistant(response: ProviderResponse) -> JSONDict:
+def neutral_assistant(response: ModelResponse) -> JSONDict:
     """The OpenAI chat assistant message for a normalized reply."""
     message: JSONDict = {"role": "assistant", "content": response.content}
     if response.replay:

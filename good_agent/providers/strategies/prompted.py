@@ -10,11 +10,11 @@ against its tool's schema, so a bad call goes back to the model as an error.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from good_agent.providers.arguments import invalid_call, with_call_changes
 from good_agent.providers.prompting import (
     CLOSE_TAG,
     OPEN_TAG,
@@ -45,12 +45,13 @@ from good_agent.providers.text import (
 )
 from good_agent.providers.tool_choice import filter_tools, parse_tool_choice
 from good_agent.providers.tool_names import tool_name
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import ModelResponse, ToolCall
 
 
 def parse_calls(
     text: str, tools: list[JSONDict], format: str = "auto"
-) -> tuple[list[ParsedToolCall], str | None, str | None]:
+) -> tuple[list[ToolCall], str | None, str | None]:
     """Parse tool calls out of ``text`` (a registered text ``format``):
     ``(calls, content, reasoning)``."""
     result = parse_text(text, [tool_name(tool) for tool in tools], format=format)
@@ -105,7 +106,7 @@ class PromptedStrategy(CodecStrategy):
         """The prompted request body, and the context its reply is decoded with."""
         return self.format_request(tools, messages, **kw), self.context_of(tools, None, **kw)
 
-    def decode_reply(self, response: JSONDict, context: RequestContext) -> ProviderResponse:
+    def decode_reply(self, response: JSONDict, context: RequestContext) -> ModelResponse:
         """Parse calls out of the reply text (none with ``tool_choice: none``)."""
         plain = self.codec.decode_response(response, None)
         if not context.calls_allowed or not plain.content:
@@ -130,23 +131,23 @@ class PromptedStrategy(CodecStrategy):
 
     def finish_reply(
         self,
-        plain: ProviderResponse,
+        plain: ModelResponse,
         parser: StreamingParser,
         ids: list[str],
         context: RequestContext,
-    ) -> ProviderResponse:
+    ) -> ModelResponse:
         """The reply from the plain reply and a finished parser (``ids``: given while streaming)."""
         result = parser.result()
         calls = [
             self.check(
-                dataclasses.replace(call, id=ids[n] if n < len(ids) else new_call_id()),
+                with_call_changes(call, id=ids[n] if n < len(ids) else new_call_id()),
                 list(context.tools),
             )
             for n, call in enumerate(result.calls)
         ]
-        return ProviderResponse(
+        return ModelResponse(
             content=result.content or None,
-            tool_calls=tuple(calls),
+            tool_calls=calls,
             finish_reason="tool_calls" if calls else plain.finish_reason,
             usage=plain.usage,
             reasoning=result.reasoning or plain.reasoning,
@@ -182,15 +183,15 @@ class PromptedStrategy(CodecStrategy):
         request = ChatRequest(messages=history, settings=settings, response_format=response_format)
         return self.codec.encode_request(self.model, request)
 
-    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
+    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ModelResponse:
         """Parse calls out of the reply text."""
         return self.decode_reply(response, self.context_of(list(tools or []), None))
 
-    def check(self, call: ParsedToolCall, tools: list[JSONDict]) -> ParsedToolCall:
+    def check(self, call: ToolCall, tools: list[JSONDict]) -> ToolCall:
         """Hook for validation; ``PARSED`` keeps calls as parsed."""
         return call
 
-    def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
+    def assistant_turn(self, response: ModelResponse) -> list[JSONDict]:
         """The reply with calls written in the tag notation."""
         return self._history(
             rewrite_history([neutral_assistant(response)], self._call_writer(), _write_result)
@@ -209,9 +210,9 @@ class ValidatedStrategy(PromptedStrategy):
 
     mode = ToolCallingMode.VALIDATED
 
-    def check(self, call: ParsedToolCall, tools: list[JSONDict]) -> ParsedToolCall:
+    def check(self, call: ToolCall, tools: list[JSONDict]) -> ToolCall:
         """Mark a call whose name or arguments are invalid with an error."""
-        if call.error is not None:
+        if call.arguments_error is not None:
             return call
         verdict = validate_payload(
             {"tool": call.name, "arguments": call.arguments}, tools_by_name(tools)
@@ -219,8 +220,8 @@ class ValidatedStrategy(PromptedStrategy):
         if verdict.is_valid:
             return call
         problems = list(verdict.problems) or [verdict.error_message or "invalid tool call"]
-        return ParsedToolCall(
-            call.id, call.name, None, call.raw_arguments, verdict.error_message, problems
+        return invalid_call(
+            call.id, call.name, call.arguments_text, verdict.error_message, problems
         )
 
 
@@ -247,9 +248,9 @@ def _write_thought(message: JSONDict) -> str:
     return dumps(objects[0]) if len(objects) == 1 else dumps(objects)
 
 
-def unique_id(call: ParsedToolCall) -> ParsedToolCall:
+def unique_id(call: ToolCall) -> ToolCall:
     """``call`` with an id unique in the conversation."""
-    return dataclasses.replace(call, id=new_call_id())
+    return with_call_changes(call, id=new_call_id())
 
 
 def _write_payload(message: JSONDict) -> str:

@@ -7,7 +7,7 @@ run their text through the incremental parser of :mod:`good_agent.providers.text
 ``[TOOL_CALLS]``, pythonic... text becomes call deltas and tool-call syntax never
 reaches a :class:`TextDelta`. ``structured`` replies are one JSON object, decoded
 when complete. ``finish()`` returns the last deltas and the same
-:class:`~good_agent.providers.types.ProviderResponse` the non-streamed decode gives
+:class:`~good_agent.providers.types.ModelResponse` the non-streamed decode gives
 for the same upstream reply.
 """
 
@@ -27,9 +27,9 @@ from good_agent.providers.streaming.deltas import (
     ToolCallStart,
 )
 from good_agent.providers.text import StreamEvent, StreamingParser
-from good_agent.providers.types import ParsedToolCall, ProviderResponse
+from good_agent.types.messages import ModelResponse, ToolCall
 
-Finisher = Callable[[ProviderResponse], ProviderResponse]
+Finisher = Callable[[ModelResponse], ModelResponse]
 """Turns the decoded plain reply into the strategy's reply (structured mode)."""
 
 
@@ -48,7 +48,7 @@ class ReplyStream:
         """The deltas of one upstream event."""
         return self.limit(self.decoder.feed(event))
 
-    def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
+    def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """The last deltas and the whole reply (raises if the stream was cut)."""
         return [], self.limited(self.decoder.finish())
 
@@ -62,14 +62,14 @@ class ReplyStream:
             if not isinstance(d, ToolCallStart | ToolCallArgs | ToolCallEnd) or d.index == 0
         ]
 
-    def limited(self, response: ProviderResponse) -> ProviderResponse:
+    def limited(self, response: ModelResponse) -> ModelResponse:
         """``response`` with the calls beyond the first dropped when calls may not be parallel."""
         if self._single and len(response.tool_calls) > 1:
             return replace(response, tool_calls=response.tool_calls[:1])
         return response
 
 
-CallCheck = Callable[[ParsedToolCall], ParsedToolCall]
+CallCheck = Callable[[ToolCall], ToolCall]
 """Validates (or keeps) one parsed call; gives it its final id."""
 
 
@@ -90,7 +90,7 @@ class TextCallStream(ReplyStream):
         decoder: StreamDecoder,
         context: RequestContext,
         parser: StreamingParser,
-        finalize: Callable[[ProviderResponse, StreamingParser, list[str]], ProviderResponse],
+        finalize: Callable[[ModelResponse, StreamingParser, list[str]], ModelResponse],
         new_id: Callable[[], str],
     ) -> None:
         super().__init__(decoder, context)
@@ -98,6 +98,7 @@ class TextCallStream(ReplyStream):
         self._finalize = finalize
         self._new_id = new_id
         self.ids: list[str] = []
+        self._id_of: dict[int, str] = {}
         self._native_calls = 0
         self._fed = False
 
@@ -117,7 +118,7 @@ class TextCallStream(ReplyStream):
                 out.append(delta)
         return self.limit(out)
 
-    def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
+    def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """Flush the parser, close the last call, then the finish reason."""
         tail = self._convert(self.parser.finish())
         plain = self.decoder.finish()
@@ -131,12 +132,13 @@ class TextCallStream(ReplyStream):
         out: list[ModelDelta] = []
         for event in events:
             if isinstance(event, ToolCallStart):
-                call_id = self._new_id()
+                call_id = self._id_of[event.index] = self._new_id()
                 self.ids.append(call_id)
                 out.append(ToolCallStart(event.index, call_id, event.name))
             elif isinstance(event, ToolCallArgs):
                 if event.arguments:
-                    out.append(event)
+                    call_id = self._id_of.get(event.index, event.id)
+                    out.append(ToolCallArgs(event.index, event.arguments, call_id))
             elif isinstance(event, ToolCallEnd) or event.text:
                 out.append(event)
         return out
@@ -157,7 +159,7 @@ class StructuredStream(ReplyStream):
             if not isinstance(delta, TextDelta | FinishDelta)
         ]
 
-    def finish(self) -> tuple[list[ModelDelta], ProviderResponse]:
+    def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """Decode the reply into an answer or a call, then report it as deltas."""
         response = self.limited(self._finalize(self.decoder.finish()))
         tail: list[ModelDelta] = []
@@ -166,7 +168,7 @@ class StructuredStream(ReplyStream):
         for index, call in enumerate(response.tool_calls):
             tail += [
                 ToolCallStart(index, call.id, call.name),
-                ToolCallArgs(index, call.raw_arguments),
+                ToolCallArgs(index, call.arguments_text, call.id),
                 ToolCallEnd(index),
             ]
         tail.append(FinishDelta(response.finish_reason))

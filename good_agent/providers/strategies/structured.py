@@ -35,7 +35,8 @@ from good_agent.providers.strategies.rewrite import (
 )
 from good_agent.providers.tool_choice import filter_tools, parse_tool_choice
 from good_agent.providers.tool_names import tool_function, tool_name, tool_parameters
-from good_agent.providers.types import ChatRequest, JSONDict, ParsedToolCall, ProviderResponse
+from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.messages import ModelResponse, ToolCall
 
 SCHEMA_NAME = "tool_call_or_answer"
 """The ``json_schema.name`` sent with the response format."""
@@ -189,7 +190,7 @@ def _refers_to_root(node: Any) -> bool:
 
 def decode_action(
     text: str | None, tools: dict[str, JSONDict]
-) -> tuple[str | None, str | None, list[ParsedToolCall]]:
+) -> tuple[str | None, str | None, list[ToolCall]]:
     """Decode a structured reply into ``(answer, scratchpad, calls)``.
 
     Text that is not the expected JSON is returned as the answer unchanged.
@@ -210,9 +211,14 @@ def decode_action(
         raw = action.get("arguments")
         call = parsed_call(f"call_{uuid.uuid4().hex[:12]}", name, raw)
         tool = tools.get(name)
-        if call.arguments is not None and tool is not None:
+        if call.arguments_error is None and tool is not None:
             restored = drop_added_nulls(call.arguments, tool_parameters(tool))
-            call = ParsedToolCall(call.id, name, restored, call.raw_arguments or dumps(restored))
+            call = ToolCall(
+                id=call.id,
+                name=name,
+                arguments=restored,
+                raw_arguments=call.raw_arguments or dumps(restored),
+            )
         return None, scratch, [call]
     answer = action.get("answer")
     if isinstance(answer, str):
@@ -245,7 +251,7 @@ class StructuredStrategy(CodecStrategy):
         """The structured request body, and the context its reply is decoded with."""
         return self.format_request(tools, messages, **kw), self.context_of(tools, None, **kw)
 
-    def decode_reply(self, response: JSONDict, context: RequestContext) -> ProviderResponse:
+    def decode_reply(self, response: JSONDict, context: RequestContext) -> ModelResponse:
         """Decode the JSON reply into an answer or one tool call."""
         return self.finish_reply(self.codec.decode_response(response, None), context)
 
@@ -255,17 +261,17 @@ class StructuredStrategy(CodecStrategy):
             self.codec.decoder(None), context, lambda plain: self.finish_reply(plain, context)
         )
 
-    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ProviderResponse:
+    def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ModelResponse:
         """Decode the JSON reply into an answer or one tool call."""
         return self.decode_reply(response, self.context_of(list(tools or []), None))
 
-    def finish_reply(self, plain: ProviderResponse, context: RequestContext) -> ProviderResponse:
+    def finish_reply(self, plain: ModelResponse, context: RequestContext) -> ModelResponse:
         """The answer or call the plain reply's JSON text holds."""
         index = {tool_name(tool): tool for tool in context.tools}
         answer, scratchpad, calls = decode_action(plain.content, index)
-        return ProviderResponse(
+        return ModelResponse(
             content=scratchpad if calls else answer,
-            tool_calls=tuple(calls),
+            tool_calls=calls,
             finish_reason="tool_calls" if calls else plain.finish_reason,
             usage=plain.usage,
             reasoning=plain.reasoning,
@@ -273,7 +279,7 @@ class StructuredStrategy(CodecStrategy):
             replay=plain.replay,
         )
 
-    def assistant_turn(self, response: ProviderResponse) -> list[JSONDict]:
+    def assistant_turn(self, response: ModelResponse) -> list[JSONDict]:
         """The reply as the JSON text the model wrote."""
         return self._history(
             rewrite_history([neutral_assistant(response)], _write_calls, result_text)

@@ -14,7 +14,8 @@ from typing import Any
 import jiter
 
 from good_agent.providers.arguments import parsed_call
-from good_agent.providers.types import JSONDict, ParsedToolCall
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ToolCall
 
 
 @dataclass(slots=True)
@@ -50,7 +51,7 @@ class CallBuffer:
         except ValueError:
             return None
 
-    def finish(self) -> ParsedToolCall:
+    def finish(self) -> ToolCall:
         """The finished call, its argument text decoded once."""
         raw: str | JSONDict | None = (
             self.complete_arguments

@@ -5,7 +5,7 @@ time proportional to the event's size) and returns the
 :mod:`~good_agent.providers.streaming.deltas` each one carries. It keeps what the
 response needs (text and reasoning pieces, one :class:`~.buffer.CallBuffer` per
 call, usage, finish reason) so that :meth:`StreamDecoder.finish` returns the same
-:class:`~good_agent.providers.types.ProviderResponse` the vendor's codec decodes
+:class:`~good_agent.providers.types.ModelResponse` the vendor's codec decodes
 from the non-streamed reply.
 
 A stream that ends before its vendor's final event (connection closed mid-reply,
@@ -30,7 +30,8 @@ from good_agent.providers.streaming.deltas import (
     UsageDelta,
 )
 from good_agent.providers.tool_names import ToolNameMap, restore_call
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 DONE_EVENT: JSONDict = {"[DONE]": True}
@@ -73,7 +74,7 @@ class StreamDecoder:
         """Decode one stream event into the deltas it carries."""
         raise NotImplementedError
 
-    def finish(self) -> ProviderResponse:
+    def finish(self) -> ModelResponse:
         """The whole reply; :class:`IncompleteStreamError` if the final event never came."""
         if not self.complete:
             raise IncompleteStreamError(
@@ -81,13 +82,13 @@ class StreamDecoder:
             )
         return self.response()
 
-    def response(self) -> ProviderResponse:
+    def response(self) -> ModelResponse:
         """The reply as received so far."""
-        calls = tuple(restore_call(buffer.finish(), self.names) for buffer in self._calls)
+        calls = [restore_call(buffer.finish(), self.names) for buffer in self._calls]
         reason = self._finish
         if calls and reason in (None, "stop"):
             reason = "tool_calls"
-        return ProviderResponse(
+        return ModelResponse(
             content="".join(self._text) if self._text else None,
             tool_calls=calls,
             finish_reason=reason,
@@ -137,7 +138,7 @@ class StreamDecoder:
         if index is None or not isinstance(fragment, str) or not fragment:
             return
         self._calls[index].add(fragment)
-        out.append(ToolCallArgs(index, fragment))
+        out.append(ToolCallArgs(index, fragment, self._calls[index].id))
 
     def set_args(self, key: Hashable, arguments: str, out: list[ModelDelta]) -> None:
         """The call's complete argument text (when the vendor repeats it at the end)."""

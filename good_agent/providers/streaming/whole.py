@@ -12,9 +12,10 @@ from collections.abc import Callable
 from good_agent.providers.streaming.decoder import StreamDecoder
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ModelResponse
 
-Decode = Callable[[JSONDict, ToolNameMap | None], ProviderResponse]
+Decode = Callable[[JSONDict, ToolNameMap | None], ModelResponse]
 """A codec's ``decode_response``."""
 
 
@@ -24,7 +25,7 @@ class WholeReplyDecoder(StreamDecoder):
     def __init__(self, decode: Decode, names: ToolNameMap | None = None) -> None:
         super().__init__(names)
         self._decode = decode
-        self._reply: ProviderResponse | None = None
+        self._reply: ModelResponse | None = None
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode the whole reply."""
@@ -34,7 +35,7 @@ class WholeReplyDecoder(StreamDecoder):
         self.text(reply.content, out)
         for call in reply.tool_calls:
             key = self.calls_started
-            self.whole_call(key, call.id, call.name, call.raw_arguments, out)
+            self.whole_call(key, call.id, call.name, call.arguments_text, out)
         self.usage(reply.usage.input_tokens, reply.usage.output_tokens, out)
         self.finish_reason(reply.finish_reason, out)
         self.complete = True
@@ -44,6 +45,6 @@ class WholeReplyDecoder(StreamDecoder):
         """Names are already mapped back by the codec."""
         return name
 
-    def response(self) -> ProviderResponse:
+    def response(self) -> ModelResponse:
         """The reply exactly as the codec decoded it."""
         return self._reply if self._reply is not None else super().response()

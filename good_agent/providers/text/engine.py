@@ -29,7 +29,7 @@ from good_agent.providers.text.results import ParseResult, StreamEvent
 from good_agent.providers.text.scanner import BracketScanner, json_depth_ok
 from good_agent.providers.text.shapes import Decoded
 from good_agent.providers.text.trim import Trimmer
-from good_agent.providers.types import ParsedToolCall
+from good_agent.types.messages import ToolCall
 
 _TEXT: Final = 0
 _UNTIL: Final = 1
@@ -78,13 +78,13 @@ class StreamingParser:
         self._reasoning = Trimmer("\n")
         self._pending: list[str] = []
         self._events: list[StreamEvent] = []
-        self._calls: list[ParsedToolCall] = []
+        self._calls: list[ToolCall] = []
         self._content_parts: list[str] = []
         self._reasoning_parts: list[str] = []
         self._finished = False
 
     @property
-    def calls(self) -> list[ParsedToolCall]:
+    def calls(self) -> list[ToolCall]:
         """The tool calls completed so far."""
         return list(self._calls)
 
@@ -432,12 +432,19 @@ class StreamingParser:
             index = len(self._calls)
             call_id = f"call_{index}"
             self._calls.append(
-                ParsedToolCall(call_id, spec.name, spec.arguments, spec.raw_arguments, spec.error)
+                ToolCall(
+                    id=call_id,
+                    name=spec.name,
+                    arguments=spec.arguments or {},
+                    raw_arguments=spec.raw_arguments,
+                    arguments_error=spec.error,
+                    arguments_problems=[spec.error] if spec.error else [],
+                )
             )
             if self._with_events:
                 self._events += (
                     ToolCallStart(index, call_id, spec.name),
-                    ToolCallArgs(index, spec.raw_arguments),
+                    ToolCallArgs(index, spec.raw_arguments, call_id),
                     ToolCallEnd(index),
                 )
 

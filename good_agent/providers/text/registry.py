@@ -19,7 +19,7 @@ from good_agent.providers.text.formats.mistral import MISTRAL
 from good_agent.providers.text.formats.tagged import FENCED, HERMES, HERMES_JSON, THINK
 from good_agent.providers.text.markers import Marker, MarkerTable, compile_markers
 from good_agent.providers.text.results import ParseResult
-from good_agent.providers.types import ParsedToolCall
+from good_agent.types.messages import ToolCall
 
 
 @runtime_checkable
@@ -126,7 +126,7 @@ def parse_text(
 
 def parse_tool_calls(
     text: str, tools: Collection[str] | None = None, *, format: str = "auto"
-) -> tuple[list[ParsedToolCall], str]:
+) -> tuple[list[ToolCall], str]:
     """Extract tool calls written as text; return ``(calls, content)``.
 
     The thin form of [`parse_text`][good_agent.providers.parse_text]: reasoning is dropped. See

@@ -11,7 +11,7 @@ from good_agent.providers.streaming.deltas import (
     ToolCallEnd,
     ToolCallStart,
 )
-from good_agent.providers.types import ParsedToolCall
+from good_agent.types.messages import ToolCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +24,7 @@ class ParseResult:
     ``None`` when there was none.
     """
 
-    calls: list[ParsedToolCall] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
     content: str = ""
     reasoning: str | None = None
 
