@@ -20,7 +20,7 @@ import httpx2
 from good_agent import Agent, tool
 from good_agent.messages import UserMessage
 from good_agent.models import ModelRequest, register_provider, resolve_model
-from good_agent.providers import ChatRequest, ProviderResponse, Usage
+from good_agent.providers import ChatRequest, ModelResponse, Usage
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.codecs import Codec
 from good_agent.providers.tool_names import PERMISSIVE_NAMES, ToolNameMap, tool_function
@@ -59,11 +59,11 @@ def toy_encode(
     return {"model": model, "turns": turns, "functions": functions}
 
 
-def toy_decode(raw: dict[str, Any], names: ToolNameMap | None = None) -> ProviderResponse:
-    """Read Toy's reply into the normalized response."""
+def toy_decode(raw: dict[str, Any], names: ToolNameMap | None = None) -> ModelResponse:
+    """Read Toy's reply into the model's reply."""
     output = raw["output"]
-    calls = tuple(parsed_call(c["ref"], c["fn"], c["args"]) for c in output.get("invoke", []))
-    return ProviderResponse(
+    calls = [parsed_call(c["ref"], c["fn"], c["args"]) for c in output.get("invoke", [])]
+    return ModelResponse(
         content=output.get("say"),
         tool_calls=calls,
         finish_reason="tool_calls" if calls else "stop",

@@ -16,10 +16,9 @@ from good_agent import (
     tool,
 )
 from good_agent.core.specs import register_spec_resolver, resolve_spec
-from good_agent.models.base import ModelResponse, tool_call_from_parsed
+from good_agent.models.base import ModelResponse
 from good_agent.providers.codecs import get_codec
 from good_agent.providers.strategies.prompted import ValidatedStrategy
-from good_agent.providers.types import ParsedToolCall
 from good_agent.testing import ScriptedModel
 from good_agent.types.messages import ToolCall
 
@@ -46,17 +45,17 @@ def test_validated_calls_carry_each_problem_as_data() -> None:
     }
     decoded = ValidatedStrategy("m", get_codec("openai_chat")).decode(reply, [add.signature])
     call = decoded.tool_calls[0]
-    assert call.arguments is None and len(call.problems) == 2
-    assert all(not p.startswith("invalid arguments") for p in call.problems)
-    agent_call = tool_call_from_parsed(call)
-    assert agent_call.arguments_problems == call.problems
+    assert isinstance(call, ToolCall)  # the decoded call is the history's call
+    assert call.arguments == {} and len(call.arguments_problems) == 2
+    assert all(not p.startswith("invalid arguments") for p in call.arguments_problems)
 
 
 def test_undecodable_arguments_are_one_problem() -> None:
     from good_agent.providers.arguments import parsed_call
 
     call = parsed_call("c1", "add", '{"a": 1,')
-    assert call.arguments is None and call.problems == [call.error]
+    assert call.arguments == {} and call.arguments_problems == [call.arguments_error]
+    assert call.raw_arguments == '{"a": 1,'
 
 
 async def test_the_model_reads_the_problems_once_never_a_stripped_prefix() -> None:
@@ -76,9 +75,11 @@ async def test_the_model_reads_the_problems_once_never_a_stripped_prefix() -> No
     )
 
 
-def test_a_parsed_call_without_problems_keeps_its_error_as_the_problem() -> None:
-    call = ParsedToolCall("c1", "add", None, "x", "the arguments are not valid JSON")
-    assert tool_call_from_parsed(call).arguments_problems == ["the arguments are not valid JSON"]
+def test_an_invalid_call_without_problems_keeps_its_error_as_the_problem() -> None:
+    from good_agent.providers.arguments import invalid_call
+
+    call = invalid_call("c1", "add", "x", "the arguments are not valid JSON")
+    assert call.arguments_problems == ["the arguments are not valid JSON"]
 
 
 def test_string_specs_go_through_the_registered_resolver() -> None:

@@ -183,10 +183,10 @@ def test_validated_marks_invalid_calls_and_parsed_only_extracts() -> None:
     assert validated.content == parsed.content == "Let me add."
     assert validated.finish_reason == "tool_calls"
     bad = validated.tool_calls[0]
-    assert bad.arguments is None and "a: expected integer" in (bad.error or "")
+    assert bad.arguments_error is not None and "a: expected integer" in (bad.arguments_error or "")
     assert (
         parsed.tool_calls[0].arguments == {"a": "two", "b": 3}
-        and parsed.tool_calls[0].error is None
+        and parsed.tool_calls[0].arguments_error is None
     )
     assert validated.tool_calls[0].id != parsed.tool_calls[0].id  # unique per conversation
 

@@ -32,7 +32,8 @@ from good_agent.providers.streaming import (
     UsageDelta,
     WholeReplyDecoder,
 )
-from good_agent.providers.types import ChatRequest, ProviderResponse
+from good_agent.providers.types import ChatRequest
+from good_agent.types.messages import ModelResponse
 
 ARGS = {"city": "São Paulo", "days": [1, 2, 3], "note": 'quote " and \\ slash', "deep": {"x": None}}
 TEXT = json.dumps(ARGS, ensure_ascii=False)
@@ -49,7 +50,7 @@ def run(decoder: StreamDecoder, events: list[dict[str, Any]]) -> list[ModelDelta
     return out
 
 
-def calls_of(response: ProviderResponse) -> list[tuple[str, str, Any]]:
+def calls_of(response: ModelResponse) -> list[tuple[str, str, Any]]:
     return [(c.id, c.name, c.arguments) for c in response.tool_calls]
 
 
@@ -425,7 +426,7 @@ def test_partial_arguments_on_demand_and_malformed_final() -> None:
     assert partial == {"city": "Lima", "days": [1, 2]}
     decoder.feed(chat_chunk({}, "tool_calls"))
     (call,) = decoder.finish().tool_calls
-    assert call.arguments is None and call.error and call.raw_arguments.endswith(", 2")
+    assert call.arguments_error is not None and call.arguments_error and call.raw_arguments.endswith(", 2")
 
 
 def test_openai_chat_done_marker_ends_a_stream_without_finish_reason() -> None:

@@ -158,7 +158,7 @@ async def test_the_model_core_says_the_stream_was_cut(
     texts: list[str] = []
     try:
         with pytest.raises(ModelIncompleteStreamError) as cut:
-            async for item in model.stream_chat(ChatRequest(list(USER))):
+            async for item in model.stream(ChatRequest(list(USER))):
                 if isinstance(item, TextDelta):
                     texts.append(item.text)
                     upstream.cut.set()

@@ -176,7 +176,7 @@ def test_streamed_and_one_shot_agree_at_any_depth(depth: int) -> None:
 def test_json_up_to_the_depth_limit_is_a_call_in_every_mode(depth: int) -> None:
     text = _nested_call_texts(depth)[0]
     result = get_parser().parse(text)
-    assert [call.error for call in result.calls] == [None]
+    assert [call.arguments_error for call in result.calls] == [None]
     assert parse_in_chunks("auto", text, list(range(0, len(text), 2))) == result
 
 

@@ -27,7 +27,7 @@ def streamed(fmt: str, text: str, step: int) -> ParseResult:
 def test_lone_surrogates_decode_one_shot_and_streamed(text: str) -> None:
     result = get_parser().parse(text)
     assert [call.name for call in result.calls] == ["f"]
-    assert result.calls[0].error is None
+    assert result.calls[0].arguments_error is None
     value = result.calls[0].arguments["a"]
     assert any(0xD800 <= ord(char) <= 0xDFFF for char in value)
     assert streamed("auto", text, 1) == result
@@ -46,10 +46,10 @@ def test_streamed_and_one_shot_agree_at_any_depth(depth: int, wrap: str) -> None
     assert streamed("auto", text, 1) == result
     assert streamed("auto", text, 7) == result
     if depth + 2 <= JSON_DEPTH // 2:
-        assert result.calls and result.calls[0].error is None
+        assert result.calls and result.calls[0].arguments_error is None
     elif depth > 2 * JSON_DEPTH and wrap.startswith("<tool_call>"):
         # Past the documented limit the call is reported, not decoded.
-        assert result.calls and result.calls[0].error is not None
+        assert result.calls and result.calls[0].arguments_error is not None
 
 
 def test_invalid_escapes_in_python_literals_parse_without_warnings() -> None:

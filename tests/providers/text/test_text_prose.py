@@ -193,9 +193,10 @@ def test_real_calls_still_parse(
     text: str, fmt: str, calls: list[tuple[str, dict[str, Any] | None]]
 ) -> None:
     result = parse_text(text, format=fmt)
-    assert [(call.name, call.arguments) for call in result.calls] == calls
+    got = [(call.name, None if call.arguments_error else call.arguments) for call in result.calls]
+    assert got == calls
     for call in result.calls:
-        assert (call.arguments is None) == (call.error is not None)
+        assert (call.arguments_error is not None) == bool(call.arguments_problems)
     assert streamed(fmt, list(text)) == result
     for cut in range(len(text) + 1):
         assert streamed(fmt, [text[:cut], text[cut:]]) == result

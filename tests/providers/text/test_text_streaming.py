@@ -60,7 +60,7 @@ def check_events(events: list[StreamEvent], result: ParseResult) -> None:
     for index, call in enumerate(result.calls):
         joined = "".join(fragments[index])
         assert joined == call.raw_arguments
-        if call.arguments is not None:
+        if call.arguments_error is None:
             assert json.loads(joined) == call.arguments
 
 
@@ -97,7 +97,7 @@ def test_content_streams_before_the_call_ends() -> None:
     done = parser.feed(": 1}}</tool_call>")
     assert done == [
         ToolCallStart(0, "call_0", "f"),
-        ToolCallArgs(0, '{"a":1}'),
+        ToolCallArgs(0, '{"a":1}', "call_0"),
         ToolCallEnd(0),
     ]
     assert parser.finish() == []

@@ -106,4 +106,4 @@ def test_offered_as_a_prompt_style() -> None:
             }
         ]
     }
-    assert adapter.decode(bad, TOOLS).tool_calls[0].error is not None
+    assert adapter.decode(bad, TOOLS).tool_calls[0].arguments_error is not None
