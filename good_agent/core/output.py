@@ -24,7 +24,7 @@ from typing import Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from good_agent.core.instructions import with_system_text
-from good_agent.providers.openai.schema import to_openai_schema
+from good_agent.providers.schema.strict import to_strict_schema
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.types.errors import ModelConfigError
 from good_agent.types.messages import Message
@@ -131,7 +131,7 @@ class OutputSpec:
 
     def response_format(self) -> dict[str, Any]:
         """The ``response_format`` of ``"native"`` mode (strict when the schema allows)."""
-        result = to_openai_schema(self.parameters, None)
+        result = to_strict_schema(self.parameters, None)
         return {
             "type": "json_schema",
             "json_schema": {

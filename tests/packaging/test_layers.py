@@ -72,10 +72,6 @@ VENDOR_TABLES = {
     "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
     "good_agent.server.gemini_api",  # the bridge's inbound Gemini generateContent
-    # the OpenAI function and response_format shapes are the lingua franca: typed
-    # output and the structured strategy speak OpenAI's strict schema dialect
-    "good_agent.core.output",
-    "good_agent.providers.strategies.structured",
 }
 
 

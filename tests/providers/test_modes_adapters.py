@@ -161,7 +161,7 @@ def test_validated_adapter_parses_and_validates_prompted_calls() -> None:
     )
     good, bad = adapter.extract_tool_calls(_chat_reply(text), TOOLS)
     assert (good.name, good.arguments) == ("math.factorial", {"n": 4})
-    assert bad.arguments_error is not None and bad.arguments_error and "city" in bad.arguments_error
+    assert bad.arguments == {} and bad.arguments_error and "city" in bad.arguments_error
 
 
 def test_native_history_writers() -> None:

@@ -1,131 +1,25 @@
-"""OpenAI tool schemas, with strict mode applied when the schema allows it.
+"""OpenAI's schema dialect: the strict form of JSON Schema, where the schema allows it.
 
-Strict function calling (structured outputs) requires every object to list all its
-properties in ``required`` and to set ``additionalProperties: false``; optional fields
-are expressed as nullable instead. Only a subset of JSON Schema is accepted.
-
-References:
-https://platform.openai.com/docs/guides/function-calling#strict-mode and
-https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
+The transformation itself is vendor-neutral (typed output and the structured strategy
+use it for every vendor) and lives in :mod:`good_agent.providers.schema.strict`;
+this module names it for the OpenAI codecs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from good_agent.providers.schema.normalize import object_root
 from good_agent.providers.schema.nulls import drop_added_nulls
-from good_agent.providers.schema.strict_subset import ANNOTATIONS, strict_subset_problems
-from good_agent.providers.schema.walk import map_children
-from good_agent.providers.types import JSONDict
-
-UNSUPPORTED_IN_STRICT = frozenset(
-    {
-        "allOf",
-        "not",
-        "if",
-        "then",
-        "else",
-        "dependentRequired",
-        "dependentSchemas",
-        "patternProperties",
-        "unevaluatedProperties",
-        "unevaluatedItems",
-        "propertyNames",
-        "minProperties",
-        "maxProperties",
-        "contains",
-        "minContains",
-        "maxContains",
-        "uniqueItems",
-        "minLength",
-        "maxLength",
-        "prefixItems",
-    }
+from good_agent.providers.schema.strict import (
+    UNSUPPORTED_IN_STRICT,
+    StrictResult,
+    make_nullable,
+    make_strict,
+    strict_problems,
+    to_strict_schema,
 )
-"""Keywords of JSON Schema that strict mode rejects (each makes a schema non-strict)."""
 
-_DROPPED_IN_STRICT = tuple(sorted(ANNOTATIONS))
-
-
-@dataclass(frozen=True, slots=True)
-class StrictResult:
-    """The outcome of :func:`to_openai_schema`.
-
-    ``strict`` says whether the schema is strict-compatible and was made strict;
-    ``problems`` lists why not, when it is not.
-    """
-
-    schema: JSONDict
-    strict: bool
-    problems: list[str] = field(default_factory=list)
-
-
-def strict_problems(schema: JSONDict) -> list[str]:
-    """Why ``schema`` cannot be made strict without losing meaning (empty: it can).
-
-    The schema is normalized first (non-standard type names fixed), then checked
-    against OpenAI's strict subset (:mod:`.strict_subset`).
-    """
-    return strict_subset_problems(object_root(schema))
-
-
-def to_openai_schema(schema: JSONDict | None, strict: bool | None = None) -> StrictResult:
-    """Transform a tool's parameters for OpenAI.
-
-    ``strict`` is tri-state: ``None`` makes the schema strict when that loses
-    nothing, ``True`` demands it (raising :class:`ValueError` listing the problems
-    when the schema cannot be strict), ``False`` only normalizes.
-    """
-    root = object_root(schema)
-    if strict is False:
-        return StrictResult(root, False)
-    problems = strict_problems(root)
-    if problems:
-        if strict:
-            raise ValueError("schema cannot be made strict: " + "; ".join(problems))
-        return StrictResult(root, False, problems)
-    return StrictResult(make_strict(root), True)
-
-
-def make_strict(schema: JSONDict) -> JSONDict:
-    """Rewrite a strict-compatible schema into OpenAI's strict form (recursively)."""
-    out = map_children(schema, make_strict)
-    for key in _DROPPED_IN_STRICT:
-        out.pop(key, None)
-    if "oneOf" in out:
-        out["anyOf"] = out.pop("oneOf")
-    if "$ref" in out:
-        # Strict mode takes no siblings beside "$ref" but does beside "anyOf": a
-        # description stays with the field by wrapping the reference.
-        notes = {k: out[k] for k in ("description", "title") if isinstance(out.get(k), str)}
-        return {"anyOf": [{"$ref": out["$ref"]}], **notes} if notes else {"$ref": out["$ref"]}
-    if out.get("type") == "object" or "properties" in out:
-        props: JSONDict = out.get("properties") or {}
-        required = set(out.get("required") or [])
-        out["properties"] = {
-            name: sub if name in required else make_nullable(sub) for name, sub in props.items()
-        }
-        out["required"] = list(props)
-        out["additionalProperties"] = False
-    return out
-
-
-def make_nullable(schema: JSONDict) -> JSONDict:
-    """Return ``schema`` widened to also accept ``null``."""
-    kind = schema.get("type")
-    if isinstance(kind, str) and "enum" not in schema:
-        return {**schema, "type": [kind, "null"]} if kind != "null" else schema
-    if isinstance(kind, list) and "enum" not in schema:
-        return schema if "null" in kind else {**schema, "type": [*kind, "null"]}
-    if isinstance(schema.get("anyOf"), list):
-        variants: list[Any] = schema["anyOf"]
-        if any(v.get("type") == "null" for v in variants if isinstance(v, dict)):
-            return schema
-        return {**schema, "anyOf": [*variants, {"type": "null"}]}
-    return {"anyOf": [schema, {"type": "null"}]}
-
+to_openai_schema = to_strict_schema
+"""Transform a tool's parameters for OpenAI (see
+:func:`~good_agent.providers.schema.strict.to_strict_schema`)."""
 
 __all__ = [
     "UNSUPPORTED_IN_STRICT",

@@ -18,8 +18,9 @@ import uuid
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
-from good_agent.providers.openai.schema import drop_added_nulls, to_openai_schema
+from good_agent.providers.schema.nulls import drop_added_nulls
 from good_agent.providers.schema.refs import has_refs
+from good_agent.providers.schema.strict import to_strict_schema
 from good_agent.providers.schema.strict_subset import strict_subset_problems
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.context import RequestContext
@@ -58,7 +59,7 @@ def tool_variant(tool: JSONDict, defs: JSONDict | None = None) -> JSONDict:
     The tool's ``$defs`` move into ``defs`` (the reply schema's root ``$defs``),
     renamed per tool, so every ``$ref`` resolves from the root of the reply schema.
     """
-    result = to_openai_schema(tool_parameters(tool), None)
+    result = to_strict_schema(tool_parameters(tool), None)
     arguments = (
         hoist_definitions(result.schema, tool_name(tool), defs if defs is not None else {})
         if result.strict
