@@ -3,7 +3,9 @@
 Everything here speaks the OpenAI Chat Completions shapes as its lingua franca:
 messages are OpenAI chat message dicts, tools are OpenAI function definitions
 (``{"type": "function", "function": {...}}``). Codecs translate those shapes to and
-from each provider's wire format. Nothing in this package imports the agent core.
+from each provider's wire format; a reply is decoded into the shared ``ModelResponse``
+with its ``ToolCall`` s (from :mod:`good_agent.types`). Nothing in this package
+imports the agent core.
 """
 
 from good_agent.providers.text import ParseResult, TextParseError, parse_text, parse_tool_calls

@@ -61,7 +61,7 @@ class ToolCallingStrategy(Protocol):
         ...
 
     def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ModelResponse:
-        """The whole reply, normalized."""
+        """The whole reply, decoded into the model's reply."""
         ...
 
     def extract_tool_call(

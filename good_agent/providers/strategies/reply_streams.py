@@ -7,7 +7,7 @@ run their text through the incremental parser of :mod:`good_agent.providers.text
 ``[TOOL_CALLS]``, pythonic... text becomes call deltas and tool-call syntax never
 reaches a :class:`TextDelta`. ``structured`` replies are one JSON object, decoded
 when complete. ``finish()`` returns the last deltas and the same
-:class:`~good_agent.providers.types.ModelResponse` the non-streamed decode gives
+:class:`~good_agent.types.messages.ModelResponse` the non-streamed decode gives
 for the same upstream reply.
 """
 

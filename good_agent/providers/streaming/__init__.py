@@ -3,7 +3,7 @@
 Each vendor's decoder (a :class:`~.decoder.StreamDecoder`, in ``providers/<vendor>/``)
 takes the vendor's stream events
 as dicts and returns :mod:`~.deltas`; after the final event it gives the whole
-:class:`~good_agent.providers.types.ModelResponse`, equal to what the vendor's
+:class:`~good_agent.types.messages.ModelResponse`, equal to what the vendor's
 codec decodes from the non-streamed reply. :func:`decoder_for` picks the decoder
 of a codec by name.
 """

@@ -5,7 +5,7 @@ time proportional to the event's size) and returns the
 :mod:`~good_agent.providers.streaming.deltas` each one carries. It keeps what the
 response needs (text and reasoning pieces, one :class:`~.buffer.CallBuffer` per
 call, usage, finish reason) so that :meth:`StreamDecoder.finish` returns the same
-:class:`~good_agent.providers.types.ModelResponse` the vendor's codec decodes
+:class:`~good_agent.types.messages.ModelResponse` the vendor's codec decodes
 from the non-streamed reply.
 
 A stream that ends before its vendor's final event (connection closed mid-reply,
