@@ -43,7 +43,7 @@ class ToolCallStart:
 @dataclass(frozen=True, slots=True)
 class ToolCallArgs:
     """A fragment of a call's JSON argument text; ``id`` is the call's (as in its
-    :class:`ToolCallStart`)."""
+    ``ToolCallStart``)."""
 
     index: int
     arguments: str
