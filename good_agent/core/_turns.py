@@ -11,7 +11,7 @@ import anyio
 from good_agent.core.components import ModelCall
 from good_agent.core.debug_log import log_model_request
 from good_agent.core.events import AgentEvents
-from good_agent.core.run_events import RunEvent
+from good_agent.core.run_events import RunEvent, ToolCallArgsEvent
 from good_agent.core.valid_unicode import valid_reply, valid_text
 from good_agent.models.base import ModelRequest, ModelResponse, stream_of
 from good_agent.providers.streaming.deltas import (
@@ -62,8 +62,8 @@ def _around(
 
 
 def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
-    """The run event of ``delta``: the delta itself (its text made valid Unicode, the
-    call id on each argument fragment), or ``None`` for what a run does not yield."""
+    """The run event of ``delta``: the delta itself (its text made valid Unicode), an
+    argument fragment with its call's id, or ``None`` for what a run does not yield."""
     if isinstance(delta, TextDelta | ReasoningDelta):
         if not delta.text:
             return None
@@ -73,9 +73,7 @@ def _event(delta: ModelDelta, ids: dict[int, str]) -> RunEvent | None:
         ids[delta.index] = delta.id
         return delta
     if isinstance(delta, ToolCallArgs):
-        if delta.id:
-            return delta
-        return ToolCallArgs(delta.index, delta.arguments, ids.get(delta.index, ""))
+        return ToolCallArgsEvent(delta.index, delta.arguments, ids.get(delta.index, ""))
     return None
 
 

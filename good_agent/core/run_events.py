@@ -7,7 +7,9 @@ the run ends with :class:`RunEndEvent`.
 
 The deltas are the model stream's own objects (one family, from the vendor's stream
 decoder to the reader of the run): ``TextDeltaEvent`` *is*
-:class:`~good_agent.providers.streaming.deltas.TextDelta`, and so on.
+:class:`~good_agent.providers.streaming.deltas.TextDelta`, and so on; an argument
+fragment is a ``ToolCallArgs`` that also carries its call's id
+(:class:`ToolCallArgsEvent`, made by the run, so the decoders build nothing more).
 """
 
 from __future__ import annotations
@@ -35,9 +37,13 @@ ToolCallStartEvent = ToolCallStart
 """The model began a tool call (``index``, ``id``, ``name``): the stream's own
 ``ToolCallStart``."""
 
-ToolCallArgsEvent = ToolCallArgs
-"""A fragment of a tool call's JSON argument text (``index``, ``arguments``, ``id``):
-the stream's own ``ToolCallArgs``, its ``id`` always set in a run."""
+
+@dataclass(frozen=True, slots=True)
+class ToolCallArgsEvent(ToolCallArgs):
+    """A fragment of a tool call's JSON argument text: the stream's ``ToolCallArgs``
+    (``index``, ``arguments``) with the ``id`` of its call."""
+
+    id: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +81,7 @@ RunEvent = (
     TextDelta
     | ReasoningDelta
     | ToolCallStart
-    | ToolCallArgs
+    | ToolCallArgsEvent
     | TurnEndEvent
     | ToolExecuteEvent
     | ToolResultEvent

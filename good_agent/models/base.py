@@ -103,7 +103,7 @@ def deltas_of(response: ModelResponse) -> list[ModelDelta]:
         deltas.append(TextDelta(response.content))
     for index, call in enumerate(response.tool_calls):
         deltas.append(ToolCallStart(index, call.id, call.name))
-        deltas.append(ToolCallArgs(index, call.to_openai()["function"]["arguments"], call.id))
+        deltas.append(ToolCallArgs(index, call.to_openai()["function"]["arguments"]))
         deltas.append(ToolCallEnd(index))
     usage = response.usage
     deltas.append(UsageDelta(usage.input_tokens, usage.output_tokens))

@@ -375,8 +375,7 @@ class ScriptedModel(RecordingModel):
                 deltas.append(ToolCallStart(index, chunk.id, chunk.name))
                 step = max(1, args_chunk)
                 deltas += [
-                    ToolCallArgs(index, text[i : i + step], chunk.id)
-                    for i in range(0, len(text), step)
+                    ToolCallArgs(index, text[i : i + step]) for i in range(0, len(text), step)
                 ]
                 deltas.append(ToolCallEnd(index))
                 index += 1

@@ -98,7 +98,6 @@ class TextCallStream(ReplyStream):
         self._finalize = finalize
         self._new_id = new_id
         self.ids: list[str] = []
-        self._id_of: dict[int, str] = {}
         self._native_calls = 0
         self._fed = False
 
@@ -132,13 +131,12 @@ class TextCallStream(ReplyStream):
         out: list[ModelDelta] = []
         for event in events:
             if isinstance(event, ToolCallStart):
-                call_id = self._id_of[event.index] = self._new_id()
+                call_id = self._new_id()
                 self.ids.append(call_id)
                 out.append(ToolCallStart(event.index, call_id, event.name))
             elif isinstance(event, ToolCallArgs):
                 if event.arguments:
-                    call_id = self._id_of.get(event.index, event.id)
-                    out.append(ToolCallArgs(event.index, event.arguments, call_id))
+                    out.append(event)
             elif isinstance(event, ToolCallEnd) or event.text:
                 out.append(event)
         return out
@@ -168,7 +166,7 @@ class StructuredStream(ReplyStream):
         for index, call in enumerate(response.tool_calls):
             tail += [
                 ToolCallStart(index, call.id, call.name),
-                ToolCallArgs(index, call.arguments_text, call.id),
+                ToolCallArgs(index, call.arguments_text),
                 ToolCallEnd(index),
             ]
         tail.append(FinishDelta(response.finish_reason))

@@ -137,9 +137,8 @@ class StreamDecoder:
         index = self._keys.get(key)
         if index is None or not isinstance(fragment, str) or not fragment:
             return
-        buffer = self._calls[index]
-        buffer.add(fragment)
-        out.append(ToolCallArgs(index, fragment, buffer.id))
+        self._calls[index].add(fragment)
+        out.append(ToolCallArgs(index, fragment))
 
     def set_args(self, key: Hashable, arguments: str, out: list[ModelDelta]) -> None:
         """The call's complete argument text (when the vendor repeats it at the end)."""

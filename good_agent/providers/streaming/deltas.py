@@ -3,7 +3,9 @@
 Provider stream decoders, the prompted-mode text parser, the model core
 (:meth:`good_agent.models.LanguageModel.stream`), the agent's streamed runs and the
 bridge server all speak these types: a streamed run yields the text, reasoning and
-tool-call deltas themselves as its events (``TextDeltaEvent`` is :class:`TextDelta`).
+tool-call start deltas themselves as its events (``TextDeltaEvent`` is
+:class:`TextDelta`), and each argument fragment as a :class:`ToolCallArgs` that also
+names its call.
 
 Tool calls follow OpenAI chunk semantics, made explicit: a call opens with
 :class:`ToolCallStart` (``index`` counts calls from 0 within one response, ``id``
@@ -42,12 +44,10 @@ class ToolCallStart:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallArgs:
-    """A fragment of a call's JSON argument text; ``id`` is the call's (as in its
-    ``ToolCallStart``)."""
+    """A fragment of a call's JSON argument text."""
 
     index: int
     arguments: str
-    id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

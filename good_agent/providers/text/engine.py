@@ -444,7 +444,7 @@ class StreamingParser:
             if self._with_events:
                 self._events += (
                     ToolCallStart(index, call_id, spec.name),
-                    ToolCallArgs(index, spec.raw_arguments, call_id),
+                    ToolCallArgs(index, spec.raw_arguments),
                     ToolCallEnd(index),
                 )
 

@@ -97,7 +97,7 @@ def test_content_streams_before_the_call_ends() -> None:
     done = parser.feed(": 1}}</tool_call>")
     assert done == [
         ToolCallStart(0, "call_0", "f"),
-        ToolCallArgs(0, '{"a":1}', "call_0"),
+        ToolCallArgs(0, '{"a":1}'),
         ToolCallEnd(0),
     ]
     assert parser.finish() == []
