@@ -32,8 +32,9 @@ from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.request_schemas import Count, Probability, Temperature, _Open, check_body
-from good_agent.server.served import BridgeReply
+from good_agent.server.served import finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -439,7 +440,7 @@ def reasoning_item(text: str, item: str, status: str = "completed") -> JSONDict:
     return {"type": "reasoning", "id": item, "summary": [], "content": content, "status": status}
 
 
-def output_items(reply: BridgeReply) -> list[JSONDict]:
+def output_items(reply: ModelResponse) -> list[JSONDict]:
     """The ``output`` of a whole reply: reasoning, message, then the calls."""
     items: list[JSONDict] = []
     if reply.reasoning:
@@ -447,7 +448,7 @@ def output_items(reply: BridgeReply) -> list[JSONDict]:
     if reply.content:
         items.append(message_item(reply.content, item_id("msg")))
     items.extend(
-        call_item(call.id, call.name, call.raw_arguments or "{}", item_id("fc"), "completed")
+        call_item(call.id, call.name, call.arguments_text or "{}", item_id("fc"), "completed")
         for call in reply.tool_calls
     )
     return items
@@ -492,7 +493,7 @@ def response_body(
     }
 
 
-def whole_body(call: ResponsesCall, ident: str, reply: BridgeReply) -> JSONDict:
+def whole_body(call: ResponsesCall, ident: str, reply: ModelResponse) -> JSONDict:
     """The ``response`` object of a non-streamed reply."""
     return response_body(
         call,
@@ -501,7 +502,7 @@ def whole_body(call: ResponsesCall, ident: str, reply: BridgeReply) -> JSONDict:
         status="completed",
         output=output_items(reply),
         usage=reply.usage,
-        finish_reason=reply.finish_reason,
+        finish_reason=finish_of(reply),
     )
 
 

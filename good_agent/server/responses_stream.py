@@ -31,7 +31,7 @@ from good_agent.providers.streaming import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.providers.types import JSONDict, ProviderResponse
+from good_agent.providers.types import JSONDict
 from good_agent.server.errors import BridgeError
 from good_agent.server.openai_api import utf8
 from good_agent.server.responses_api import (
@@ -45,6 +45,7 @@ from good_agent.server.responses_api import (
 )
 from good_agent.server.served import ServedModel, StreamItem, finish_of
 from good_agent.server.streams import AccessLog, Items, _chain, _error, merge_usage
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 Finished = Callable[[JSONDict], Awaitable[None]]
@@ -205,7 +206,7 @@ class ResponseEventWriter:
             {"output_index": index, "item_id": self.output[index]["id"], "delta": delta.arguments},
         )
 
-    def _missing(self, response: ProviderResponse) -> bytes:
+    def _missing(self, response: ModelResponse) -> bytes:
         """Items of the final reply that no delta carried (a reply decoded once whole)."""
         out = b""
         if response.content and not any(item["type"] == "message" for item in self.output):
@@ -215,10 +216,10 @@ class ResponseEventWriter:
             if call.id not in streamed:
                 number = max(self._calls, default=-1) + 1
                 out += self.call(ToolCallStart(number, call.id, call.name))
-                out += self.call(ToolCallArgs(number, call.raw_arguments or "{}"))
+                out += self.call(ToolCallArgs(number, call.arguments_text or "{}"))
         return out
 
-    def finish(self, response: ProviderResponse) -> tuple[bytes, JSONDict]:
+    def finish(self, response: ModelResponse) -> tuple[bytes, JSONDict]:
         """Close every item; the closing bytes and the final ``response`` object."""
         out = self._missing(response)
         out += self._close_open()
@@ -263,7 +264,7 @@ async def responses_stream(
                 yield writer.call(item)
             elif isinstance(item, UsageDelta):
                 usage = merge_usage(usage, item)
-            elif isinstance(item, ProviderResponse):
+            elif isinstance(item, ModelResponse):
                 usage = item.usage
                 closing, body = writer.finish(item)
                 yield closing

@@ -18,12 +18,11 @@ from responses_harness import (
     strict_response,
 )
 
-from good_agent.providers.types import ProviderResponse
 from good_agent.server import ConfigError, create_app, parse_config
 from good_agent.server.background import BackgroundServer
 from good_agent.server.responses_api import parse_responses_request, whole_body
 from good_agent.server.responses_stream import ResponseEventWriter
-from good_agent.server.served import BridgeReply
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 pytestmark = pytest.mark.anyio
@@ -243,7 +242,7 @@ async def test_tool_choice_parallel_calls_and_json_schema_reach_the_upstream(
 
 def test_a_reply_cut_by_the_token_limit_is_incomplete() -> None:
     call = parse_responses_request({"model": "gpt", "input": "Hi", "max_output_tokens": 5})
-    reply = BridgeReply("cut sh", [], "length", Usage(3, 5))
+    reply = ModelResponse("cut sh", [], "length", Usage(3, 5))
     body = strict_response(whole_body(call, "resp_1", reply))
     assert body.status == "incomplete"
     assert body.incomplete_details is not None
@@ -251,7 +250,7 @@ def test_a_reply_cut_by_the_token_limit_is_incomplete() -> None:
     writer = ResponseEventWriter(call, "resp_2")
     writer.start()
     writer.text("cut sh")
-    _, final = writer.finish(ProviderResponse("cut sh", finish_reason="length", usage=Usage(3, 5)))
+    _, final = writer.finish(ModelResponse("cut sh", finish_reason="length", usage=Usage(3, 5)))
     assert strict_response(final).status == "incomplete"
 
 
