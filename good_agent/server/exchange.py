@@ -21,9 +21,10 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import utf8
-from good_agent.server.served import BridgeReply, BridgeRequest, ServedModel, StreamItem
+from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
 from good_agent.server.streams import AccessLog, Items, prime, timer
 from good_agent.types.errors import ModelError
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 if TYPE_CHECKING:
@@ -130,7 +131,7 @@ class Exchange:
             request_id=self.request_id,
         )
 
-    async def complete(self, request: BridgeRequest) -> tuple[ServedModel, BridgeReply]:
+    async def complete(self, request: BridgeRequest) -> tuple[ServedModel, ModelResponse]:
         """The whole reply of the route (or a fallback), cancelled if the client leaves."""
         assert self.route is not None, "the route is chosen first"
         return await with_fallback(

@@ -26,12 +26,13 @@ from typing import Any
 
 from good_agent.providers.gemini.codec import field_of
 from good_agent.providers.gemini.schema import from_gemini_schema
-from good_agent.providers.types import JSONDict, ParsedToolCall, ToolChoice
+from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server.errors import bad_request
 from good_agent.server.openai_api import utf8
-from good_agent.server.served import BridgeReply, BridgeRequest
+from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
 from good_agent.types.content import MEDIA_KEY, kind_of_media
+from good_agent.types.messages import ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
@@ -462,17 +463,18 @@ def usage_metadata(usage: Usage) -> JSONDict:
     }
 
 
-def _arguments(call: ParsedToolCall) -> JSONDict:
-    if call.arguments is not None:
+def _arguments(call: ToolCall) -> JSONDict:
+    if call.arguments_error is None:
         return call.arguments
+    raw = call.arguments_text
     try:
-        value = json.loads(call.raw_arguments) if call.raw_arguments.strip() else {}
+        value = json.loads(raw) if raw.strip() else {}
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
 
 
-def call_parts(calls: list[ParsedToolCall] | tuple[ParsedToolCall, ...]) -> list[JSONDict]:
+def call_parts(calls: list[ToolCall]) -> list[JSONDict]:
     """Whole ``functionCall`` parts (no ids: clients match responses by name and order)."""
     return [{"functionCall": {"name": call.name, "args": _arguments(call)}} for call in calls]
 
@@ -489,7 +491,7 @@ def _candidate(parts: list[JSONDict], finish: str | None) -> JSONDict:
     return candidate
 
 
-def generate_body(reply: BridgeReply, model: str) -> JSONDict:
+def generate_body(reply: ModelResponse, model: str) -> JSONDict:
     """A whole ``GenerateContentResponse``."""
     parts: list[JSONDict] = []
     if reply.reasoning:
@@ -498,7 +500,7 @@ def generate_body(reply: BridgeReply, model: str) -> JSONDict:
         parts.append({"text": reply.content})
     parts += call_parts(reply.tool_calls)
     return {
-        "candidates": [_candidate(parts, reply.finish_reason)],
+        "candidates": [_candidate(parts, finish_of(reply))],
         "usageMetadata": usage_metadata(reply.usage),
         "modelVersion": model,
         "responseId": response_id(),
@@ -535,6 +537,6 @@ class GeminiStreamWriter:
         part: JSONDict = {"text": text, "thought": True} if thought else {"text": text}
         return self.chunk([part])
 
-    def finish(self, reply_calls: tuple[ParsedToolCall, ...], reason: str, usage: Usage) -> bytes:
+    def finish(self, reply_calls: list[ToolCall], reason: str, usage: Usage) -> bytes:
         """The last chunk: the whole function calls, the finish reason and the usage."""
         return self.chunk(call_parts(reply_calls), reason, usage)

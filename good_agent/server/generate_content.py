@@ -20,7 +20,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from good_agent.providers.streaming import ReasoningDelta, TextDelta, UsageDelta
-from good_agent.providers.types import ProviderResponse
 from good_agent.server.auth import presented_key
 from good_agent.server.errors import BridgeError
 from good_agent.server.exchange import (
@@ -37,6 +36,7 @@ from good_agent.server.gemini_api import (
 from good_agent.server.media import check_media
 from good_agent.server.served import ServedModel, StreamItem, finish_of
 from good_agent.server.streams import AccessLog, Items, _error, merge_usage
+from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ async def gemini_stream(
                 yield writer.text(item.text, thought=True)
             elif isinstance(item, UsageDelta):
                 usage = merge_usage(usage, item)
-            elif isinstance(item, ProviderResponse):
+            elif isinstance(item, ModelResponse):
                 usage = item.usage
                 yield writer.finish(item.tool_calls, finish_of(item), usage)
         status = 200

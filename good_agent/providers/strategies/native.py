@@ -152,7 +152,7 @@ def neutral_assistant(response: ModelResponse) -> JSONDict:
             {
                 "id": call.id,
                 "type": "function",
-                "function": {"name": call.name, "arguments": call.raw_arguments},
+                "function": {"name": call.name, "arguments": call.arguments_text},
             }
             for call in response.tool_calls
         ]
