@@ -642,6 +642,139 @@ class OllamaFake(Fake):
         )
 
 
+class ResponsesFake(Fake):
+    """``POST /v1/responses``: OpenAI's Responses API, whole or streamed as typed events."""
+
+    provider = "openai-responses"
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/v1/responses", self.handle, methods=["POST"])])
+
+    def check_auth(self, request: Request) -> None:
+        if request.headers.get("authorization") != f"Bearer {UPSTREAM_KEY}":
+            self.problem("bad bearer key")
+
+    def validate(self, body: dict[str, Any], request: Request) -> None:
+        if not isinstance(body.get("model"), str):
+            self.problem("model must be a string")
+        if "messages" in body:
+            self.problem("the Responses API takes input, not messages")
+        items = body.get("input")
+        if not isinstance(items, (str, list)) or not items:
+            self.problem("input must be a string or a non-empty list")
+            return
+        call_ids: set[str] = set()
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            kind = item.get("type", "message")
+            if kind == "message":
+                if item.get("role") not in ("system", "developer", "user", "assistant"):
+                    self.problem(f"input[{i}].role invalid")
+            elif kind == "function_call":
+                if not item.get("call_id") or not isinstance(item.get("arguments"), str):
+                    self.problem(f"input[{i}] function_call needs call_id and string arguments")
+                call_ids.add(item.get("call_id"))
+            elif kind == "function_call_output":
+                if item.get("call_id") not in call_ids:
+                    self.problem(f"input[{i}].call_id answers no earlier call")
+            elif kind != "reasoning":
+                self.problem(f"input[{i}] has unknown type {kind}")
+        for tool in body.get("tools") or []:
+            # flat tools: no nested "function" object, as in Chat Completions
+            if tool.get("type") != "function" or not isinstance(tool.get("name"), str):
+                self.problem("bad tool (Responses tools are flat)")
+            if (tool.get("parameters") or {}).get("type") != "object":
+                self.problem("tool parameters must be an object schema")
+        for key in ("max_tokens", "stream_options", "response_format"):
+            if key in body:
+                self.problem(f"the Responses API has no {key}")
+
+    def output(self, reply: Reply) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        if reply.text:
+            items.append(
+                {
+                    "type": "message",
+                    "id": "msg_fake",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+                }
+            )
+        for index, (name, args) in enumerate(reply.calls):
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{index}",
+                    "call_id": f"call_{uuid.uuid4().hex[:8]}",
+                    "name": name,
+                    "arguments": json.dumps(args),
+                    "status": "completed",
+                }
+            )
+        return items
+
+    def whole(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "resp_fake",
+            "object": "response",
+            "created_at": 1,
+            "model": body["model"],
+            "status": "completed",
+            "output": self.output(reply),
+            "usage": {
+                "input_tokens": reply.input_tokens,
+                "output_tokens": reply.output_tokens,
+                "total_tokens": reply.input_tokens + reply.output_tokens,
+            },
+        }
+
+    async def stream(self, reply: Reply, body: dict[str, Any]) -> AsyncIterator[bytes]:
+        def ev(payload: dict[str, Any]) -> bytes:
+            return sse(payload, payload["type"])
+
+        final = self.whole(reply, body)
+        yield ev({"type": "response.created", "response": {**final, "status": "in_progress"}})
+        for index, item in enumerate(final["output"]):
+            if item["type"] == "message":
+                for part in pieces(reply.text, self.chunk_size):
+                    yield ev(
+                        {
+                            "type": "response.output_text.delta",
+                            "item_id": item["id"],
+                            "output_index": index,
+                            "content_index": 0,
+                            "delta": part,
+                        }
+                    )
+                continue
+            yield ev(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "arguments": "", "status": "in_progress"},
+                }
+            )
+            for part in pieces(item["arguments"], 5):
+                yield ev(
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "delta": part,
+                    }
+                )
+            yield ev(
+                {
+                    "type": "response.function_call_arguments.done",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "arguments": item["arguments"],
+                }
+            )
+            yield ev({"type": "response.output_item.done", "output_index": index, "item": item})
+        yield ev({"type": "response.completed", "response": final})
+
+
 class RawFake:
     """An upstream that answers every POST with exactly the bytes a test sets: a
     wrong-shaped JSON reply, an HTML page, an empty body, an error page."""
