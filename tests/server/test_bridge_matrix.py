@@ -88,9 +88,7 @@ class Clients:
 
     def __init__(self, url: str) -> None:
         self.openai = openai.AsyncOpenAI(base_url=f"{url}/v1", api_key=CLIENT_KEY, max_retries=0)
-        self.anthropic = anthropic.AsyncAnthropic(
-            base_url=url, api_key=CLIENT_KEY, max_retries=0
-        )
+        self.anthropic = anthropic.AsyncAnthropic(base_url=url, api_key=CLIENT_KEY, max_retries=0)
         self.genai = genai.Client(api_key=CLIENT_KEY, http_options=types.HttpOptions(base_url=url))
 
     async def aclose(self) -> None:
