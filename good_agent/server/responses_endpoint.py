@@ -13,21 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from starlette.requests import ClientDisconnect, Request
-from starlette.responses import Response, StreamingResponse
+from starlette.requests import Request
+from starlette.responses import Response
 
 from good_agent.providers.types import JSONDict
-from good_agent.server.app import Bridge, _error_response, logger
-from good_agent.server.errors import BridgeError, bad_request, from_model_error, internal_error
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    SSE_HEADERS,
-    ClientGone,
-    ReplyJSON,
-    new_request_id,
-    until_disconnect,
-    with_fallback,
-)
+from good_agent.server.app import Bridge, _error_response
+from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.exchange import REQUEST_ID_HEADER, Exchange, ReplyJSON, new_request_id
 from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
 from good_agent.server.responses_api import (
     ResponsesCall,
@@ -40,10 +32,19 @@ from good_agent.server.responses_api import (
     with_instructions,
 )
 from good_agent.server.responses_stream import ResponseEventWriter, responses_stream
-from good_agent.server.served import BridgeRequest, ServedModel
-from good_agent.server.streams import prime, timer
-from good_agent.types.errors import ModelError
-from good_agent.types.usage import Usage
+from good_agent.server.served import BridgeRequest
+
+
+def _refuse(error: BridgeError, request_id: str) -> Response:
+    """``error`` OpenAI-shaped; a format the model cannot take is named as
+    ``text.format``, the field a Responses client sent."""
+    if error.param == "response_format":
+        error = dataclasses.replace(
+            error,
+            message=error.message.replace("response_format", "text.format"),
+            param="text.format",
+        )
+    return _error_response(error, False, request_id)
 
 
 class ResponsesEndpoint:
@@ -85,17 +86,13 @@ class ResponsesEndpoint:
     async def create(self, request: Request) -> Response:
         """``POST /v1/responses``."""
         bridge = self.bridge
-        elapsed = timer()
-        request_id = new_request_id()
-        path = request.url.path
-        route: ServedModel | None = None
-        stream = False
-        try:
+        exchange = Exchange(bridge, request)
+
+        async def serve() -> Response:
             bridge.authorize(request)
             owner = owner_of(request.headers)
-            body = await bridge.read_json(request)
-            call = parse_responses_request(body)
-            stream = call.stream
+            call = parse_responses_request(await bridge.read_json(request))
+            exchange.stream = call.stream
             history = await self._history(call, owner)
             neutral = BridgeRequest(
                 with_instructions(call, history),
@@ -106,60 +103,31 @@ class ResponsesEndpoint:
                 call.settings,
             )
             check_input_media(call, bridge.media_limits)
-            route = bridge.route(call.model)
-            if stream:
-                chosen, (events, first) = await with_fallback(
-                    bridge.candidates(route),
-                    lambda r: until_disconnect(request, lambda: prime(r, neutral)),
-                )
-
-                def done(status: int, usage: Usage) -> None:
-                    bridge.log(
-                        path, chosen, status, elapsed(), usage, stream=True, request_id=request_id
-                    )
+            exchange.route = bridge.route(call.model)
+            if call.stream:
+                chosen, events, first, done = await exchange.open_stream(neutral)
 
                 async def finished(final: JSONDict) -> None:
                     await self._keep(call, owner, history, final)
 
-                chunks = responses_stream(
-                    chosen,
-                    events,
-                    first,
-                    writer=ResponseEventWriter(call, response_id()),
-                    finished=finished,
-                    done=done,
-                    request_id=request_id,
+                return exchange.events(
+                    responses_stream(
+                        chosen,
+                        events,
+                        first,
+                        writer=ResponseEventWriter(call, response_id()),
+                        finished=finished,
+                        done=done,
+                        request_id=exchange.request_id,
+                    )
                 )
-                headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
-                return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
-            chosen, reply = await with_fallback(
-                bridge.candidates(route),
-                lambda r: until_disconnect(request, lambda: r.complete(neutral)),
-            )
+            chosen, reply = await exchange.complete(neutral)
             payload = whole_body(call, response_id(), reply)
             await self._keep(call, owner, history, payload)
-            bridge.log(path, chosen, 200, elapsed(), reply.usage, request_id=request_id)
-            return ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
-        except (ClientGone, ClientDisconnect):
-            bridge.log(path, route, 499, elapsed(), stream=stream, request_id=request_id)
-            return Response(status_code=499)
-        except ModelError as exc:
-            error = from_model_error(exc, route.name if route else "?")
-        except BridgeError as exc:
-            error = exc
-            if exc.param == "response_format":  # the model cannot take the format
-                error = dataclasses.replace(
-                    exc,
-                    message=exc.message.replace("response_format", "text.format"),
-                    param="text.format",
-                )
-        except Exception as exc:
-            logger.error(
-                "request %s (%s) failed: %s", request_id, path, type(exc).__name__, exc_info=exc
-            )
-            error = internal_error(request_id)
-        bridge.log(path, route, error.status, elapsed(), stream=stream, request_id=request_id)
-        return _error_response(error, False, request_id)
+            exchange.log(200, reply.usage, chosen)
+            return exchange.json(payload)
+
+        return await exchange.answer(serve, _refuse)
 
     async def retrieve(self, request: Request) -> Response:
         """``GET /v1/responses/{id}``: a stored response, to the key that stored it."""
