@@ -137,7 +137,8 @@ class ModelConfig(_Strict):
     ``settings`` default sampling settings merged under each request's;
     ``fallback`` the names of other entries tried in order when this model fails
     with an overload, rate limit, timeout or connection error (as
-    [`FallbackModel`][good_agent.FallbackModel] does for an agent); ``kind`` what
+    [`FallbackModel`][good_agent.FallbackModel] does for an agent; each must have
+    this entry's ``kind``); ``kind`` what
     the route serves: ``chat`` (the default: the chat, messages and Gemini
     endpoints) or ``embedding`` (``POST /v1/embeddings`` only; the provider must
     be one with an embeddings API: ``openai`` (or ``openai-responses``), ``ollama`` or ``gemini``).
@@ -247,11 +248,17 @@ class BridgeConfig(_Strict):
             if entry.name in seen:
                 raise ValueError(f"model name '{entry.name}' is configured twice")
             seen.add(entry.name)
+        kinds = {entry.name: entry.kind for entry in self.models}
         for entry in self.models:
             for other in entry.fallback:
                 if other == entry.name or other not in seen:
                     what = "itself" if other == entry.name else f"unknown model '{other}'"
                     raise ValueError(f"model '{entry.name}' falls back to {what}")
+                if kinds[other] != entry.kind:
+                    raise ValueError(
+                        f"model '{entry.name}' ({entry.kind}) falls back to '{other}', a "
+                        f"{kinds[other]} model; a fallback must serve the same kind of requests"
+                    )
         return self
 
     def model_named(self, name: str) -> ModelConfig | None:

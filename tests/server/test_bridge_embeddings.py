@@ -232,3 +232,20 @@ def test_the_config_refuses_an_embedding_route_without_an_embeddings_api() -> No
         )
     with pytest.raises(ConfigError, match="kind"):
         parse_config({"models": [{"name": "c", "provider": "openai", "model": "m", "kind": "x"}]})
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [("embedding", "chat"), ("chat", "embedding")], ids=["embed", "chat"]
+)
+def test_the_config_refuses_a_fallback_of_the_other_kind(first: str, second: str) -> None:
+    models = [
+        {"name": "a", "provider": "openai", "model": "m", "kind": first, "fallback": ["b"]},
+        {"name": "b", "provider": "ollama", "model": "m", "kind": second},
+    ]
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"models": models}, "bridge.toml")
+    message = str(caught.value)
+    assert message.startswith("bridge.toml: invalid configuration")
+    assert f"model 'a' ({first}) falls back to 'b', a {second} model" in message
+    # the same kind on both sides is accepted
+    parse_config({"models": [models[0], {**models[1], "kind": first}]})
