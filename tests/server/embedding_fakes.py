@@ -117,12 +117,18 @@ class EmbeddingFake:
 
         if method == "embedContent":
             self._check("model" not in body, "the model belongs in the URL")
-            payload: dict[str, Any] = {"embedding": embed(body)}
+            payload: dict[str, Any] = {
+                "embedding": embed(body),
+                "usageMetadata": {"promptTokenCount": 3},
+            }
         elif method == "batchEmbedContents":
             requests = body.get("requests") or []
             for one in requests:
                 self._check(one.get("model") == f"models/{model}", "each request names the model")
-            payload = {"embeddings": [embed(one) for one in requests]}
+            payload = {
+                "embeddings": [embed(one) for one in requests],
+                "usageMetadata": {"promptTokenCount": 3 * len(requests)},
+            }
         else:
             self._check(False, f"unknown method {method}")
             payload = {}

@@ -95,12 +95,16 @@ async def test_every_embedding_upstream_through_the_openai_sdk(
     assert [item.embedding for item in reply.data] == [vector_of(t) for t in texts]
     assert [item.index for item in reply.data] == [0, 1, 2]
     assert reply.model == model
-    expected_tokens = {"embed-openai": 15, "embed-ollama": 12, "embed-gemini": 0}[model]
+    expected_tokens = {"embed-openai": 15, "embed-ollama": 12, "embed-gemini": 9}[model]
     assert reply.usage.prompt_tokens == reply.usage.total_tokens == expected_tokens
     single = await sdk.embeddings.create(
         model=model, input="just one", encoding_format="float", dimensions=2
     )
     assert [item.embedding for item in single.data] == [vector_of("just one", 2)]
+    assert (
+        single.usage.prompt_tokens
+        == {"embed-openai": 5, "embed-ollama": 4, "embed-gemini": 3}[model]
+    )
     assert not fake.problems, fake.problems
     paths = [path for path, _ in fake.requests]
     if model == "embed-gemini":
@@ -249,3 +253,13 @@ def test_the_config_refuses_a_fallback_of_the_other_kind(first: str, second: str
     assert f"model 'a' ({first}) falls back to 'b', a {second} model" in message
     # the same kind on both sides is accepted
     parse_config({"models": [models[0], {**models[1], "kind": first}]})
+
+
+async def test_a_gemini_reply_without_usage_metadata_counts_no_tokens(
+    sdk: openai.AsyncOpenAI, upstream: tuple[EmbeddingFake, str]
+) -> None:
+    # older Gemini API versions send no usageMetadata with embeddings
+    upstream[0].bad_reply = {"embedding": {"values": [0.5, 1.5]}}
+    reply = await sdk.embeddings.create(model="embed-gemini", input="hi", encoding_format="float")
+    assert reply.data[0].embedding == [0.5, 1.5]
+    assert reply.usage.prompt_tokens == reply.usage.total_tokens == 0

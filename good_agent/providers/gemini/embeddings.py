@@ -1,4 +1,10 @@
-"""Embeddings over Gemini's ``:embedContent`` and ``:batchEmbedContents``."""
+"""Embeddings over Gemini's ``:embedContent`` and ``:batchEmbedContents``.
+
+Both replies may carry ``usageMetadata.promptTokenCount`` (Gemini's
+``EmbeddingUsageMetadata``); a reply without it (older API versions) counts 0.
+
+Reference: https://ai.google.dev/api/embeddings
+"""
 
 from __future__ import annotations
 
@@ -34,10 +40,15 @@ class GeminiEmbedder(Embedder, GeminiHttpTransport):
             raw = await self.send(single)
             embedding = raw.get("embedding")
             values = embedding.get("values") if isinstance(embedding, dict) else None
-            return Embeddings(self.vectors([values], 1, "embedding.values"))
+            return Embeddings(self.vectors([values], 1, "embedding.values"), self.tokens(raw))
         raw = await self.send({"requests": requests})
         found = raw.get("embeddings")
         if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
             raise self.bad_reply("'embeddings' is not a list of objects", found)
         values_list = [item.get("values") for item in found]
-        return Embeddings(self.vectors(values_list, len(inputs), "embeddings"))
+        return Embeddings(self.vectors(values_list, len(inputs), "embeddings"), self.tokens(raw))
+
+    def tokens(self, raw: JSONDict) -> int:
+        """The input tokens in a reply's ``usageMetadata`` (0 without one)."""
+        usage = raw.get("usageMetadata")
+        return self.count(usage.get("promptTokenCount")) if isinstance(usage, dict) else 0
