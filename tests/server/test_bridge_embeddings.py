@@ -19,7 +19,9 @@ from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
-EMBEDDERS = ["embed-openai", "embed-ollama", "embed-gemini"]
+EMBEDDERS = ["embed-openai", "embed-responses", "embed-ollama", "embed-gemini"]
+TOKENS = {"embed-openai": 5, "embed-responses": 5, "embed-ollama": 4, "embed-gemini": 3}
+"""The tokens each upstream counts for one input."""
 
 
 def entry(name: str, provider: str, base_url: str, **extra: Any) -> dict[str, Any]:
@@ -49,6 +51,8 @@ def embed_bridge(upstream: tuple[EmbeddingFake, str]) -> Iterator[BackgroundServ
             "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
             "models": [
                 entry("embed-openai", "openai", url + "/v1", kind="embedding"),
+                # an OpenAI Responses route embeds through the same account's /embeddings
+                entry("embed-responses", "openai-responses", url + "/v1", kind="embedding"),
                 entry("embed-ollama", "ollama", url, kind="embedding"),
                 entry("embed-gemini", "gemini", url, kind="embedding"),
                 entry(
@@ -95,16 +99,12 @@ async def test_every_embedding_upstream_through_the_openai_sdk(
     assert [item.embedding for item in reply.data] == [vector_of(t) for t in texts]
     assert [item.index for item in reply.data] == [0, 1, 2]
     assert reply.model == model
-    expected_tokens = {"embed-openai": 15, "embed-ollama": 12, "embed-gemini": 9}[model]
-    assert reply.usage.prompt_tokens == reply.usage.total_tokens == expected_tokens
+    assert reply.usage.prompt_tokens == reply.usage.total_tokens == 3 * TOKENS[model]
     single = await sdk.embeddings.create(
         model=model, input="just one", encoding_format="float", dimensions=2
     )
     assert [item.embedding for item in single.data] == [vector_of("just one", 2)]
-    assert (
-        single.usage.prompt_tokens
-        == {"embed-openai": 5, "embed-ollama": 4, "embed-gemini": 3}[model]
-    )
+    assert single.usage.prompt_tokens == TOKENS[model]
     assert not fake.problems, fake.problems
     paths = [path for path, _ in fake.requests]
     if model == "embed-gemini":
@@ -115,6 +115,7 @@ async def test_every_embedding_upstream_through_the_openai_sdk(
         assert fake.requests[1][1]["outputDimensionality"] == 2
     else:
         assert fake.requests[1][1]["dimensions"] == 2
+        assert paths == {"embed-ollama": ["/api/embed"] * 2}.get(model, ["/v1/embeddings"] * 2)
 
 
 async def test_base64_is_little_endian_float32(embed_bridge: BackgroundServer) -> None:
