@@ -349,8 +349,10 @@ def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
         with lock:
             requests[0] += 1
             count = requests[0]
-        if count == 30:
-            # worker runs are waiting on the model now: the kill lands between steps
+        if count >= 30 and not killed.is_set():
+            # From the 30th request on, every run waits on the model until the kill:
+            # the kill lands between steps, never inside a tool's step (a step cut
+            # short runs again on recovery: at least once, by design).
             killed.wait(30)
         time.sleep(0.02)
         return three_tools_reply(body)
@@ -381,7 +383,7 @@ def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
         while requests[0] < 30:
             assert time.monotonic() < deadline, "the workers made no progress"
             time.sleep(0.01)
-        time.sleep(0.2)
+        time.sleep(0.5)  # tools already running finish; their runs then wait too
         kill(workers["w1"])
         killed.set()
         # The killed worker's runs are PENDING under executor id w1: a process

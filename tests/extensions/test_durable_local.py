@@ -59,7 +59,9 @@ async def test_outside_a_workflow_a_durable_agent_runs_exactly_as_a_plain_one() 
     second = await durable.run("go")
     assert second.output == first.output == "All recorded."
     assert [m.model_dump() for m in durable.messages] == [m.model_dump() for m in plain.messages]
-    assert RAN == [1, 2, 3, 1, 2, 3]
+    # c1 and c2 run in parallel (in worker threads): their order within a turn is free.
+    assert sorted(RAN[:3]) == sorted(RAN[3:]) == [1, 2, 3]
+    assert RAN[2] == RAN[5] == 3
 
 
 @DBOS.workflow(name="local_streamed")
