@@ -1,7 +1,7 @@
 """A fast fake OpenAI-compatible upstream for benchmarks/bridge.py, in its own process.
 
 ``POST /v1/chat/completions`` answers a canned reply: one tool call, whole (JSON) or
-streamed (SSE, ``"stream": true`` in the body), with usage. Two servers give the
+streamed (SSE, ``"stream": true`` in the body: 20 events, all in one write), with usage. Two servers give the
 same bytes: ``uvicorn`` (a Starlette app on uvicorn, what a fast Python model server
 looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: the
 floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw] [agent]``.
@@ -72,7 +72,9 @@ def _streamed() -> bytes:
         "function": {"name": "get_weather", "arguments": ""},
     }
     parts = [_chunk({"role": "assistant", "content": ""})]
-    parts += [_chunk({"content": TEXT[i : i + 8]}) for i in range(0, len(TEXT), 8)]
+    pieces = len(TEXT) // 2 - 2  # 12 text chunks: 20 events a reply with [DONE]
+    cuts = [len(TEXT) * i // pieces for i in range(pieces + 1)]
+    parts += [_chunk({"content": TEXT[a:b]}) for a, b in zip(cuts, cuts[1:], strict=False)]
     parts.append(_chunk({"tool_calls": [head]}))
     parts += [
         _chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
