@@ -16,7 +16,6 @@ import base64
 import json
 import mimetypes
 import re
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server.errors import bad_request
+from good_agent.server.ids import fresh_id
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_tool_schema
@@ -243,7 +243,7 @@ def parse_messages_request(body: Any) -> MessagesCall:
 
 def message_id() -> str:
     """A fresh ``msg_`` id."""
-    return f"msg_{uuid.uuid4().hex[:24]}"
+    return fresh_id("msg_")
 
 
 def _input(arguments: str) -> Any:

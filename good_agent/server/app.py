@@ -1,24 +1,26 @@
-"""The Starlette application: routes, authentication, body limit, access log.
+"""The bridge's application: routes, authentication, body limit, access log.
 
 ``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` (in
 :mod:`good_agent.server.responses_endpoint`), Gemini's
 ``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent`` (also
 under ``/v1/``, where newer SDKs call them), all streamed or not,
 ``GET /v1/responses/{id}``, ``POST /v1/embeddings``, ``GET /v1/models`` and
-``GET /health``. Every error is JSON: OpenAI-shaped, Anthropic-shaped on
-``/v1/messages``, Gemini-shaped on the Gemini methods. Each request gets an id, sent back in the
-``x-request-id`` header, and is logged once on the ``good_agent.server.access``
-logger with ``extra`` fields ``request_id``, ``model``, ``upstream``, ``status``,
-``latency_ms``, ``input_tokens``, ``output_tokens`` and ``stream``. An unexpected
-failure is a 500 that carries the request id, logged once (with its traceback and
-the same id) on ``good_agent.server``. A client that disconnects (even in the middle
-of its request body) is no failure: it is logged with status 499 and no traceback.
+``GET /health``: each one line of the endpoint list in :func:`create_app`, the paths
+without parameters called directly (:mod:`good_agent.server.dispatch`). Every error
+is JSON: OpenAI-shaped, Anthropic-shaped on ``/v1/messages``, Gemini-shaped on the
+Gemini methods. Each request gets an id, sent back in the ``x-request-id`` header,
+and is logged once on the ``good_agent.server.access`` logger with ``extra`` fields
+``request_id``, ``model``, ``upstream``, ``status``, ``latency_ms``,
+``input_tokens``, ``output_tokens`` and ``stream``. An unexpected failure is a 500
+that carries the request id, logged once (with its traceback and the same id) on
+``good_agent.server``. A client that disconnects (even in the middle of its request
+body) is no failure: it is logged with status 499 and no traceback.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -27,12 +29,13 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from good_agent.providers.http_wire import AiohttpWire, aiohttp_available
 from good_agent.server.anthropic_api import message_body, parse_messages_request
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
+from good_agent.server.dispatch import BridgeApp, Endpoint
 from good_agent.server.embeddings import handle_embeddings
 from good_agent.server.errors import BridgeError, bad_request, internal_error
 from good_agent.server.exchange import (
@@ -165,10 +168,10 @@ def _error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSO
     return JSONResponse(body, status_code=error.status, headers=headers)
 
 
-async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response:
+async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
     exchange = Exchange(bridge, request)
 
-    async def serve() -> Response:
+    async def serve() -> ASGIApp:
         bridge.authorize(request)
         body = await bridge.read_json(request)
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
@@ -207,13 +210,6 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> Response
     )
 
 
-def _routes(
-    path: str, endpoint: Callable[[Request], Awaitable[Response]], method: str
-) -> list[Route]:
-    """``path`` served at itself and with a trailing slash (``/v1/models/``)."""
-    return [Route(path, endpoint, methods=[method]), Route(f"{path}/", endpoint, methods=[method])]
-
-
 def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
     """The bridge as an ASGI application (``app.state.bridge`` holds its
     [`Bridge`][good_agent.server.Bridge])."""
@@ -223,16 +219,16 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
     bridge = Bridge(config, client=client)
     responses = ResponsesEndpoint(bridge, open_store(config.responses))
 
-    async def chat_completions(request: Request) -> Response:
+    async def chat_completions(request: Request) -> ASGIApp:
         return await _handle(bridge, request, anthropic=False)
 
-    async def messages(request: Request) -> Response:
+    async def messages(request: Request) -> ASGIApp:
         return await _handle(bridge, request, anthropic=True)
 
-    async def generate(request: Request) -> Response:
+    async def generate(request: Request) -> ASGIApp:
         return await handle_generate(bridge, request)
 
-    async def embeddings(request: Request) -> Response:
+    async def embeddings(request: Request) -> ASGIApp:
         return await handle_embeddings(bridge, request)
 
     async def models(request: Request) -> Response:
@@ -274,23 +270,20 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
             await responses.aclose()
             await bridge.aclose()
 
-    app = Starlette(
-        routes=[
-            *_routes("/v1/chat/completions", chat_completions, "POST"),
-            *_routes("/v1/messages", messages, "POST"),
-            *_routes("/v1/responses", responses.create, "POST"),
-            *_routes("/v1/responses/{response_id}", responses.retrieve, "GET"),
-            *_routes("/v1/embeddings", embeddings, "POST"),
-            Route("/v1beta/models/{target:path}", generate, methods=["POST"]),
-            Route("/v1/models/{target:path}", generate, methods=["POST"]),
-            *_routes("/v1/models", models, "GET"),
-            *_routes("/health", health, "GET"),
-        ],
-        exception_handlers={HTTPException: http_error, Exception: http_error},
-        lifespan=lifespan,
-    )
-    # Never answer with a redirect: Starlette builds its Location from the client's
-    # Host header. Each path is served with and without a trailing slash instead.
-    app.router.redirect_slashes = False
+    # One line a route: each is served at its path and with a trailing slash (unless
+    # slash=False), and a path without parameters is called directly (see
+    # good_agent.server.dispatch).
+    endpoints = [
+        Endpoint("POST", "/v1/chat/completions", chat_completions),
+        Endpoint("POST", "/v1/messages", messages),
+        Endpoint("POST", "/v1/responses", responses.create),
+        Endpoint("GET", "/v1/responses/{response_id}", responses.retrieve),
+        Endpoint("POST", "/v1/embeddings", embeddings),
+        Endpoint("POST", "/v1beta/models/{target:path}", generate, slash=False),
+        Endpoint("POST", "/v1/models/{target:path}", generate, slash=False),
+        Endpoint("GET", "/v1/models", models),
+        Endpoint("GET", "/health", health),
+    ]
+    app = BridgeApp(endpoints, error=http_error, lifespan=lifespan)
     app.state.bridge = bridge
     return app

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp
 
 from good_agent.providers.builtin_transports import EMBEDDERS
 from good_agent.providers.embeddings import EmbeddingInput, Embeddings
@@ -28,7 +29,6 @@ from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
     Exchange,
-    until_disconnect,
     with_fallback,
 )
 from good_agent.server.served import ServedModel
@@ -160,18 +160,18 @@ def _openai_error(error: BridgeError, request_id: str) -> JSONResponse:
     return JSONResponse(error.openai_body(), status_code=error.status, headers=headers)
 
 
-async def handle_embeddings(bridge: Bridge, request: Request) -> Response:
+async def handle_embeddings(bridge: Bridge, request: Request) -> ASGIApp:
     """Serve one ``POST /v1/embeddings`` request."""
     exchange = Exchange(bridge, request)
 
-    async def serve() -> Response:
+    async def serve() -> ASGIApp:
         bridge.authorize(request)
         call = parse_embeddings_request(await bridge.read_json(request))
         exchange.route = route = bridge.route(call.model)
         check_route(route, call)
         chosen, found = await with_fallback(
             bridge.candidates(route),
-            lambda r: until_disconnect(request, lambda: _embed(r, call)),
+            lambda r: exchange.watch.run(lambda: _embed(r, call)),
         )
         exchange.log(200, Usage(found.input_tokens, 0), chosen)
         return exchange.json(embeddings_body(found, call))

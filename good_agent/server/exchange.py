@@ -1,25 +1,30 @@
 """One request's plumbing, shared by every client protocol the bridge speaks.
 
 The request id and its header, the compact JSON reply, the SSE headers, the
-disconnect watch that cancels the upstream call when the client leaves, the
-walk along a route's ``fallback`` entries, and :class:`Exchange`, which a
-protocol's handler answers one request with.
+disconnect watch that cancels the upstream call when the client leaves (one small
+task a request, :class:`~good_agent.server.disconnect.DisconnectWatch`), the walk
+along a route's ``fallback`` entries, and :class:`Exchange`, which a protocol's
+handler answers one request with (a streamed reply is an
+:class:`~good_agent.server.coalesce.EventStream`: the chunks of one upstream read in
+one write).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import anyio
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp
 
 from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
+from good_agent.server.coalesce import EventStream
+from good_agent.server.disconnect import ClientGone, DisconnectWatch
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.ids import fresh_id
 from good_agent.server.openai_api import utf8
 from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
 from good_agent.server.streams import AccessLog, Items, prime, timer
@@ -40,48 +45,20 @@ REQUEST_ID_HEADER = "x-request-id"
 SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 """The headers of a streamed (server-sent events) reply."""
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
 
 class ReplyJSON(JSONResponse):
     """A JSON response that survives text with lone surrogates (see :func:`utf8`)."""
 
     def render(self, content: Any) -> bytes:
         """Compact JSON, UTF-8."""
-        return utf8(json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
-
-
-class ClientGone(Exception):
-    """The client disconnected before the reply was ready."""
+        return utf8(_COMPACT.encode(content))
 
 
 def new_request_id() -> str:
     """A fresh request id (``req_`` and 24 hex digits)."""
-    return f"req_{uuid.uuid4().hex[:24]}"
-
-
-async def until_disconnect(request: Request, work: Callable[[], Awaitable[T]]) -> T:
-    """Run ``work``; cancel it and raise :class:`ClientGone` if the client leaves first."""
-    outcome: list[T] = []
-    failure: list[Exception] = []
-    async with anyio.create_task_group() as group:
-
-        async def watch() -> None:
-            while True:
-                message = await request.receive()
-                if message["type"] == "http.disconnect":
-                    group.cancel_scope.cancel()
-                    return
-
-        group.start_soon(watch)
-        try:
-            outcome.append(await work())
-        except Exception as exc:
-            failure.append(exc)
-        group.cancel_scope.cancel()
-    if failure:
-        raise failure[0]
-    if not outcome:
-        raise ClientGone
-    return outcome[0]
+    return fresh_id("req_")
 
 
 async def with_fallback(
@@ -111,11 +88,20 @@ class Exchange:
         self.request = request
         self.request_id = new_request_id()
         self.elapsed = timer()
-        self.path = request.url.path
+        self.path: str = request.scope["path"]
         self.route: ServedModel | None = None
         """The route asked for, once known (named in errors and the access log)."""
         self.stream = False
         """Whether the reply is streamed, once known."""
+        self._watch: DisconnectWatch | None = None
+
+    @property
+    def watch(self) -> DisconnectWatch:
+        """The request's disconnect watch, started on first use: after the body has
+        been read (the watch reads what ``receive`` gives next)."""
+        if self._watch is None:
+            self._watch = DisconnectWatch(self.request.receive)
+        return self._watch
 
     def log(
         self, status: int, usage: Usage | None = None, route: ServedModel | None = None
@@ -136,7 +122,7 @@ class Exchange:
         assert self.route is not None, "the route is chosen first"
         return await with_fallback(
             self.bridge.candidates(self.route),
-            lambda r: until_disconnect(self.request, lambda: r.complete(request)),
+            lambda r: self.watch.run(lambda: r.complete(request)),
         )
 
     async def open_stream(
@@ -147,7 +133,7 @@ class Exchange:
         assert self.route is not None, "the route is chosen first"
         chosen, (items, first) = await with_fallback(
             self.bridge.candidates(self.route),
-            lambda r: until_disconnect(self.request, lambda: prime(r, request)),
+            lambda r: self.watch.run(lambda: prime(r, request)),
         )
 
         def done(status: int, usage: Usage) -> None:
@@ -159,16 +145,17 @@ class Exchange:
         """A JSON reply carrying the request id."""
         return ReplyJSON(payload, headers={REQUEST_ID_HEADER: self.request_id})
 
-    def events(self, chunks: AsyncIterator[bytes]) -> StreamingResponse:
-        """A server-sent events reply carrying the request id."""
+    def events(self, chunks: AsyncIterator[bytes]) -> EventStream:
+        """A server-sent events reply carrying the request id (cancelled if the client
+        leaves; the chunks ready together are written together)."""
         headers = {**SSE_HEADERS, REQUEST_ID_HEADER: self.request_id}
-        return StreamingResponse(chunks, media_type="text/event-stream", headers=headers)
+        return EventStream(chunks, self.watch, headers)
 
     async def answer(
         self,
-        serve: Callable[[], Awaitable[Response]],
+        serve: Callable[[], Awaitable[ASGIApp]],
         refuse: Callable[[BridgeError, str], Response],
-    ) -> Response:
+    ) -> ASGIApp:
         """``serve()``'s reply; a failure is logged once and answered by ``refuse``
         (the error and the request id), a client gone is a 499 with no reply."""
         try:

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
-import anyio
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp
 
 from good_agent.providers.streaming import ReasoningDelta, TextDelta, UsageDelta
 from good_agent.server.auth import presented_key
+from good_agent.server.closing import close_shielded
 from good_agent.server.errors import BridgeError
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
@@ -106,16 +107,15 @@ async def gemini_stream(
         status = error.status
         yield sse_chunk(error.gemini_body())
     finally:
-        with anyio.CancelScope(shield=True):
-            await items.aclose()
+        await close_shielded(items)
         done(status, usage)
 
 
-async def handle_generate(bridge: Bridge, request: Request) -> Response:
+async def handle_generate(bridge: Bridge, request: Request) -> ASGIApp:
     """Serve one ``generateContent`` or ``streamGenerateContent`` request."""
     exchange = Exchange(bridge, request)
 
-    async def serve() -> Response:
+    async def serve() -> ASGIApp:
         model, method = model_of(str(request.path_params.get("target", "")))
         if method not in METHODS or not model:
             raise BridgeError(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import time
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +20,7 @@ from good_agent.providers.openai.chat_codec import SETTING_KEYS
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import bad_request
+from good_agent.server.ids import fresh_id
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
@@ -177,7 +177,7 @@ def usage_body(usage: Usage) -> JSONDict:
 
 def completion_id() -> str:
     """A fresh ``chatcmpl-`` id."""
-    return f"chatcmpl-{uuid.uuid4().hex[:24]}"
+    return fresh_id("chatcmpl-")
 
 
 def completion_body(reply: ModelResponse, model: str) -> JSONDict:

@@ -15,6 +15,7 @@ import dataclasses
 
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from good_agent.providers.types import JSONDict
 from good_agent.server.app import Bridge, _error_response
@@ -83,12 +84,12 @@ class ResponsesEndpoint:
             messages = [*history, assistant_message(body["output"])]
             await self.store.put(body["id"], owner, StoredResponse(body, messages))
 
-    async def create(self, request: Request) -> Response:
+    async def create(self, request: Request) -> ASGIApp:
         """``POST /v1/responses``."""
         bridge = self.bridge
         exchange = Exchange(bridge, request)
 
-        async def serve() -> Response:
+        async def serve() -> ASGIApp:
             bridge.authorize(request)
             owner = owner_of(request.headers)
             call = parse_responses_request(await bridge.read_json(request))

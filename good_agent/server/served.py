@@ -31,6 +31,7 @@ from good_agent.providers.tool_names import tool_function
 from good_agent.providers.transport import AnyTransport
 from good_agent.providers.types import ChatRequest
 from good_agent.providers.wire_errors import map_http_error
+from good_agent.server.closing import close_shielded
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request, register_secret
 from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
@@ -241,5 +242,4 @@ async def within(
                 raise served.transport_failure(exc) from exc
             yield item
     finally:
-        with anyio.CancelScope(shield=True):
-            await items.aclose()
+        await close_shielded(items)

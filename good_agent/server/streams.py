@@ -14,8 +14,6 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
-import anyio
-
 from good_agent.providers.streaming import (
     ReasoningDelta,
     TextDelta,
@@ -24,6 +22,7 @@ from good_agent.providers.streaming import (
     UsageDelta,
 )
 from good_agent.server.anthropic_api import MessageStreamWriter, event
+from good_agent.server.closing import close_shielded
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.openai_api import ChunkWriter, sse
 from good_agent.server.served import BridgeRequest, ServedModel, StreamItem, finish_of
@@ -47,8 +46,7 @@ async def prime(served: ServedModel, request: BridgeRequest) -> tuple[Items, lis
     except StopAsyncIteration:
         return items, []
     except BaseException:
-        with anyio.CancelScope(shield=True):
-            await items.aclose()
+        await close_shielded(items)
         raise
     return items, [first]
 
@@ -120,8 +118,7 @@ async def openai_stream(
         status = error.status
         yield sse(error.openai_body())
     finally:
-        with anyio.CancelScope(shield=True):
-            await items.aclose()
+        await close_shielded(items)
         done(status, usage)
 
 
@@ -167,8 +164,7 @@ async def anthropic_stream(
             yield writer.start(usage)
         yield event("error", {"error": error.anthropic_body()["error"], "request_id": request_id})
     finally:
-        with anyio.CancelScope(shield=True):
-            await items.aclose()
+        await close_shielded(items)
         done(status, usage)
 
 

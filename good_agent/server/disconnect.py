@@ -1,0 +1,72 @@
+"""Noticing a client that leaves: one waiting task per request, no task group.
+
+:class:`DisconnectWatch` is started once the request body has been read. It waits
+on the request's ASGI ``receive`` channel in one small task, which ends by itself:
+at ``http.disconnect``, which an ASGI server sends when the client goes away *or*
+once the response has been sent (the ASGI spec says so; uvicorn and httpx's ASGI
+transport do). Work run through :meth:`DisconnectWatch.run` is cancelled when the
+client leaves first. Nothing is cancelled in the usual case, so a request leaves
+no ``CancelledError``, traceback or task group behind (they are reference cycles,
+which the garbage collector would have to find).
+
+The bridge runs on uvicorn, so on asyncio; the task is an ``asyncio`` task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import anyio
+from starlette.types import Receive
+
+T = TypeVar("T")
+
+
+class ClientGone(Exception):
+    """The client disconnected before the reply was ready."""
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class DisconnectWatch:
+    """Watches one request for its client leaving (see the module docstring).
+
+    Args:
+        receive: The request's ASGI ``receive``, its body already read.
+    """
+
+    __slots__ = ("_scope", "gone")
+
+    def __init__(self, receive: Receive) -> None:
+        self.gone = False
+        """Whether ``http.disconnect`` has arrived (the client left, or the reply
+        was sent)."""
+        self._scope: anyio.CancelScope | None = None
+        task = asyncio.ensure_future(_until_disconnect(receive))
+        task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Future[None]) -> None:
+        if task.cancelled() or task.exception() is not None:
+            return
+        self.gone = True
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``work()``'s result; cancelled, and :class:`ClientGone` raised, if the client
+        leaves first (or has left: then ``work`` is cancelled at its first wait, so
+        that its own ``finally`` blocks still run)."""
+        with anyio.CancelScope() as scope:
+            self._scope = scope
+            if self.gone:
+                scope.cancel()
+            try:
+                return await work()
+            finally:
+                self._scope = None
+        raise ClientGone
