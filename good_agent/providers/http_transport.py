@@ -231,8 +231,11 @@ class HttpTransport(ABC):
             return reply
 
         try:
-            with anyio.fail_after(self.request_timeout):
+            if self.request_timeout is None:
                 reply = await self.retries.call(attempt)
+            else:
+                with anyio.fail_after(self.request_timeout):
+                    reply = await self.retries.call(attempt)
             result = json.loads(reply.body)
         except TimeoutError:
             raise ModelTimeoutError(

@@ -206,9 +206,14 @@ def completion_body(reply: ModelResponse, model: str) -> JSONDict:
     }
 
 
+JSON = json.JSONEncoder(ensure_ascii=False)
+"""The JSON encoder of the replies: made once (``json.dumps`` with options makes
+one a call), non-ASCII text kept as it is."""
+
+
 def sse(payload: JSONDict | str) -> bytes:
     """One server-sent event line pair."""
-    data = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+    data = payload if isinstance(payload, str) else JSON.encode(payload)
     return utf8(f"data: {data}\n\n")
 
 
@@ -222,28 +227,38 @@ def utf8(text: str) -> bytes:
 
 
 class ChunkWriter:
-    """Writes ``chat.completion.chunk`` events for one streamed reply."""
+    """Writes ``chat.completion.chunk`` events for one streamed reply.
+
+    What every chunk of the reply repeats (id, created, model, the choice's frame)
+    is encoded once; a chunk encodes only its delta. The bytes are those of
+    ``json.dumps`` of the whole chunk.
+    """
 
     def __init__(self, model: str, *, include_usage: bool = False) -> None:
         self.id = completion_id()
         self.created = int(time.time())
         self.model = model
         self.include_usage = include_usage
+        head = JSON.encode(
+            {
+                "id": self.id,
+                "object": "chat.completion.chunk",
+                "created": self.created,
+                "model": model,
+            }
+        )
+        self._head = f'data: {head[:-1]}, "choices": [{{"index": 0, "delta": '
+        self._usage = ', "usage": null' if include_usage else ""
+        self._tail = self._end(None)
+
+    def _end(self, finish_reason: str | None) -> str:
+        reason = JSON.encode(finish_reason)
+        return f', "finish_reason": {reason}, "logprobs": null}}]{self._usage}}}\n\n'
 
     def chunk(self, delta: JSONDict, finish_reason: str | None = None) -> bytes:
         """One chunk with ``delta``."""
-        payload: JSONDict = {
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.model,
-            "choices": [
-                {"index": 0, "delta": delta, "finish_reason": finish_reason, "logprobs": None}
-            ],
-        }
-        if self.include_usage:
-            payload["usage"] = None
-        return sse(payload)
+        tail = self._tail if finish_reason is None else self._end(finish_reason)
+        return utf8(self._head + JSON.encode(delta) + tail)
 
     def role(self) -> bytes:
         """The opening chunk: the assistant role."""
@@ -251,11 +266,11 @@ class ChunkWriter:
 
     def text(self, text: str) -> bytes:
         """A content delta."""
-        return self.chunk({"content": text})
+        return utf8(f'{self._head}{{"content": {JSON.encode(text)}}}{self._tail}')
 
     def reasoning(self, text: str) -> bytes:
         """A reasoning delta (``reasoning_content``, as vLLM and DeepSeek send it)."""
-        return self.chunk({"reasoning_content": text})
+        return utf8(f'{self._head}{{"reasoning_content": {JSON.encode(text)}}}{self._tail}')
 
     def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""

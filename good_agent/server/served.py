@@ -180,17 +180,17 @@ class ServedModel:
         """Send ``request`` and return the whole reply (``request_timeout`` at most)."""
         chat = self.prepare(request)
         try:
-            with anyio.fail_after(self.request_timeout):
+            with anyio.CancelScope(deadline=anyio.current_time() + self.request_timeout) as scope:
                 response = await self.model.request(chat)
-        except TimeoutError:
-            raise ModelTimeoutError(
-                f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
-                provider=self.entry.provider,
-            ) from None
         except ModelError:
             raise
         except Exception as exc:
             raise self.transport_failure(exc) from exc
+        if scope.cancelled_caught:
+            raise ModelTimeoutError(
+                f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
+                provider=self.entry.provider,
+            )
         return response
 
     def transport_failure(self, exc: Exception) -> Exception:
