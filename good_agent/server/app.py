@@ -138,6 +138,8 @@ class Bridge:
         request_id: str | None = None,
     ) -> None:
         """Write one access-log record."""
+        if not access_log.isEnabledFor(logging.INFO):
+            return
         usage = usage or Usage()
         upstream = f"{route.entry.provider}:{route.entry.model}" if route else None
         access_log.info(

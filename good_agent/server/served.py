@@ -207,7 +207,12 @@ class ServedModel:
 
     def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamItem, None]:
         """Stream ``request``: deltas, then the final reply (``stream_timeout`` at most)."""
-        return within(self.model.stream(self.prepare(request)), self)
+        items = self.model.stream(self.prepare(request))
+        if self.limits_streams and not self.registered:
+            # The wire keeps the time limit and its failures are already typed:
+            # nothing for :func:`within` to add but one more generator per item.
+            return items
+        return within(items, self)
 
 
 async def within(
