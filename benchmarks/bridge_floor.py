@@ -36,9 +36,7 @@ def make_app(upstream: str) -> web.Application:
         ) as reply:
             if reply.content_type != "text/event-stream":
                 data = await reply.read()
-                return web.Response(
-                    body=data, status=reply.status, content_type=reply.content_type
-                )
+                return web.Response(body=data, status=reply.status, content_type=reply.content_type)
             response = web.StreamResponse(status=reply.status)
             response.content_type = reply.content_type
             await response.prepare(request)

@@ -1,7 +1,8 @@
 """A fast fake OpenAI-compatible upstream for benchmarks/bridge.py, in its own process.
 
 ``POST /v1/chat/completions`` answers a canned reply: one tool call, whole (JSON) or
-streamed (SSE, ``"stream": true`` in the body: 20 events, all in one write), with usage. Two servers give the
+streamed (SSE, ``"stream": true`` in the body: 20 events, all in one write), with
+usage. Two servers give the
 same bytes: ``uvicorn`` (a Starlette app on uvicorn, what a fast Python model server
 looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: the
 floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw] [agent]``.
@@ -13,6 +14,7 @@ text (:data:`ANSWER`), so an agent run is one tool call and then an answer.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import sys
 from typing import Any
@@ -74,7 +76,7 @@ def _streamed() -> bytes:
     parts = [_chunk({"role": "assistant", "content": ""})]
     pieces = len(TEXT) // 2 - 2  # 12 text chunks: 20 events a reply with [DONE]
     cuts = [len(TEXT) * i // pieces for i in range(pieces + 1)]
-    parts += [_chunk({"content": TEXT[a:b]}) for a, b in zip(cuts, cuts[1:], strict=False)]
+    parts += [_chunk({"content": TEXT[a:b]}) for a, b in itertools.pairwise(cuts)]
     parts.append(_chunk({"tool_calls": [head]}))
     parts += [
         _chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})

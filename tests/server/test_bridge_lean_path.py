@@ -228,8 +228,7 @@ class SplitUpstream:
                 length = sum(len(part) for part in self.parts)
                 conn.sendall(
                     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
-                    b"content-length: %d\r\nconnection: close\r\n\r\n" % length
-                    + self.parts[0]
+                    b"content-length: %d\r\nconnection: close\r\n\r\n" % length + self.parts[0]
                 )
                 for part in self.parts[1:]:
                     time.sleep(self.pause)
