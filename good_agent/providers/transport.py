@@ -60,16 +60,27 @@ def streams(transport: AnyTransport) -> bool:
     return callable(getattr(transport, "stream", None))
 
 
-async def events_of(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[JSONDict, None]:
+def events_of(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[JSONDict, None]:
     """The stream of ``body``: the transport's events, or its whole reply as one event.
 
     Closing this generator closes the transport's stream at once (not when it is
-    garbage collected), which cancels the upstream request.
+    garbage collected), which cancels the upstream request. A transport whose
+    ``stream`` is an async generator is handed back as it is: one generator less
+    for every event.
     """
     if not streams(transport):
-        yield await transport.send(body)
-        return
+        return _whole(transport, body)
     inner = transport.stream(body)  # type: ignore[union-attr]
+    if isinstance(inner, AsyncGenerator):
+        return inner
+    return _closing(inner)
+
+
+async def _whole(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[JSONDict, None]:
+    yield await transport.send(body)
+
+
+async def _closing(inner: AsyncIterator[JSONDict]) -> AsyncGenerator[JSONDict, None]:
     try:
         async for event in inner:
             yield event
