@@ -408,7 +408,7 @@ def write_docs(text: str) -> None:
             re.escape(START) + r".*?" + re.escape(END), lambda _: block, page, flags=re.DOTALL
         )
     else:
-        page += f"\n## The bridge against calling the upstream directly\n\n{block}\n"
+        page += f"\n## The bridge against a proxy that does nothing\n\n{block}\n"
     DOCS_PAGE.write_text(page)
 
 
