@@ -97,8 +97,9 @@ class EventStream:
 
     The chunks ready together go out in one ``http.response.body`` message
     (:func:`next_or_flush`), the last of them with the end of the body. A client
-    that leaves cancels the stream (through ``watch``); the chunks' generator then
-    closes its upstream and logs in its own ``finally``.
+    that leaves cancels the stream (through ``watch``, or when a write fails with
+    ``OSError``, as an ASGI 2.4 server reports a client gone); the chunks' generator
+    then closes its upstream and logs in its own ``finally``.
 
     Args:
         chunks: The encoded events.
@@ -128,7 +129,10 @@ class EventStream:
             if pending:
                 body = b"".join(pending)
                 pending.clear()
-                await send({"type": "http.response.body", "body": body, "more_body": True})
+                try:
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                except OSError:  # the client left (an ASGI 2.4 server says so here)
+                    self.watch.left()
 
         async def relay() -> None:
             while True:

@@ -53,6 +53,10 @@ class DisconnectWatch:
     def _ended(self, task: asyncio.Future[None]) -> None:
         if task.cancelled() or task.exception() is not None:
             return
+        self.left()
+
+    def left(self) -> None:
+        """The client is gone: cancel the work running through :meth:`run`."""
         self.gone = True
         if self._scope is not None:
             self._scope.cancel()

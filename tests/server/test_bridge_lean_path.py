@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import os
 import socket
 import subprocess
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from good_agent.server import create_app, parse_config
@@ -87,8 +89,10 @@ def bridge_app(upstream: str) -> Any:
     return create_app(parse_config(config))
 
 
-async def call(app: Any, stream: bool) -> list[dict[str, Any]]:
-    """One request through the ASGI app; the messages it sent."""
+async def call(app: Any, stream: bool, *, gone_after: int | None = None) -> list[dict[str, Any]]:
+    """One request through the ASGI app; the messages it sent. With ``gone_after``,
+    sending raises ``OSError`` once that many messages were sent (an ASGI 2.4 server
+    telling of a client that left)."""
     body = json.dumps({**BODY, "stream": stream}).encode()
     pending = [{"type": "http.request", "body": body, "more_body": False}]
     sent: list[dict[str, Any]] = []
@@ -101,6 +105,8 @@ async def call(app: Any, stream: bool) -> list[dict[str, Any]]:
         return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
+        if gone_after is not None and len(sent) >= gone_after:
+            raise OSError("the client disconnected")
         sent.append(message)
         if message["type"] == "http.response.body" and not message.get("more_body"):
             finished.set()
@@ -285,6 +291,24 @@ async def test_chunks_go_out_as_their_upstream_reads_arrive() -> None:
     assert texts[0] == ["", *words[:3]]
     assert texts[1] == [*words[3:], None]
     assert bodies[1].endswith(b"data: [DONE]\n\n")
+
+
+async def test_a_failed_write_is_a_client_gone(caplog: pytest.LogCaptureFixture) -> None:
+    first = _sse({"role": "assistant", "content": ""}) + _sse({"content": "one "})
+    second = _sse({"content": "two "}) + _sse({}, "stop") + b"data: [DONE]\n\n"
+    upstream = SplitUpstream([first, second], pause=0.5)
+    app = bridge_app(upstream.url)
+    caplog.set_level(logging.INFO, logger="good_agent.server")
+    try:
+        with anyio.fail_after(5):
+            sent = await call(app, stream=True, gone_after=1)  # only the head went out
+    finally:
+        await app.state.bridge.aclose()
+        upstream.close()
+    assert [m["type"] for m in sent] == ["http.response.start"]
+    statuses = [r.status for r in caplog.records if r.name == "good_agent.server.access"]
+    assert statuses == [499]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 if __name__ == "__main__":
