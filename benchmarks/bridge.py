@@ -331,7 +331,8 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
                 notes["litellm"] = f"LiteLLM's proxy did not start here ({exc})"
                 peer_ctx = None
         else:
-            notes["litellm"] = f"LiteLLM's proxy is not installed ({peer} is missing)"
+            shown = peer.relative_to(REPO) if peer.is_relative_to(REPO) else peer
+        notes["litellm"] = f"LiteLLM's proxy is not installed ({shown} is missing)"
         try:
             for url, model in urls.values():
                 for stream in (False, True):
