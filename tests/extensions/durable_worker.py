@@ -148,9 +148,9 @@ def launch(executor_id: str = "local") -> None:
 async def main() -> None:
     if MODE == "worker":
         launch(ARG)
-        # at most 4 runs at once over all workers, 3 per worker
+        # at most 4 runs at once over all workers, 2 per worker: each worker has runs in flight
         await DBOS.register_queue_async(
-            "agent_runs", global_concurrency=4, worker_concurrency=3, polling_interval_sec=0.1
+            "agent_runs", global_concurrency=4, worker_concurrency=2, polling_interval_sec=0.1
         )
         print("ready", flush=True)
         await asyncio.Event().wait()  # until killed
