@@ -1,18 +1,18 @@
-"""Automatic fallback from native to prompt-based tool calling, remembered per process
-and per upstream (see :func:`upstream_key`).
+"""Automatic fallback from native to prompt-based tool calling, remembered by the model
+object that learned it (a :class:`Learned` per model, named by :func:`upstream_key`).
 
 In ``AUTO`` mode, when a model resolved to native tool calling
 
 - has a request rejected *because of its tools* (Ollama's HTTP 400 "does not
   support tools", vLLM started without a tool parser...), the request is retried
-  once in ``VALIDATED`` (prompt-based) mode, and later requests to that model on that
-  server go straight to prompt mode (the same model name on another server keeps
-  native tools);
+  once in ``VALIDATED`` (prompt-based) mode, and later requests of that model object go
+  straight to prompt mode (another model, such as the same name on another server or
+  another bridge route, keeps native tools until its own server refuses them);
 - answers with tool calls written in ``content`` (a server without a tool parser, a
   model that writes ``{"tool_calls": [...]}`` or ``<tool_call>`` tags as text), the
   content is parsed into real tool calls.
 
-Each event is logged once per model. Explicit modes never fall back. Which
+Each event is logged once per model object. Explicit modes never fall back. Which
 requests may fall back is decided in :mod:`good_agent.models.strategy`.
 """
 
@@ -49,10 +49,6 @@ _REFUSAL_WORDS = (
     "extra inputs are not permitted",
 )
 
-_REMEMBERED: dict[str, ToolCallingMode] = {}
-_LOGGED: set[tuple[str, str]] = set()
-
-
 def upstream_key(provider: str, model: str, base_url: str | None = None) -> str:
     """The name fallback decisions are remembered and logged under: provider, model and
     the server's address (``provider:model@host/path``; no address: the provider's
@@ -76,32 +72,35 @@ def rejects_tools(error: ModelError) -> bool:
     return any(w in text for w in _TOOL_WORDS) and any(w in text for w in _REFUSAL_WORDS)
 
 
-def remembered_mode(key: str) -> ToolCallingMode | None:
-    """The mode this process learned works for ``key`` (see :func:`upstream_key`)."""
-    return _REMEMBERED.get(key)
+class Learned:
+    """What one model learned about its upstream: the mode that works there after a
+    refusal of tools (``None``: nothing learned yet), and which events it has logged.
 
+    Each model object holds its own (a runtime decision, not process-wide state): a
+    fresh model starts from its profile again.
+    """
 
-def remember(key: str, mode: ToolCallingMode, reason: str) -> None:
-    """Record that ``key`` needs ``mode`` and log it, once per model."""
-    _REMEMBERED[key] = mode
-    log_once(key, "mode", f"{key}: {reason}; using {mode.value} tool calling from now on")
+    __slots__ = ("_logged", "key", "mode")
 
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.mode: ToolCallingMode | None = None
+        self._logged: set[str] = set()
 
-def log_once(key: str, event: str, message: str) -> None:
-    """Log ``message`` the first time ``event`` happens for ``key``."""
-    if (key, event) not in _LOGGED:
-        _LOGGED.add((key, event))
-        logger.warning(message)
+    def remember(self, mode: ToolCallingMode, reason: str) -> None:
+        """Record that this upstream needs ``mode`` and log it, once."""
+        self.mode = mode
+        self.log_once("mode", f"{self.key}: {reason}; using {mode.value} tool calling from now on")
 
-
-def forget_all() -> None:
-    """Clear what this process has learned (for tests)."""
-    _REMEMBERED.clear()
-    _LOGGED.clear()
+    def log_once(self, event: str, message: str) -> None:
+        """Log ``message`` the first time ``event`` happens for this model."""
+        if event not in self._logged:
+            self._logged.add(event)
+            logger.warning(message)
 
 
 def calls_from_content(
-    key: str, response: ModelResponse, tools: Sequence[JSONDict]
+    learned: Learned, response: ModelResponse, tools: Sequence[JSONDict]
 ) -> ModelResponse:
     """Parse tool calls a native reply wrote into ``content``; unchanged if there are none."""
     if response.tool_calls or not response.content or not tools:
@@ -110,11 +109,11 @@ def calls_from_content(
     parser = get_parser("auto").streaming(names)
     parser.feed(response.content)
     parser.finish()
-    return content_reply(key, response, parser, [])
+    return content_reply(learned, response, parser, [])
 
 
 def content_reply(
-    key: str, plain: ModelResponse, parser: StreamingParser, ids: list[str]
+    learned: Learned, plain: ModelResponse, parser: StreamingParser, ids: list[str]
 ) -> ModelResponse:
     """``plain`` with the calls ``parser`` found in its text (``ids``: given while streaming).
 
@@ -123,7 +122,7 @@ def content_reply(
     result = parser.result()
     if plain.tool_calls or not result.calls:
         return plain
-    log_once(key, "content", f"{key}: tool calls arrived as text in content; parsing them")
+    learned.log_once("content", f"{learned.key}: tool calls arrived as text in content; parsing them")
     calls = [
         with_call_changes(call, id=ids[n] if n < len(ids) else new_call_id())
         for n, call in enumerate(result.calls)
@@ -133,13 +132,13 @@ def content_reply(
     )
 
 
-def content_call_stream(key: str, plan_stream: ReplyStream) -> ReplyStream:
+def content_call_stream(learned: Learned, plan_stream: ReplyStream) -> ReplyStream:
     """A native reply stream whose text is also parsed for calls (``AUTO`` native models)."""
     context = plan_stream.context
     return TextCallStream(
         plan_stream.decoder,
         context,
         get_parser("auto").streaming(context.tool_names),
-        lambda plain, parser, ids: content_reply(key, plain, parser, ids),
+        lambda plain, parser, ids: content_reply(learned, plain, parser, ids),
         new_call_id,
     )

@@ -175,16 +175,22 @@ class ProviderModel:
 
     @property
     def fallback_key(self) -> str:
-        """The name under which fallback decisions for this model are remembered: its
-        provider, model and server (see `good_agent.models.fallback.upstream_key`)."""
+        """The name fallback decisions of this model are logged under: its provider,
+        model and server (see `good_agent.models.fallback.upstream_key`)."""
         return self.strategy.key
+
+    @property
+    def learned_mode(self) -> ToolCallingMode | None:
+        """The mode this model object switched to after its server refused tools
+        (``None``: none). Kept by the model, not the process: a new model starts over."""
+        return self.strategy.learned.mode
 
     def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:
         """The prompted plan after a refusal of tools, or ``error`` raised."""
         if not plan.may_fall_back or not fallback.rejects_tools(error):
             raise error
-        fallback.remember(
-            self.fallback_key, ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
+        self.strategy.learned.remember(
+            ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
         )
         return self.plan(chat, ToolCallingMode.VALIDATED)
 
@@ -243,7 +249,7 @@ class ProviderModel:
             ) from exc
         if plan.content_calls:
             decoded = fallback.calls_from_content(
-                self.fallback_key, decoded, list(plan.context.tools)
+                self.strategy.learned, decoded, list(plan.context.tools)
             )
         if plan.context.parallel_tool_calls is False and len(decoded.tool_calls) > 1:
             decoded = dataclasses.replace(decoded, tool_calls=decoded.tool_calls[:1])
@@ -311,7 +317,7 @@ class ProviderModel:
                 plan.strategy.codec.decode_response, replies.decoder.names
             )
         if plan.content_calls:
-            replies = fallback.content_call_stream(self.fallback_key, replies)
+            replies = fallback.content_call_stream(self.strategy.learned, replies)
         return replies
 
     def _feed(self, replies: ReplyStream, event: JSONDict) -> list[ModelDelta]:

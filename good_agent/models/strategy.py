@@ -9,8 +9,8 @@ The one place that decides, for the agent's models and the bridge alike:
   profile with ``mode="validated"`` for one that does not); elsewhere such a name is
   ``VALIDATED`` (:func:`~good_agent.providers.profiles.unknown_name_profile`, the one rule);
 - an ``AUTO`` model that ends up ``NATIVE`` falls back to prompt-based calling
-  (``VALIDATED``) when its server refuses tools, remembered per process for that
-  server and model (:func:`~good_agent.models.fallback.upstream_key`), and has
+  (``VALIDATED``) when its server refuses tools, remembered by this choice (so by
+  the model object that owns it; :class:`~good_agent.models.fallback.Learned`), and has
   calls it writes into its text parsed (see :mod:`good_agent.models.fallback`);
 - a request with no tools and no tool calls in its history is sent plainly in
   every mode (a structured or prompted rewrite would only change it).
@@ -88,6 +88,9 @@ class StrategyChoice:
             :func:`~good_agent.providers.profiles.unknown_name_profile`).
         upstream: The server's address (the transport's ``base_url``): a fallback
             is remembered for this model on this server only.
+
+    Attributes:
+        learned: What this model learned at run time (the mode after a refusal of tools).
     """
 
     def __init__(
@@ -107,6 +110,7 @@ class StrategyChoice:
         self.strict = strict
         self.text_format = text_format
         self.key = fallback.upstream_key(profile.provider, profile.model, upstream)
+        self.learned = fallback.Learned(self.key)
         self._strategies: dict[ToolCallingMode, CodecStrategy] = {}
         self.default = self.for_mode(None)
         self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE
@@ -151,7 +155,7 @@ class StrategyChoice:
         """
         chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
         if chosen is None and self.auto_native and tools:
-            chosen = fallback.remembered_mode(self.key)
+            chosen = self.learned.mode
         strategy = self.for_mode(chosen)
         messages = checked_messages(self.profile, messages, strategy.mode)
         if not tools and not history_tool_names(messages):

@@ -15,8 +15,6 @@ if _SERVER_TESTS not in sys.path:
 from bridge_fakes import vendor_fakes  # noqa: E402
 from vendor_models import Vendors  # noqa: E402
 
-from good_agent.models import fallback  # noqa: E402
-
 
 @pytest.fixture(scope="session")
 def vendor_servers() -> Iterator[Vendors]:
@@ -27,8 +25,7 @@ def vendor_servers() -> Iterator[Vendors]:
 
 @pytest.fixture
 def vendors(vendor_servers: Vendors) -> Vendors:
-    """The fake upstreams, reset, with no remembered fallback decisions."""
+    """The fake upstreams, reset."""
     for fake, _ in vendor_servers.values():
         fake.reset()
-    fallback.forget_all()
     return vendor_servers

@@ -6,24 +6,16 @@ import importlib.util
 import json
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from good_agent import Agent, ModelBadRequestError, ToolMessage, get_adapter, resolve_model, tool
-from good_agent.models import fallback
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).parent.parent.parent
-
-
-@pytest.fixture(autouse=True)
-def fresh_memory() -> Iterator[None]:
-    fallback.forget_all()
-    yield
-    fallback.forget_all()
 
 
 @tool

@@ -32,10 +32,10 @@ from good_agent.models import (
     OllamaModel,
     OpenAIChatModel,
     OpenAIResponsesModel,
-    fallback,
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.openai.http_transport import OpenAIResponsesHttpTransport
+from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import (
     FinishDelta,
     ModelDelta,
@@ -87,7 +87,6 @@ BUILT: list[ProviderModel] = []
 async def _fresh(upstreams: dict[str, tuple[Fake, str]]) -> AsyncIterator[None]:
     for fake, _ in upstreams.values():
         fake.reset()
-    fallback.forget_all()
     yield
     while BUILT:
         await BUILT.pop().aclose()
@@ -432,7 +431,7 @@ async def test_auto_model_falls_back_to_prompted_when_streaming(
     _, final = await streamed(model, ask())
     assert [(c.name, c.arguments) for c in final.tool_calls] == [("get_weather", {"city": "Paris"})]
     assert "tools" in fake.requests[0] and "tools" not in fake.requests[-1]
-    assert fallback.remembered_mode(model.fallback_key) is not None
+    assert model.learned_mode is ToolCallingMode.VALIDATED
     same(final, await model.request(ask()))
 
 

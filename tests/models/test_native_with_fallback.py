@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from good_agent import Agent, ToolMessage, resolve_model, tool
-from good_agent.models import fallback
 from good_agent.providers.strategies import ToolCallingMode
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def fresh_memory() -> Iterator[None]:
-    fallback.forget_all()
-    yield
-    fallback.forget_all()
 
 
 @tool
@@ -81,3 +73,22 @@ async def test_calls_written_in_content_are_parsed(
     assert (await agent.call("20+22?")).content == "42."
     results = [m for m in agent.messages if isinstance(m, ToolMessage)]
     assert [(m.tool_name, m.content) for m in results] == [("add", "42")]
+
+
+async def test_what_a_model_learned_stays_in_that_model(
+    fake_upstream: Callable[[list[Any]], Any],
+) -> None:
+    """The fallback is a runtime decision of one model object, not of the process: a
+    second model for the same server starts native again, and learns on its own."""
+    hermes = '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
+    upstream = fake_upstream(
+        [REFUSAL, text(hermes), text("It is 5."), REFUSAL, text(hermes), text("5.")]
+    )
+    first = Agent(model="my-house-model", base_url=f"{upstream.url}/v1", tools=[add])
+    assert (await first.call("2+3?")).content == "It is 5."
+    assert first.model.learned_mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
+    second = Agent(model="my-house-model", base_url=f"{upstream.url}/v1", tools=[add])
+    assert second.model.learned_mode is None  # type: ignore[attr-defined]
+    assert (await second.call("2+3?")).content == "5."
+    assert ["tools" in body for body in upstream.bodies] == [True, False, False] * 2
+    assert second.model.learned_mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]

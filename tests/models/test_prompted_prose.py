@@ -14,7 +14,7 @@ import pytest
 from bridge_fakes import UPSTREAM_KEY, OpenAIFake, Reply
 
 from good_agent import Agent, ToolMessage, tool
-from good_agent.models import OpenAIChatModel, fallback
+from good_agent.models import OpenAIChatModel
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +51,6 @@ async def agent(text_server: tuple[OpenAIFake, str]) -> AsyncIterator[Agent]:
     fake.reset()
     fake.chunk_size = 3
     RAN.clear()
-    fallback.forget_all()
     model = OpenAIChatModel("local", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, mode="validated")
     async with Agent(model=model, tools=[calc]) as built:
         yield built

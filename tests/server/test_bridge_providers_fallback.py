@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +37,6 @@ ADD = {
 }
 HERMES = '<tool_call>{"name": "add", "arguments": {"a": 2, "b": 3}}</tool_call>'
 LEAKED = json.dumps({"tool_calls": [{"name": "add", "arguments": {"a": 2, "b": 3}}]})
-
-
-@pytest.fixture(autouse=True)
-def fresh_memory() -> Iterator[None]:
-    fallback.forget_all()
-    yield
-    fallback.forget_all()
 
 
 class QuirkyServer:
