@@ -31,17 +31,18 @@ from pydantic import ValidationError
 from good_agent.adapters import CallContext, CallNext, ConflictStrategy, ToolAdapter
 from good_agent.core.components import AgentComponent
 from good_agent.extensions._cache_stats import CacheEvent, CacheEventKind, CacheStats
-from good_agent.extensions._cache_stores import CacheStore, CacheStoreUnavailable, MemoryStore
+from good_agent.extensions._cache_stores import (
+    CacheStore,
+    CacheStoreUnavailable,
+    InFlight,
+    MemoryStore,
+)
 from good_agent.extensions._common import canonical_json, digest, key_json
 from good_agent.extensions.auth import AuthInjector, cache_scope
 from good_agent.tools import Tool
 from good_agent.types.messages import ToolResponse
 
 logger = logging.getLogger("good_agent.extensions.cache")
-
-_INFLIGHT: dict[tuple[int, str], anyio.Event | None] = {}
-"""Calls running now, per store and key: identical misses run the tool once per process.
-The event is made by the first identical call that waits."""
 
 _PLAIN = (str, int, float, bool, type(None))
 _RESPONSE_JSON = ToolResponse.__pydantic_serializer__.to_json
@@ -135,6 +136,10 @@ class ToolCache(AgentComponent):
     ) -> None:
         super().__init__()
         self.store: CacheStore = store if store is not None else MemoryStore()
+        found = getattr(self.store, "in_flight", None)
+        self.in_flight: InFlight = found if isinstance(found, dict) else {}
+        """Calls running now per key: the store's (shared by every cache on it), else
+        this cache's own."""
         if isinstance(tools, Mapping):
             self.ttls: dict[str, float | None] = dict(tools)
         elif isinstance(tools, str):
@@ -254,11 +259,12 @@ class ToolCache(AgentComponent):
         """
         tool_name = ctx.call.name
         key = self.key_for(tool_name, ctx.parameters)
-        flight: tuple[int, str] | None = None
+        flight: str | None = None
+        in_flight = self.in_flight
         if self.use_cache_flag and ctx.arguments.get("use_cache") is False:
             self._emit("bypass", tool_name, key)
         else:
-            flight = (id(self.store), key)
+            flight = key
             waited = False
             while True:
                 try:
@@ -270,13 +276,13 @@ class ToolCache(AgentComponent):
                 if hit is not None:
                     self._emit("hit", tool_name, key)
                     return hit
-                if flight not in _INFLIGHT:
-                    _INFLIGHT[flight] = None
+                if flight not in in_flight:
+                    in_flight[flight] = None
                     self._emit("miss", tool_name, key)
                     break
-                running = _INFLIGHT[flight]
+                running = in_flight[flight]
                 if running is None:
-                    running = _INFLIGHT[flight] = anyio.Event()
+                    running = in_flight[flight] = anyio.Event()
                 if not waited:
                     self._emit("coalesced", tool_name, key)
                     waited = True
@@ -305,7 +311,7 @@ class ToolCache(AgentComponent):
             return self._as_read_back(response, stored)
         finally:
             if flight is not None:
-                waiting = _INFLIGHT.pop(flight, None)
+                waiting = in_flight.pop(flight, None)
                 if waiting is not None:
                     waiting.set()
 

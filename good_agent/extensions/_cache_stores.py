@@ -3,6 +3,10 @@
 Keys and values are strings (values are JSON). ``ttl`` is a hint in seconds for
 the store's own eviction; :class:`~good_agent.ToolCache` checks freshness itself
 with its own clock, so a store may keep an entry a little longer, never shorter.
+
+Each built-in store also holds ``in_flight``: the calls running now on it, per key,
+so that identical misses of every :class:`~good_agent.ToolCache` on one store run the
+tool once (a store of your own without it coalesces per ``ToolCache``).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+import anyio
 import anyio.to_thread
 
 from good_agent.extensions._common import redis_client
@@ -24,6 +29,10 @@ from good_agent.types.errors import GoodAgentError
 logger = logging.getLogger("good_agent.extensions.cache")
 
 T = TypeVar("T")
+
+InFlight = dict[str, anyio.Event | None]
+"""Calls running now, per key: ``None`` until an identical call waits, then the event
+the first call sets when it is done."""
 
 
 @runtime_checkable
@@ -63,6 +72,7 @@ class MemoryStore:
         self.max_entries = max_entries
         self._clock = clock
         self._data: OrderedDict[str, tuple[str, float | None]] = OrderedDict()
+        self.in_flight: InFlight = {}
 
     async def get(self, key: str) -> str | None:
         """The value under ``key``, or ``None`` if absent or expired."""
@@ -137,6 +147,7 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._warned = False
+        self.in_flight: InFlight = {}
 
     @property
     def _conn(self) -> sqlite3.Connection:
@@ -267,6 +278,7 @@ class RedisStore:
             client = redis_client(url, "RedisStore")
         self.client = client
         self.prefix = prefix
+        self.in_flight: InFlight = {}
 
     async def get(self, key: str) -> str | None:
         """The value under ``key``, or ``None``."""

@@ -122,7 +122,9 @@ def content_reply(
     result = parser.result()
     if plain.tool_calls or not result.calls:
         return plain
-    learned.log_once("content", f"{learned.key}: tool calls arrived as text in content; parsing them")
+    learned.log_once(
+        "content", f"{learned.key}: tool calls arrived as text in content; parsing them"
+    )
     calls = [
         with_call_changes(call, id=ids[n] if n < len(ids) else new_call_id())
         for n, call in enumerate(result.calls)

@@ -175,6 +175,74 @@ async def test_single_flight_runs_the_tool_once(open_store: Callable[[], Any]) -
     assert cache.stats.misses == 1 and cache.stats.hits == 5 and cache.stats.coalesced == 5
 
 
+async def test_caches_on_one_store_share_its_calls_in_flight(
+    open_store: Callable[[], Any],
+) -> None:
+    """The calls running now belong to the store: a second cache on it waits for the
+    first cache's identical call instead of running the tool again."""
+    ran: list[str] = []
+    waited = anyio.Event()
+
+    @tool
+    async def lookup(query: str) -> str:
+        """Look something up."""
+        ran.append(query)
+        with anyio.fail_after(10):
+            await waited.wait()  # until the other cache's call is waiting for this one
+        return f"result for {query}"
+
+    def seen(event: CacheEvent) -> None:
+        if event.kind == "coalesced":
+            waited.set()
+
+    async with open_store() as store:
+        first = ToolCache(store, tools=["lookup"])
+        second = ToolCache(store, tools=["lookup"], on_event=seen)
+        assert first.in_flight is second.in_flight
+        async with (
+            Agent(tools=[lookup], extensions=[first]) as one,
+            Agent(tools=[lookup], extensions=[second]) as two,
+        ):
+            answers: list[Any] = []
+
+            async def ask(agent: Agent) -> None:
+                answers.append(await agent.invoke("lookup", query="same"))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(ask, one)
+                await anyio.wait_all_tasks_blocked()
+                group.start_soon(ask, two)
+    assert ran == ["same"]
+    assert [a.response for a in answers] == ["result for same"] * 2
+    assert second.stats.coalesced == 1 and second.stats.hits == 1
+
+
+async def test_a_store_of_ones_own_coalesces_per_cache() -> None:
+    class Plain:
+        def __init__(self) -> None:
+            self.data: dict[str, str] = {}
+
+        async def get(self, key: str) -> str | None:
+            return self.data.get(key)
+
+        async def set(self, key: str, value: str, ttl: float | None) -> None:
+            self.data[key] = value
+
+        async def delete(self, key: str) -> None:
+            self.data.pop(key, None)
+
+        async def clear(self) -> None:
+            self.data.clear()
+
+    counted = Counted()
+    calls = [("lookup", {"query": "slow"}) for _ in range(3)]
+    model = ScriptedModel([ScriptedModel.tool_calls(*calls), "done"])
+    cache = ToolCache(Plain(), tools=["lookup"])
+    async with Agent(model=model, tools=[counted.tool(delay=0.05)], extensions=[cache]) as agent:
+        await agent.call("go")
+    assert len(counted.calls) == 1 and cache.stats.coalesced == 2
+
+
 async def test_errors_are_not_cached_unless_configured(open_store: Callable[[], Any]) -> None:
     for cache_errors, expected in [(False, 2), (True, 1)]:
         counted = Counted()
