@@ -49,6 +49,7 @@ _REFUSAL_WORDS = (
     "extra inputs are not permitted",
 )
 
+
 def upstream_key(provider: str, model: str, base_url: str | None = None) -> str:
     """The name fallback decisions are remembered and logged under: provider, model and
     the server's address (``provider:model@host/path``; no address: the provider's
