@@ -46,6 +46,7 @@ from good_agent.server.exchange import (
 from good_agent.server.generate_content import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.openai_api import completion_body, parse_chat_request
+from good_agent.server.redaction import Secrets
 from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
 from good_agent.server.served import BridgeRequest, ServedModel
@@ -71,6 +72,9 @@ class Bridge:
     def __init__(self, config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> None:
         self.config = config
         self.keys = ClientKeys.from_env(config.server.api_keys_env)
+        self.secrets = Secrets()
+        """This bridge's client and upstream keys, redacted from its errors."""
+        self.keys.add_to(self.secrets)
         server = config.server
         size = server.max_upstream_connections
         self.client = client or httpx2.AsyncClient(
@@ -89,7 +93,7 @@ class Bridge:
             else None
         )
         self.routes = {
-            entry.name: ServedModel(entry, server, self.client, self.wire)
+            entry.name: ServedModel(entry, server, self.client, self.wire, self.secrets)
             for entry in config.models
         }
         self.in_flight = 0
@@ -286,6 +290,6 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
         Endpoint("GET", "/v1/models", models),
         Endpoint("GET", "/health", health),
     ]
-    app = BridgeApp(endpoints, error=http_error, lifespan=lifespan)
+    app = BridgeApp(endpoints, error=http_error, lifespan=lifespan, secrets=bridge.secrets)
     app.state.bridge = bridge
     return app

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 
 from good_agent.server.config import ConfigError
-from good_agent.server.errors import register_secret
+from good_agent.server.redaction import Secrets
 
 
 class ClientKeys:
@@ -24,8 +24,11 @@ class ClientKeys:
 
     def __init__(self, keys: list[str] | None = None) -> None:
         self._keys = [key.encode() for key in keys or [] if key]
-        for key in keys or []:
-            register_secret(key)
+
+    def add_to(self, secrets: Secrets) -> None:
+        """Have ``secrets`` (the serving app's) redact these keys."""
+        for key in self._keys:
+            secrets.add(key.decode())
 
     @classmethod
     def from_env(cls, name: str | None) -> ClientKeys:

@@ -30,6 +30,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from good_agent.server.redaction import Secrets, enter, leave
+
 EndpointFunction = Callable[[Request], Awaitable[ASGIApp]]
 """An endpoint: a request in, an ASGI response out."""
 ErrorHandler = Callable[[Request, Exception], Awaitable[Response]]
@@ -53,6 +55,8 @@ class BridgeApp(Starlette):
         endpoints: The routes.
         error: The error handler.
         lifespan: The application's lifespan.
+        secrets: The bridge's secrets, redacted from the errors of each request it
+            serves (see `good_agent.server.redaction`).
     """
 
     def __init__(
@@ -61,7 +65,9 @@ class BridgeApp(Starlette):
         *,
         error: ErrorHandler,
         lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
+        self.secrets = secrets if secrets is not None else Secrets()
         self.fast: dict[tuple[str, str], EndpointFunction] = {}
         routes: list[Route] = []
         for method, path, endpoint, slash in endpoints:
@@ -80,16 +86,20 @@ class BridgeApp(Starlette):
         self.router.redirect_slashes = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Serve one connection scope."""
-        if scope["type"] == "http" and not scope.get("root_path"):
-            endpoint = self.fast.get((scope["method"], scope["path"]))
-            if endpoint is not None:
-                scope["app"] = self
-                request = Request(scope, receive, send)
-                try:
-                    response = await endpoint(request)
-                except Exception as exc:
-                    response = await self.error(request, exc)
-                await response(scope, receive, send)
-                return
-        await super().__call__(scope, receive, send)
+        """Serve one connection scope, with the bridge's secrets as the request's."""
+        token = enter(self.secrets)
+        try:
+            if scope["type"] == "http" and not scope.get("root_path"):
+                endpoint = self.fast.get((scope["method"], scope["path"]))
+                if endpoint is not None:
+                    scope["app"] = self
+                    request = Request(scope, receive, send)
+                    try:
+                        response = await endpoint(request)
+                    except Exception as exc:
+                        response = await self.error(request, exc)
+                    await response(scope, receive, send)
+                    return
+            await super().__call__(scope, receive, send)
+        finally:
+            leave(token)

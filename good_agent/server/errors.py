@@ -11,7 +11,8 @@ for an upstream that could not be reached at all;
 timeouts -> 504; an upstream 400/404/422 -> 400. An upstream's error is
 summarized (its HTTP status and a short reason), never passed through: an
 error page or a traceback stays out of the client's reply. Messages pass through
-:func:`redact` so configured secrets never reach a client or a log line.
+:func:`~good_agent.server.redaction.redact` so the answering server's secrets never
+reach a client or a log line.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
+from good_agent.server.redaction import redact
 from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
@@ -36,8 +38,6 @@ from good_agent.types.errors import (
 
 REASON_LIMIT = 160
 """The most characters of an upstream's own error message a client is shown."""
-
-_SECRETS: set[str] = set()
 
 _ANTHROPIC_TYPES = {
     400: "invalid_request_error",
@@ -64,20 +64,6 @@ GOOGLE_STATUSES = {
     504: "DEADLINE_EXCEEDED",
 }
 """HTTP statuses mapped to the ``google.rpc.Code`` names Gemini's errors carry."""
-
-
-def register_secret(value: str) -> None:
-    """Remember a secret so :func:`redact` removes it from messages."""
-    if len(value) >= 4:
-        _SECRETS.add(value)
-
-
-def redact(text: str) -> str:
-    """``text`` with every registered secret replaced by ``***``."""
-    for secret in _SECRETS:
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
 
 
 @dataclass(slots=True)

@@ -33,7 +33,8 @@ from good_agent.providers.types import ChatRequest
 from good_agent.providers.wire_errors import map_http_error
 from good_agent.server.closing import close_shielded
 from good_agent.server.config import ModelConfig, ServerConfig
-from good_agent.server.errors import bad_request, register_secret
+from good_agent.server.errors import bad_request
+from good_agent.server.redaction import Secrets
 from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.types.messages import ModelResponse
 
@@ -56,13 +57,23 @@ StreamItem = ModelDelta | ModelResponse
 """What a served stream yields: deltas, then the final reply."""
 
 
+def _api_key(entry: ModelConfig, secrets: Secrets | None) -> str | None:
+    """The upstream key of ``entry`` from its environment variable, added to ``secrets``."""
+    api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
+    if secrets is not None:
+        secrets.add(api_key)
+    return api_key
+
+
 def _http_options(
-    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None
+    entry: ModelConfig,
+    server: ServerConfig,
+    client: httpx2.AsyncClient,
+    wire: Wire | None,
+    secrets: Secrets | None,
 ) -> dict[str, Any]:
     """The options a built-in HTTP transport of ``entry`` is made with (key included)."""
-    api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
-    if api_key:
-        register_secret(api_key)
+    api_key = _api_key(entry, secrets)
     return {
         "base_url": entry.base_url,
         "api_key": api_key,
@@ -76,28 +87,36 @@ def _http_options(
 
 
 def build_transport(
-    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None = None
+    entry: ModelConfig,
+    server: ServerConfig,
+    client: httpx2.AsyncClient,
+    wire: Wire | None = None,
+    secrets: Secrets | None = None,
 ) -> tuple[AnyTransport, str]:
-    """The transport for ``entry`` and the provider whose profiles apply to it."""
+    """The transport for ``entry`` and the provider whose profiles apply to it (its key
+    added to ``secrets``, the bridge's)."""
     http = HTTP_TRANSPORTS.get(entry.provider)
     if http is not None:
-        transport = http(entry.model, **_http_options(entry, server, client, wire))
+        transport = http(entry.model, **_http_options(entry, server, client, wire, secrets))
         return transport, http.profile_provider
-    api_key = os.environ.get(entry.api_key_env) if entry.api_key_env else None
-    if api_key:
-        register_secret(api_key)
+    api_key = _api_key(entry, secrets)
     return TRANSPORTS[entry.provider](
         model=entry.model, base_url=entry.base_url, api_key=api_key
     ), entry.provider
 
 
 def build_embedder(
-    entry: ModelConfig, server: ServerConfig, client: httpx2.AsyncClient, wire: Wire | None = None
+    entry: ModelConfig,
+    server: ServerConfig,
+    client: httpx2.AsyncClient,
+    wire: Wire | None = None,
+    secrets: Secrets | None = None,
 ) -> Embedder | None:
     """The embedder of an entry of ``kind = "embedding"`` (``None`` for a chat entry)."""
     if entry.kind != "embedding":
         return None
-    return EMBEDDERS[entry.provider](entry.model, **_http_options(entry, server, client, wire))
+    options = _http_options(entry, server, client, wire, secrets)
+    return EMBEDDERS[entry.provider](entry.model, **options)
 
 
 class ServedModel:
@@ -109,6 +128,7 @@ class ServedModel:
         client: The bridge's shared HTTP client.
         wire: The bridge's ``aiohttp`` wire, when it has one (then used instead of
             ``client`` by the built-in providers).
+        secrets: The bridge's secrets, which the route's upstream key joins.
     """
 
     def __init__(
@@ -117,12 +137,13 @@ class ServedModel:
         server: ServerConfig,
         client: httpx2.AsyncClient,
         wire: Wire | None = None,
+        secrets: Secrets | None = None,
     ):
         self.entry = entry
         self.request_timeout = server.request_timeout
         self.stream_timeout = server.stream_timeout
-        transport, profile_provider = build_transport(entry, server, client, wire)
-        self.embedder = build_embedder(entry, server, client, wire)
+        transport, profile_provider = build_transport(entry, server, client, wire, secrets)
+        self.embedder = build_embedder(entry, server, client, wire, secrets)
         """The route's embedder, when it is an ``embedding`` route."""
         self.limits_streams = bool(getattr(transport, "limits_streams", False))
         """Whether the transport keeps ``stream_timeout`` itself (then no per-item check)."""

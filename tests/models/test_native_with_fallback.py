@@ -86,9 +86,8 @@ async def test_what_a_model_learned_stays_in_that_model(
     )
     first = Agent(model="my-house-model", base_url=f"{upstream.url}/v1", tools=[add])
     assert (await first.call("2+3?")).content == "It is 5."
-    assert first.model.learned_mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
     second = Agent(model="my-house-model", base_url=f"{upstream.url}/v1", tools=[add])
-    assert second.model.learned_mode is None  # type: ignore[attr-defined]
     assert (await second.call("2+3?")).content == "5."
     assert ["tools" in body for body in upstream.bodies] == [True, False, False] * 2
+    assert first.model.learned_mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]
     assert second.model.learned_mode is ToolCallingMode.VALIDATED  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -31,6 +32,7 @@ from good_agent.models.base import LanguageModel
 from good_agent.server.auth import ClientKeys
 from good_agent.server.errors import BridgeError, internal_error
 from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
+from good_agent.server.redaction import RedactWith, Secrets
 from good_agent.server.request_body import read_json_body
 from good_agent.server.ui import ag_ui_wire, vercel_wire
 from good_agent.server.ui.session import AgentSource, PreparedRun, ServedAgent, call_deps
@@ -107,6 +109,8 @@ def agent_app(
     keys = (
         client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
     )
+    secrets = Secrets()
+    keys.add_to(secrets)
     page = resources.files("good_agent.server.ui").joinpath("chat.html").read_text("utf-8")
     page = page.replace("{{title}}", html.escape(title))
 
@@ -196,6 +200,7 @@ def agent_app(
             Route("/health", health, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
+        middleware=[Middleware(RedactWith, secrets=secrets)],
     )
     app.router.redirect_slashes = False
     app.state.served = served
