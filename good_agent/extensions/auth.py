@@ -9,6 +9,7 @@ scope identifier live in :mod:`good_agent.extensions.credentials`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import weakref
 from collections.abc import Callable, Iterable, Mapping
@@ -363,15 +364,16 @@ class AuthInjector(AgentComponent):
 
 
 _WARNED_STORES: weakref.WeakSet[Any] = weakref.WeakSet()
-"""Stores already warned about (weak: a new store at a freed address warns again)."""
-_UNREFERABLE_WARNED: set[int] = set()
+"""Stores already warned about, so every cache on one store warns once in all (a cache
+is often built per agent or per request). Weak: it holds no store alive and decides
+nothing; a store that cannot be weakly referenced is left to the ``warnings`` filter."""
 
 
 def _warned(store: object) -> bool:
     try:
         return store in _WARNED_STORES
     except TypeError:
-        return id(store) in _UNREFERABLE_WARNED
+        return False
 
 
 def cache_scope(
@@ -391,10 +393,8 @@ def cache_scope(
     else:
         scope = credential_scope(parameters)
     if scope is not None and not _warned(store) and warn_if_unkeyed(store, key):
-        try:
+        with contextlib.suppress(TypeError):  # a store that cannot be weakly referenced
             _WARNED_STORES.add(store)
-        except TypeError:  # a store class that cannot be weakly referenced
-            _UNREFERABLE_WARNED.add(id(store))
     return scope
 
 

@@ -9,8 +9,9 @@ with a tools API), with strict schemas for each tool whose schema allows it.
 registered with ``mode="structured"``. Names no rule knows get ``VALIDATED``
 (prompt-based) here; a model served from a ``base_url`` or by Ollama is instead
 "native with fallback" (:func:`~good_agent.providers.profiles.unknown_name_profile`,
-applied by the model core, which can fall back). The chosen mode is logged once per
-model at DEBUG on the ``good_agent.providers.modes`` logger.
+applied by the model core, which can fall back). The chosen mode is logged at DEBUG on
+the ``good_agent.providers.modes`` logger once per model object and mode (see
+:func:`log_mode`).
 """
 
 from __future__ import annotations
@@ -40,8 +41,6 @@ STRATEGIES: dict[ToolCallingMode, type[CodecStrategy]] = {
 
 logger = logging.getLogger("good_agent.providers.modes")
 
-_LOGGED: set[tuple[str, str, str, str]] = set()
-
 
 def strategy_for_profile(profile: ModelProfile) -> CodecStrategy:
     """The tool-calling strategy a profile asks for (``AUTO`` with no rule: ``VALIDATED``)."""
@@ -60,11 +59,12 @@ def strategy_for_profile(profile: ModelProfile) -> CodecStrategy:
 
 
 def log_mode(profile: ModelProfile, mode: ToolCallingMode) -> None:
-    """Log, once per model and mode, which tool-calling mode was chosen and why."""
-    key = (profile.provider, profile.model, mode.value, profile.codec)
-    if key in _LOGGED:
-        return
-    _LOGGED.add(key)
+    """Log (DEBUG) which tool-calling mode was chosen for ``profile`` and why.
+
+    Called each time a strategy is built: a model object builds one per mode it uses
+    (:class:`~good_agent.models.strategy.StrategyChoice` keeps them), so it logs once
+    per model object and mode; each :func:`get_adapter` call logs its own choice.
+    """
     why = f"rule {profile.rule!r}" if profile.rule is not None else "no rule matched"
     strict = "strict tools where the schema allows" if profile.supports_strict else "no strict"
     logger.debug(

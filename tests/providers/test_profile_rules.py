@@ -7,6 +7,7 @@ import logging
 
 import pytest
 
+from good_agent import ModelRequest, UserMessage
 from good_agent.models.resolve import resolve_model
 from good_agent.providers.modes import get_adapter
 from good_agent.providers.profiles import ProfileRegistry, get_profile, name_candidates
@@ -123,11 +124,20 @@ def test_structured_only_by_explicit_mode_or_profile_override() -> None:
     assert resolve_model("gpt-4o-mini", api_key="k").tool_strategy.mode is ToolCallingMode.NATIVE  # type: ignore[attr-defined]
 
 
-def test_the_chosen_mode_is_logged_once_per_model(caplog: pytest.LogCaptureFixture) -> None:
+def test_the_chosen_mode_is_logged_once_per_model_object(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.DEBUG, logger="good_agent.providers.modes")
+
+    def logged() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if "gpt-4.1-mini-logtest" in r.getMessage()]
+
+    model = resolve_model("gpt-4.1-mini-logtest", api_key="k")
     for _ in range(3):
-        get_adapter("gpt-4.1-mini-logtest")
-    records = [r for r in caplog.records if "gpt-4.1-mini-logtest" in r.getMessage()]
-    assert len(records) == 1
-    assert records[0].levelno == logging.DEBUG
-    assert "native" in records[0].getMessage()
+        model.build_body(ModelRequest(messages=[UserMessage(content="hi")]))  # type: ignore[attr-defined]
+    assert len(logged()) == 1
+    assert logged()[0].levelno == logging.DEBUG
+    assert "native" in logged()[0].getMessage()
+    # What was logged is the model's, not the process's: another model logs its own.
+    resolve_model("gpt-4.1-mini-logtest", api_key="k")
+    assert len(logged()) == 2
