@@ -63,9 +63,9 @@ def digest(text: str, *, size: int = 32) -> str:
 
 _FOUND = threading.local()
 """The secrets met by the key encoder in the call running on this thread."""
-_NO_SECRETS: list[Any] = []
-"""What ``_FOUND.secrets`` holds between calls (never appended to: the encoder runs
-only inside :func:`key_json`, which sets a list of its own first)."""
+_NO_SECRETS: tuple[Any, ...] = ()
+"""What ``_FOUND.secrets`` holds between calls (a tuple: the encoder runs only inside
+:func:`key_json`, which sets a list of its own first, and could not append to it)."""
 
 
 def _key_default(value: Any) -> Any:

@@ -12,5 +12,5 @@ PROVIDERS = {
 """Ollama's provider prefix (images only, no documents); its models' profiles come
 from the open model families."""
 
-RULES: list[ProfileRule] = []
+RULES: tuple[ProfileRule, ...] = ()
 """Ollama's own rules: none (a name no rule knows is "native with fallback")."""
