@@ -181,12 +181,13 @@ async def test_caches_on_one_store_share_its_calls_in_flight(
     """The calls running now belong to the store: a second cache on it waits for the
     first cache's identical call instead of running the tool again."""
     ran: list[str] = []
-    waited = anyio.Event()
+    started, waited = anyio.Event(), anyio.Event()
 
     @tool
     async def lookup(query: str) -> str:
         """Look something up."""
         ran.append(query)
+        started.set()
         with anyio.fail_after(10):
             await waited.wait()  # until the other cache's call is waiting for this one
         return f"result for {query}"
@@ -210,7 +211,8 @@ async def test_caches_on_one_store_share_its_calls_in_flight(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(ask, one)
-                await anyio.wait_all_tasks_blocked()
+                with anyio.fail_after(10):
+                    await started.wait()  # the first cache's call is running
                 group.start_soon(ask, two)
     assert ran == ["same"]
     assert [a.response for a in answers] == ["result for same"] * 2
