@@ -487,10 +487,12 @@ async def test_client_keys_in_header_or_query_never_logged(
     ):
         refused = await post(bridge, "gpt", body, headers=headers, params=params)
         assert_gemini_error(refused, 401, "UNAUTHENTICATED")
+    # The client is kept in a name: a client collected mid-request closes its connections.
+    client = genai.Client(
+        api_key="wrong-key-123", http_options=types.HttpOptions(base_url=bridge.url)
+    )
     with pytest.raises(genai_errors.ClientError) as failed:
-        await genai.Client(
-            api_key="wrong-key-123", http_options=types.HttpOptions(base_url=bridge.url)
-        ).aio.models.generate_content(model="gpt", contents="hi")
+        await client.aio.models.generate_content(model="gpt", contents="hi")
     assert failed.value.code == 401
     for record in caplog.records:
         if not record.name.startswith(("good_agent", "uvicorn")):
