@@ -59,9 +59,21 @@ _WORDING = {
 }
 
 
+_ENCODE_TEXT: Callable[[str], str] = json.encoder.encode_basestring
+_SCALAR_TEXT = {True: "true", False: "false", None: "null"}
+
+
 def describe(value: Any) -> str:
-    """Show a given value briefly, for an error message."""
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    """Show a given value briefly, for an error message (as JSON)."""
+    kind = type(value)
+    if kind is str:
+        text = _ENCODE_TEXT(value)
+    elif kind is int:
+        text = int.__repr__(value)
+    elif value is None or kind is bool:
+        text = _SCALAR_TEXT[value]
+    else:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -152,52 +164,53 @@ class _Compiled:
         return self.problems(plain, value, secrets)
 
     def problems(self, plain: Any, value: Any, secrets: set[tuple[Any, ...]]) -> list[str]:
-        errors = [
-            e
-            for e in self.library.iter_errors(plain)
-            if not (_where(plain, e.instance_path) in secrets and e.kind.name in _STRING_ONLY)
-        ]
+        errors = self.library.iter_errors(plain)
+        if secrets:
+            errors = [
+                e
+                for e in errors
+                if not (_where(plain, e.instance_path) in secrets and e.kind.name in _STRING_ONLY)
+            ]
         return self.word(errors, value)
 
     def word(self, errors: Iterable[Any], value: Any) -> list[str]:
         best: dict[tuple[Any, ...], int] = {}
-        kept: list[Any] = []
+        kept: list[tuple[tuple[Any, ...], Any]] = []
         for error in errors:
             where, rank = _where(value, error.instance_path), _rank(error.kind.name)
             if where in best and best[where] < rank:
                 continue
             if best.get(where, rank) > rank:
-                kept = [e for e in kept if _where(value, e.instance_path) != where]
+                kept = [(w, e) for w, e in kept if w != where]
             best[where] = rank
-            kept.append(error)
+            kept.append((where, error))
         out: list[str] = []
-        for error in kept:
-            out.extend(self.words(error, value))
+        for where, error in kept:
+            out.extend(self.words(error, value, where))
         return out
 
-    def words(self, error: Any, value: Any) -> list[str]:
-        where = _where(value, error.instance_path)
+    def words(self, error: Any, value: Any, where: tuple[Any, ...]) -> list[str]:
         given = _at(value, where)
         at, shown, name = _path(where), describe(given), error.kind.name
-        detail = error.kind.as_dict()
         if name == "type":
             declared = self.node(error.schema_path)
             names = [declared] if isinstance(declared, str) else declared
             return [f"{at}: expected {' or '.join(names)}, got {_kind(given)} {shown}"]
         if name == "required":
-            return [f"{_path((*where, detail['property']))}: field required"]
+            return [f"{_path((*where, error.kind.as_dict()['property']))}: field required"]
         if name == "additionalProperties":
             node = self.node(error.schema_path[:-1])
             known = ", ".join(node.get("properties") or {}) or "none"
             return [
                 f"{_path((*where, key))}: unexpected field (allowed: {known})"
-                for key in detail["unexpected"]
+                for key in error.kind.as_dict()["unexpected"]
             ]
         if name == "enum":
             allowed = ", ".join(describe(a) for a in self.node(error.schema_path))
             return [f"{at}: expected one of {allowed}, got {shown}"]
         if name == "const":
-            return [f"{at}: expected {describe(detail['expected_value'])}, got {shown}"]
+            expected = error.kind.as_dict()["expected_value"]
+            return [f"{at}: expected {describe(expected)}, got {shown}"]
         if name in ("anyOf", "oneOf"):
             return self.branches(error, value, at, shown)
         if name == "not":
