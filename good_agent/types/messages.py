@@ -89,8 +89,8 @@ class ToolResponse(BaseModel):
 
 MEDIA_RESULT_KEY = "media"
 """Key of a tool message dict holding the media parts the tool returned (neutral
-content parts): Anthropic sends them in its ``tool_result`` block, the other codecs
-in a user message after the tool results."""
+content parts): Anthropic sends them in its ``tool_result`` block, OpenAI Responses in
+its ``function_call_output``, the other codecs in a user message after the tool results."""
 
 _MEDIA_TYPES = (ImageUrl, DocumentUrl, AudioUrl, BinaryContent)
 

@@ -1,7 +1,9 @@
 """Codec for the OpenAI Responses API.
 
 History becomes ``input`` items: messages, ``function_call`` items (``call_id``,
-``name``, string ``arguments``) and ``function_call_output`` items. Function tools
+``name``, string ``arguments``) and ``function_call_output`` items (whose ``output`` is
+the tool's text, or, when the tool returned images or documents, a list of
+``input_text``, ``input_image`` and ``input_file`` parts). Function tools
 are flat (``{"type": "function", "name", "parameters", "strict"}``); ``strict`` is
 always sent because the Responses API defaults it to true.
 
@@ -17,12 +19,12 @@ from typing import Any
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
-from good_agent.providers.parts import media_in, read_part, tool_media_as_user, unsupported
+from good_agent.providers.parts import media_in, read_part, unsupported
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
 from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
 from good_agent.providers.types import ChatRequest, JSONDict
-from good_agent.types.messages import REPLAY_KEY, ModelResponse, ToolCall
+from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY, ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 PROVIDER = "openai-responses"
@@ -79,16 +81,10 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
 def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]:
     """Translate the neutral history into Responses ``input`` items."""
     items: list[JSONDict] = []
-    for message in tool_media_as_user(messages):
+    for message in messages:
         role = message.get("role")
         if role == "tool":
-            items.append(
-                {
-                    "type": "function_call_output",
-                    "call_id": message.get("tool_call_id"),
-                    "output": text_of(message.get("content")),
-                }
-            )
+            items.append(_call_output(message))
             continue
         item_ids: dict[str, str] = {}
         if role == "assistant":
@@ -124,6 +120,21 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
                 item["id"] = item_ids[str(call.get("id"))]
             items.append(item)
     return items
+
+
+def _call_output(message: JSONDict) -> JSONDict:
+    """A ``function_call_output`` item; media the tool returned go in its ``output``
+    list after the text (the Responses API's own slot for them)."""
+    text = text_of(message.get("content"))
+    media = message.get(MEDIA_RESULT_KEY) or []
+    output: str | list[JSONDict] = text
+    if media:
+        output = [{"type": "input_text", "text": text}, *map(_input_part, media)]
+    return {
+        "type": "function_call_output",
+        "call_id": message.get("tool_call_id"),
+        "output": output,
+    }
 
 
 def _input_part(part: Any) -> JSONDict:
