@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from good_agent.providers.history import call_names_by_id
 from good_agent.providers.types import JSONDict
 from good_agent.types.content import MEDIA_KEY, MediaKind, kind_of_media
 from good_agent.types.errors import ModelCapabilityError
@@ -102,16 +103,22 @@ def media_in(messages: list[JSONDict]) -> list[MediaPart]:
 
 def tool_media_as_user(messages: list[JSONDict]) -> list[JSONDict]:
     """The history with the media tool results carry moved into a user message after
-    each run of tool results, for APIs whose tool results take text only."""
+    each run of tool results, for APIs whose tool results take text only (the text
+    before them names the tool: the message's ``name``, else its call's)."""
     out: list[JSONDict] = []
     pending: list[JSONDict] = []
+    by_id: dict[str, str] | None = None
     for message in messages:
         if message.get("role") != "tool" and pending:
             out.append({"role": "user", "content": pending})
             pending = []
         media = message.get(MEDIA_RESULT_KEY) if message.get("role") == "tool" else None
         if media:
-            pending.append({"type": "text", "text": f"Returned by {message.get('name')}:"})
+            name = message.get("name")
+            if not name:
+                by_id = call_names_by_id(messages) if by_id is None else by_id
+                name = by_id.get(str(message.get("tool_call_id")), "the tool")
+            pending.append({"type": "text", "text": f"Returned by {name}:"})
             pending.extend(media)
             message = {k: v for k, v in message.items() if k != MEDIA_RESULT_KEY}
         out.append(message)

@@ -2,7 +2,8 @@
 
 Requests are translated into the neutral :class:`~good_agent.server.served.BridgeRequest`
 (``tool_use`` blocks become assistant ``tool_calls``, ``tool_result`` blocks
-``role: tool`` messages, ``image`` and ``document`` blocks the neutral media parts),
+``role: tool`` messages, ``image`` and ``document`` blocks the neutral media parts,
+those inside a ``tool_result`` in the tool message's ``media`` list),
 so an Anthropic client can use any upstream; replies and
 stream events are written back in the Messages format.
 
@@ -28,7 +29,7 @@ from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_tool_schema
 from good_agent.types.content import MEDIA_KEY, guess_media_type, kind_of_media
-from good_agent.types.messages import ModelResponse
+from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -151,14 +152,7 @@ def _user(blocks: list[Any], where: str) -> list[JSONDict]:
         elif kind in ("image", "document"):
             parts.append(_media_part(block, f"{where}.content[{number}]"))
         elif kind == "tool_result":
-            message: JSONDict = {
-                "role": "tool",
-                "tool_call_id": str(block.get("tool_use_id") or ""),
-                "content": text_of(block.get("content")),
-            }
-            if block.get("is_error"):
-                message["is_error"] = True
-            results.append(message)
+            results.append(_tool_result(block, f"{where}.content[{number}]"))
         else:
             raise _unsupported(kind, f"{where}.content[{number}].type")
     if any(part["type"] != "text" for part in parts):
@@ -166,6 +160,28 @@ def _user(blocks: list[Any], where: str) -> list[JSONDict]:
     elif parts:
         results.append({"role": "user", "content": "\n".join(part["text"] for part in parts)})
     return results
+
+
+def _tool_result(block: JSONDict, where: str) -> JSONDict:
+    """A ``tool_result`` block as a ``role: tool`` message; its ``image`` and
+    ``document`` blocks go in the message's ``media`` list."""
+    content = block.get("content")
+    blocks = content if isinstance(content, list) else []
+    media = [
+        _media_part(item, f"{where}.content[{number}]")
+        for number, item in enumerate(blocks)
+        if isinstance(item, dict) and item.get("type") in ("image", "document")
+    ]
+    message: JSONDict = {
+        "role": "tool",
+        "tool_call_id": str(block.get("tool_use_id") or ""),
+        "content": text_of(content),
+    }
+    if block.get("is_error"):
+        message["is_error"] = True
+    if media:
+        message[MEDIA_RESULT_KEY] = media
+    return message
 
 
 def _unsupported(kind: Any, path: str) -> Exception:

@@ -2,7 +2,10 @@
 
 Both client APIs arrive here in the neutral form (OpenAI Chat content parts:
 ``image_url``, ``input_audio``, ``file``; ``/v1/messages`` translates its ``image``
-and ``document`` blocks to them). :func:`check_media` then refuses, with a 400
+and ``document`` blocks to them). Media a client puts in a tool result (the content
+list of a ``role: tool`` message, see :func:`tool_result_media`, or of a
+``tool_result`` block) go in the tool message's ``media`` list, where each codec
+finds them for its own slot. :func:`check_media` then refuses, with a 400
 naming the part's path, what no upstream should receive:
 
 - a URL that is not ``https`` (``data:`` URLs must be base64), or whose host is
@@ -26,9 +29,11 @@ import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from good_agent.providers.history import text_of
 from good_agent.providers.parts import MediaPart, read_part
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import BridgeError, bad_request
+from good_agent.types.messages import MEDIA_RESULT_KEY
 
 MEDIA_PART_TYPES = ("image_url", "input_audio", "file")
 """The neutral content part types that carry media."""
@@ -90,42 +95,72 @@ def _decode(media: MediaPart, where: str) -> bytes:
         raise bad_request(f"{where}: the {media.kind}'s data is not valid base64", where) from None
 
 
+def is_media_part(part: object) -> bool:
+    """Whether ``part`` is a neutral media content part."""
+    return isinstance(part, dict) and part.get("type") in MEDIA_PART_TYPES
+
+
+def tool_result_media(message: JSONDict) -> JSONDict:
+    """A client's ``role: tool`` message whose content list holds media parts, with
+    the parts moved to its ``media`` list and its text parts joined as its content;
+    any other message as it is."""
+    content = message.get("content")
+    if message.get("role") != "tool" or not isinstance(content, list):
+        return message
+    media = [part for part in content if is_media_part(part)]
+    if not media:
+        return message
+    text = text_of([part for part in content if not is_media_part(part)])
+    return {**message, "content": text, MEDIA_RESULT_KEY: media}
+
+
+def media_parts(messages: list[JSONDict]) -> list[tuple[str, JSONDict]]:
+    """Every media part of ``messages`` with its path: a user message's content parts,
+    and the media of tool results (numbered among the tool result's media)."""
+    found: list[tuple[str, JSONDict]] = []
+    for index, message in enumerate(messages):
+        role, content = message.get("role"), message.get("content")
+        if role == "user" and isinstance(content, list):
+            parts, field = content, "content"
+        elif role == "tool" and message.get(MEDIA_RESULT_KEY):
+            parts, field = message[MEDIA_RESULT_KEY], "content"
+        else:
+            continue
+        found.extend(
+            (f"messages[{index}].{field}[{number}]", part)
+            for number, part in enumerate(parts)
+            if is_media_part(part)
+        )
+    return found
+
+
 def check_media(messages: list[JSONDict], limits: MediaLimits) -> None:
     """Refuse bad or oversized media parts in ``messages`` (see the module docs)."""
     total = 0
-    for index, message in enumerate(messages):
-        content = message.get("content")
-        if message.get("role") != "user" or not isinstance(content, list):
+    for where, part in media_parts(messages):
+        media = read_part(part)
+        if media is None or (media.url is None and not media.data):
+            raise bad_request(
+                f"{where}: a {part['type']} part needs inline data or an https URL "
+                "(file ids are not accepted)",
+                where,
+            )
+        if media.url is not None:
+            _check_url(media.url, where)
             continue
-        for number, part in enumerate(content):
-            if not isinstance(part, dict) or part.get("type") not in MEDIA_PART_TYPES:
-                continue
-            where = f"messages[{index}].content[{number}]"
-            media = read_part(part)
-            if media is None or (media.url is None and not media.data):
-                raise bad_request(
-                    f"{where}: a {part['type']} part needs inline data or an https URL "
-                    "(file ids are not accepted)",
-                    where,
-                )
-            if media.url is not None:
-                _check_url(media.url, where)
-                continue
-            data = _decode(media, where)
-            if len(data) > limits.part_bytes:
-                raise _too_large(
-                    f"{where}: the {media.kind} is {len(data)} bytes, over the limit "
-                    f"max_media_part_bytes = {limits.part_bytes}",
-                    where,
-                )
-            total += len(data)
-            if total > limits.request_bytes:
-                raise _too_large(
-                    f"{where}: the media parts add up to more than max_media_request_bytes "
-                    f"= {limits.request_bytes}",
-                    where,
-                )
-            if not matches_media_type(data, media.media_type):
-                raise bad_request(
-                    f"{where}: the bytes are not {media.media_type} as declared", where
-                )
+        data = _decode(media, where)
+        if len(data) > limits.part_bytes:
+            raise _too_large(
+                f"{where}: the {media.kind} is {len(data)} bytes, over the limit "
+                f"max_media_part_bytes = {limits.part_bytes}",
+                where,
+            )
+        total += len(data)
+        if total > limits.request_bytes:
+            raise _too_large(
+                f"{where}: the media parts add up to more than max_media_request_bytes "
+                f"= {limits.request_bytes}",
+                where,
+            )
+        if not matches_media_type(data, media.media_type):
+            raise bad_request(f"{where}: the bytes are not {media.media_type} as declared", where)

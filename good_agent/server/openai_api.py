@@ -21,6 +21,7 @@ from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import bad_request
 from good_agent.server.ids import fresh_id
+from good_agent.server.media import tool_result_media
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
@@ -117,7 +118,7 @@ def _check_messages(messages: Any) -> list[JSONDict]:
             if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                 field = f"{where}.tool_calls[{number}].function"
                 raise bad_request(f"{field} must be an object with a name", field)
-    return messages
+    return [tool_result_media(message) for message in messages]
 
 
 def parse_chat_request(body: Any) -> ChatCall:

@@ -48,6 +48,7 @@ def start(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer
             "models": [
                 entry("gpt", "openai", "openai", "fake-gpt", mode="native", profile=ALL_MEDIA),
                 entry("claude", "anthropic", "anthropic", "claude-sonnet-4-6"),
+                entry("gemini", "gemini", "gemini", "gemini-2.5-flash", mode="native"),
                 entry("ollama", "ollama", "ollama", "llava", mode="native", profile=ALL_MEDIA),
                 entry(
                     "blind",
@@ -326,4 +327,129 @@ async def test_media_over_the_limits_is_a_413_naming_the_limit(
             )
         assert total.value.status_code == 413
         assert "max_media_request_bytes = 1500" in total.value.body["message"]
+    assert fakes["anthropic"][0].requests == []
+
+
+def chart_call(call_id: str = "call_1") -> dict[str, Any]:
+    function = {"name": "chart", "arguments": "{}"}
+    return {"id": call_id, "type": "function", "function": function}
+
+
+def chat_tool_turns(*media: dict[str, Any]) -> list[dict[str, Any]]:
+    """A Chat Completions history whose tool result holds text and ``media`` parts."""
+    return [
+        {"role": "user", "content": "Draw the sales chart."},
+        {"role": "assistant", "content": None, "tool_calls": [chart_call()]},
+        {
+            "role": "tool",
+            "tool_call_id": "call_1",
+            "content": [{"type": "text", "text": "The chart:"}, *media],
+        },
+    ]
+
+
+def messages_tool_turns(*media: dict[str, Any]) -> list[dict[str, Any]]:
+    """The same history in the Messages form: a ``tool_result`` with media blocks."""
+    result = {
+        "type": "tool_result",
+        "tool_use_id": "toolu_1",
+        "content": [{"type": "text", "text": "The chart:"}, *media],
+    }
+    return [
+        {"role": "user", "content": "Draw the sales chart."},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "chart", "input": {}}],
+        },
+        {"role": "user", "content": [result]},
+    ]
+
+
+PNG_BLOCK = {
+    "type": "image",
+    "source": {"type": "base64", "media_type": "image/png", "data": b64(PNG)},
+}
+PDF_BLOCK = {
+    "type": "document",
+    "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)},
+}
+CHART_TOOL = {"type": "function", "function": {"name": "chart", "parameters": {"type": "object"}}}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_openai_client_tool_result_image_reaches_anthropic_tool_result(
+    oai: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["anthropic"][0]
+    messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"))
+    if stream:
+        chunks = await oai.chat.completions.create(
+            model="claude", messages=messages, tools=[CHART_TOOL], stream=True
+        )
+        [c async for c in chunks]
+    else:
+        await oai.chat.completions.create(model="claude", messages=messages, tools=[CHART_TOOL])
+    assert fake.problems == []
+    (result,) = fake.requests[-1]["messages"][-1]["content"]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "call_1"
+    text, image = result["content"]
+    assert text == {"type": "text", "text": "The chart:"}
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_anthropic_client_tool_result_media_follow_as_a_user_message_to_openai(
+    ant: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["openai"][0]
+    tools = [{"name": "chart", "input_schema": {"type": "object"}}]
+    kw: dict[str, Any] = {
+        "model": "gpt",
+        "max_tokens": 50,
+        "tools": tools,
+        "messages": messages_tool_turns(PNG_BLOCK, PDF_BLOCK),
+    }
+    if stream:
+        async with ant.messages.stream(**kw) as events:
+            await events.get_final_text()
+    else:
+        await ant.messages.create(**kw)
+    assert fake.problems == []
+    *_, tool, user = fake.requests[-1]["messages"]
+    assert tool == {"role": "tool", "tool_call_id": "toolu_1", "content": "The chart:"}
+    said, image, file = user["content"]
+    assert said == {"type": "text", "text": "Returned by chart:"}
+    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
+    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+
+
+async def test_anthropic_client_tool_result_media_reach_anthropic_unchanged(
+    ant: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["anthropic"][0]
+    tools = [{"name": "chart", "input_schema": {"type": "object"}}]
+    messages = messages_tool_turns(PNG_BLOCK, PDF_BLOCK)
+    await ant.messages.create(model="claude", max_tokens=50, tools=tools, messages=messages)
+    assert fake.problems == []
+    (result,) = fake.requests[-1]["messages"][-1]["content"]
+    assert result["content"] == messages[-1]["content"][0]["content"]
+
+
+async def test_bad_media_in_a_tool_result_is_refused_before_the_upstream(
+    oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    not_png = image_part(f"data:image/png;base64,{b64(PDF)}")
+    with pytest.raises(openai.BadRequestError) as refused:
+        await oai.chat.completions.create(
+            model="claude", messages=chat_tool_turns(not_png), tools=[CHART_TOOL]
+        )
+    assert "not image/png as declared" in refused.value.body["message"]
+    assert refused.value.body["param"] == "messages[2].content[0]"
+    private = {"type": "image", "source": {"type": "url", "url": "https://10.0.0.1/a.png"}}
+    with pytest.raises(anthropic.BadRequestError) as private_url:
+        await ant.messages.create(
+            model="claude", max_tokens=5, messages=messages_tool_turns(private)
+        )
+    assert "not a public address" in str(private_url.value)
     assert fakes["anthropic"][0].requests == []
