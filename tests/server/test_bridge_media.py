@@ -453,3 +453,94 @@ async def test_bad_media_in_a_tool_result_is_refused_before_the_upstream(
         )
     assert "not a public address" in str(private_url.value)
     assert fakes["anthropic"][0].requests == []
+
+
+def gemini_user_parts(fake: Fake) -> list[dict[str, Any]]:
+    contents = fake.requests[-1]["contents"]
+    return [c for c in contents if c["role"] == "user"][-1]["parts"]
+
+
+def inline_bytes(part: dict[str, Any], media_type: str) -> bytes:
+    inline = part.get("inline_data") or part["inlineData"]
+    assert (inline.get("mime_type") or inline.get("mimeType")) == media_type
+    return base64.b64decode(inline["data"], validate=True)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("client", ["openai", "anthropic"])
+async def test_an_image_and_a_pdf_reach_a_gemini_upstream_as_inline_data(
+    oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]], client: str, stream: bool
+) -> None:
+    fake = fakes["gemini"][0]
+    if client == "openai":
+        pdf_part = {
+            "type": "file",
+            "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"},
+        }
+        messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), pdf_part)
+        if stream:
+            chunks = await oai.chat.completions.create(
+                model="gemini", messages=messages, stream=True
+            )
+            text = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+        else:
+            reply = await oai.chat.completions.create(model="gemini", messages=messages)
+            text = reply.choices[0].message.content
+    else:
+        content = [{"type": "text", "text": "What is this?"}, PNG_BLOCK, PDF_BLOCK]
+        kw: dict[str, Any] = {
+            "model": "gemini",
+            "max_tokens": 50,
+            "messages": [{"role": "user", "content": content}],
+        }
+        if stream:
+            async with ant.messages.stream(**kw) as events:
+                text = await events.get_final_text()
+        else:
+            reply = await ant.messages.create(**kw)
+            text = reply.content[0].text
+    assert text == "Hello from the fake."
+    assert fake.problems == []
+    said, image, document = gemini_user_parts(fake)
+    assert said == {"text": "What is this?"}
+    assert inline_bytes(image, "image/png") == PNG
+    assert inline_bytes(document, "application/pdf") == PDF
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("client", ["openai", "anthropic"])
+async def test_tool_result_media_reach_gemini_after_the_function_response(
+    oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]], client: str, stream: bool
+) -> None:
+    fake = fakes["gemini"][0]
+    if client == "openai":
+        pdf_part = {
+            "type": "file",
+            "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"},
+        }
+        messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"), pdf_part)
+        kwargs: dict[str, Any] = {"model": "gemini", "messages": messages, "tools": [CHART_TOOL]}
+        if stream:
+            [c async for c in await oai.chat.completions.create(**kwargs, stream=True)]
+        else:
+            await oai.chat.completions.create(**kwargs)
+    else:
+        kw: dict[str, Any] = {
+            "model": "gemini",
+            "max_tokens": 50,
+            "tools": [{"name": "chart", "input_schema": {"type": "object"}}],
+            "messages": messages_tool_turns(PNG_BLOCK, PDF_BLOCK),
+        }
+        if stream:
+            async with ant.messages.stream(**kw) as events:
+                await events.get_final_text()
+        else:
+            await ant.messages.create(**kw)
+    assert fake.problems == []
+    response, said, image, document = gemini_user_parts(fake)
+    function_response = response.get("function_response") or response["functionResponse"]
+    assert function_response["name"] == "chart"
+    assert function_response["response"] == {"output": "The chart:"}
+    assert said == {"text": "Returned by chart:"}
+    assert inline_bytes(image, "image/png") == PNG
+    assert inline_bytes(document, "application/pdf") == PDF
