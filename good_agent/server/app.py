@@ -45,6 +45,7 @@ from good_agent.server.exchange import (
 )
 from good_agent.server.generate_content import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
+from good_agent.server.media_fetch import MediaFetcher
 from good_agent.server.openai_api import completion_body, parse_chat_request
 from good_agent.server.redaction import Secrets
 from good_agent.server.request_body import read_json_body
@@ -98,9 +99,11 @@ class Bridge:
         }
         self.in_flight = 0
         self.media_limits = MediaLimits(server.max_media_part_bytes, server.max_media_request_bytes)
+        self.fetcher = MediaFetcher(server, self.media_limits)
 
     async def aclose(self) -> None:
         """Close the upstream connections."""
+        await self.fetcher.aclose()
         if self.wire is not None:
             await self.wire.aclose()
         await self.client.aclose()
@@ -181,7 +184,7 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
         bridge.authorize(request)
         body = await bridge.read_json(request)
         call = parse_messages_request(body) if anthropic else parse_chat_request(body)
-        check_media(call.request.messages, bridge.media_limits)
+        check_media(call.request.messages, bridge.media_limits, bridge.fetcher.hosts)
         exchange.stream = call.stream
         exchange.route = bridge.route(call.model)
         neutral: BridgeRequest = call.request

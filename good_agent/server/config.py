@@ -28,6 +28,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    IPvAnyAddress,
     ValidationError,
     create_model,
     field_validator,
@@ -66,6 +67,16 @@ class ServerConfig(_Strict):
     client then gets an error event). ``max_media_part_bytes`` (5 MiB) and
     ``max_media_request_bytes`` (6 MiB) limit the decoded bytes of one image,
     document or audio part and of all the parts of one request.
+
+    ``fetch_media_hosts`` lists the hosts (``images.example.com``, or
+    ``*.example.com`` for its subdomains) whose image, document and audio URLs the
+    bridge fetches itself when the upstream needs the bytes (empty: it never
+    fetches); a fetch takes at most ``fetch_media_timeout`` seconds, goes to https
+    URLs only and never to an address that is not public (every address the host
+    name resolves to is checked, and each redirect again). ``fetch_media_resolve``
+    pins host names to addresses, like ``curl --resolve``, checked the same way.
+    ``allow_private_fetch`` lifts the https and public-address rules for the hosts
+    of ``fetch_media_hosts``: **unsafe, for tests against a loopback server only**.
     """
 
     host: str = DEFAULT_HOST
@@ -79,7 +90,21 @@ class ServerConfig(_Strict):
     max_media_part_bytes: int = Field(default=5 * 1024 * 1024, gt=0)
     max_media_request_bytes: int = Field(default=6 * 1024 * 1024, gt=0)
     max_upstream_connections: int = Field(default=512, gt=0)
+    fetch_media_hosts: tuple[str, ...] = ()
+    fetch_media_resolve: dict[str, tuple[IPvAnyAddress, ...]] = Field(default_factory=dict)
+    fetch_media_timeout: float = Field(default=30.0, gt=0)
+    allow_private_fetch: bool = False
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    @field_validator("fetch_media_hosts")
+    @classmethod
+    def _host_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for host in value:
+            if not host or "/" in host or ":" in host or host.strip("*.") == "":
+                raise ValueError(
+                    f"{host!r} is not a host name (images.example.com or *.example.com)"
+                )
+        return tuple(host.lower() for host in value)
 
 
 OVERRIDABLE_PROFILE_FIELDS: tuple[str, ...] = tuple(

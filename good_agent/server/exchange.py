@@ -27,7 +27,7 @@ from good_agent.server.errors import BridgeError, from_model_error, internal_err
 from good_agent.server.ids import fresh_id
 from good_agent.server.openai_api import utf8
 from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
-from good_agent.server.streams import AccessLog, Items, prime, timer
+from good_agent.server.streams import AccessLog, Items, timer
 from good_agent.types.errors import ModelError
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
@@ -118,22 +118,26 @@ class Exchange:
         )
 
     async def complete(self, request: BridgeRequest) -> tuple[ServedModel, ModelResponse]:
-        """The whole reply of the route (or a fallback), cancelled if the client leaves."""
+        """The whole reply of the route (or a fallback), cancelled if the client leaves;
+        media URLs a route's upstream cannot take are fetched first where allowed
+        (:mod:`good_agent.server.media_fetch`)."""
         assert self.route is not None, "the route is chosen first"
+        media = self.bridge.fetcher.media_of(request)
         return await with_fallback(
             self.bridge.candidates(self.route),
-            lambda r: self.watch.run(lambda: r.complete(request)),
+            lambda r: self.watch.run(lambda: media.complete(r)),
         )
 
     async def open_stream(
         self, request: BridgeRequest
     ) -> tuple[ServedModel, Items, list[StreamItem], AccessLog]:
         """The primed stream of the route (or a fallback), and the access-log callback
-        its writer calls when it ends."""
+        its writer calls when it ends (media URLs fetched as for :meth:`complete`)."""
         assert self.route is not None, "the route is chosen first"
+        media = self.bridge.fetcher.media_of(request)
         chosen, (items, first) = await with_fallback(
             self.bridge.candidates(self.route),
-            lambda r: self.watch.run(lambda: prime(r, request)),
+            lambda r: self.watch.run(lambda: media.prime(r)),
         )
 
         def done(status: int, usage: Usage) -> None:

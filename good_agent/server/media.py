@@ -9,8 +9,9 @@ finds them for its own slot. :func:`check_media` then refuses, with a 400
 naming the part's path, what no upstream should receive:
 
 - a URL that is not ``https`` (``data:`` URLs must be base64), or whose host is
-  ``localhost`` or an IP address that is not public: the bridge never fetches a
-  URL itself, and it does not hand an upstream a private address to fetch;
+  ``localhost`` or an IP address that is not public: the bridge does not hand an
+  upstream a private address to fetch (it fetches a URL itself only from the hosts
+  of ``fetch_media_hosts``, see :mod:`good_agent.server.media_fetch`);
 - base64 that does not decode, or a part without data or URL (a ``file_id``);
 - bytes that are not what the declared media type says (PNG, JPEG, GIF, WebP
   and PDF are checked by their first bytes);
@@ -54,6 +55,28 @@ class MediaLimits:
     request_bytes: int
 
 
+@dataclass(frozen=True, slots=True)
+class FetchHosts:
+    """The hosts whose URLs the bridge may fetch (``server.fetch_media_hosts``), and
+    whether those may be plain http and private addresses (``allow_private_fetch``,
+    for tests only)."""
+
+    hosts: tuple[str, ...] = ()
+    allow_private: bool = False
+
+    def allows(self, host: str) -> bool:
+        """Whether ``host`` is listed (exactly, or under a ``*.`` entry)."""
+        host = host.lower().rstrip(".")
+        return any(
+            host == entry or (entry.startswith("*.") and host.endswith(entry[1:]))
+            for entry in self.hosts
+        )
+
+    def unsafe(self, host: str) -> bool:
+        """Whether ``host`` is exempt from the https and public-address rules."""
+        return self.allow_private and self.allows(host)
+
+
 def matches_media_type(data: bytes, media_type: str) -> bool:
     """Whether ``data`` starts as ``media_type`` files do (PNG, JPEG, GIF, WebP,
     PDF); other types are not checked."""
@@ -64,14 +87,17 @@ def matches_media_type(data: bytes, media_type: str) -> bool:
     return signatures is None or data.startswith(signatures)
 
 
-def _too_large(message: str, param: str) -> BridgeError:
+def too_large(message: str, param: str) -> BridgeError:
+    """The 413 for media over a limit."""
     return BridgeError(413, message, "invalid_request_error", param, "media_too_large")
 
 
-def _check_url(url: str, where: str) -> None:
+def _check_url(url: str, where: str, fetch: FetchHosts) -> None:
     if url.startswith("data:"):
         raise bad_request(f"{where}: a data: URL must be base64 (data:<type>;base64,...)", where)
     parts = urlsplit(url)
+    if parts.scheme in ("http", "https") and parts.hostname and fetch.unsafe(parts.hostname):
+        return
     if parts.scheme != "https" or not parts.hostname:
         raise bad_request(f"{where}: only https URLs and base64 data: URLs are accepted", where)
     host = parts.hostname
@@ -134,7 +160,9 @@ def media_parts(messages: list[JSONDict]) -> list[tuple[str, JSONDict]]:
     return found
 
 
-def check_media(messages: list[JSONDict], limits: MediaLimits) -> None:
+def check_media(
+    messages: list[JSONDict], limits: MediaLimits, fetch: FetchHosts | None = None
+) -> None:
     """Refuse bad or oversized media parts in ``messages`` (see the module docs)."""
     total = 0
     for where, part in media_parts(messages):
@@ -146,18 +174,18 @@ def check_media(messages: list[JSONDict], limits: MediaLimits) -> None:
                 where,
             )
         if media.url is not None:
-            _check_url(media.url, where)
+            _check_url(media.url, where, fetch or FetchHosts())
             continue
         data = _decode(media, where)
         if len(data) > limits.part_bytes:
-            raise _too_large(
+            raise too_large(
                 f"{where}: the {media.kind} is {len(data)} bytes, over the limit "
                 f"max_media_part_bytes = {limits.part_bytes}",
                 where,
             )
         total += len(data)
         if total > limits.request_bytes:
-            raise _too_large(
+            raise too_large(
                 f"{where}: the media parts add up to more than max_media_request_bytes "
                 f"= {limits.request_bytes}",
                 where,
