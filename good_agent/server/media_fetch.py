@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import socket
+import ssl
 from urllib.parse import urljoin, urlsplit
 
 import anyio
@@ -69,15 +70,20 @@ class MediaFetcher:
     Args:
         server: The server table (hosts, pinned addresses, time limit, the unsafe flag).
         limits: The media size limits.
+        verify: How servers' certificates are checked (``httpx2``'s ``verify``: the
+            system's trusted authorities by default).
     """
 
-    def __init__(self, server: ServerConfig, limits: MediaLimits) -> None:
+    def __init__(
+        self, server: ServerConfig, limits: MediaLimits, *, verify: ssl.SSLContext | bool = True
+    ) -> None:
         self.hosts = FetchHosts(server.fetch_media_hosts, server.allow_private_fetch)
         self.pinned = {
             host.lower(): tuple(addresses) for host, addresses in server.fetch_media_resolve.items()
         }
         self.timeout = server.fetch_media_timeout
         self.limits = limits
+        self.verify = verify
         self._client: httpx2.AsyncClient | None = None
 
     async def aclose(self) -> None:
@@ -139,6 +145,7 @@ class MediaFetcher:
                 trust_env=False,
                 follow_redirects=False,
                 timeout=self.timeout,
+                verify=self.verify,
                 limits=httpx2.Limits(max_keepalive_connections=0),
             )
         return self._client

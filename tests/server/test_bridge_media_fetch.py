@@ -5,8 +5,11 @@ upstream that needs the bytes, never from a private address, within the limits."
 from __future__ import annotations
 
 import base64
+import datetime
 import socket
+import ssl
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -14,12 +17,17 @@ import openai
 import pytest
 from bridge_fakes import Fake
 from bridge_harness import CLIENT_KEY
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from media_files import pdf, png
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from good_agent.providers.parts import read_part
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 from good_agent.server.errors import BridgeError
@@ -324,3 +332,76 @@ async def test_a_redirect_to_a_host_not_listed_is_refused(
 
 def bridge_entry() -> dict[str, Any]:
     return {"name": "m", "provider": "ollama", "model": "llava"}
+
+
+def certificate(tmp: Path, name: str) -> tuple[Path, Path]:
+    """A self-signed certificate for ``name`` and its key, as PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = tmp / f"{name}.pem", tmp / f"{name}.key"
+    cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_file, key_file
+
+
+async def test_an_https_fetch_connects_to_the_checked_address_and_verifies_the_host_name(
+    tmp_path: Path, anyio_backend: str
+) -> None:
+    host = ImageHost()
+    cert_file, key_file = certificate(tmp_path, "images.test")
+    server = BackgroundServer(
+        host.app(), ssl_certfile=str(cert_file), ssl_keyfile=str(key_file)
+    ).start()
+    port = int(server.url.rsplit(":", 1)[1])
+    trusted = ssl.create_default_context(cafile=str(cert_file))
+    config = parse_config(
+        {
+            "server": {
+                "fetch_media_hosts": ["images.test", "other.test"],
+                "fetch_media_resolve": {"images.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]},
+                "allow_private_fetch": True,
+            },
+            "models": [bridge_entry()],
+        }
+    )
+    fetcher = MediaFetcher(config.server, MediaLimits(LIMIT, LIMIT), verify=trusted)
+    try:
+        part = {"type": "image_url", "image_url": {"url": f"https://images.test:{port}/chart"}}
+        media = read_part(part)
+        assert media is not None
+        inline = await fetcher.fetch(part, media, "messages[0].content[0]")
+        assert inline["image_url"]["url"] == f"data:image/png;base64,{b64(PNG)}"
+        assert host.asked == ["images.test/chart"]
+        wrong = {"type": "image_url", "image_url": {"url": f"https://other.test:{port}/chart"}}
+        wrong_media = read_part(wrong)
+        assert wrong_media is not None
+        with pytest.raises(BridgeError, match="failed: ConnectError") as refused:
+            await fetcher.fetch(wrong, wrong_media, "messages[0].content[0]")
+        assert refused.value.status == 400
+        assert host.asked == ["images.test/chart"]
+    finally:
+        await fetcher.aclose()
+        server.stop()
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
