@@ -22,10 +22,19 @@ def is_secret(value: Any) -> bool:
     return isinstance(value, SecretStr | SecretBytes)
 
 
+def bytes_token(value: bytes | bytearray | memoryview) -> str:
+    """The text standing for binary data in a key: its SHA-256 (hashed where it lies,
+    so a 5 MB image is not copied into the key's JSON)."""
+    return f"bytes:sha256:{hashlib.sha256(value).hexdigest()}"
+
+
 def to_json_safe(value: Any, *, secret: Any = REDACTED) -> Any:
-    """A JSON-compatible copy of ``value``; secrets become ``secret``."""
+    """A JSON-compatible copy of ``value``; secrets become ``secret``, binary data
+    its :func:`bytes_token`."""
     if is_secret(value):
         return secret
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes_token(value)
     if isinstance(value, Mapping):
         return {str(k): to_json_safe(v, secret=secret) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
@@ -76,6 +85,8 @@ def _key_default(value: Any) -> Any:
         return value.model_dump(mode="python")
     if isinstance(value, set | frozenset):
         return sorted(value, key=repr)
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes_token(value)
     raise TypeError(type(value).__name__)
 
 
@@ -92,9 +103,10 @@ def key_json(value: Any) -> tuple[str, list[Any]]:
     """Deterministic JSON of ``value`` for a cache key, and the secrets found in it.
 
     Keys are sorted at every depth, secrets become ``[REDACTED]`` (and are returned,
-    so the caller can scope the key by credential), models are dumped and sets
-    sorted. The text is ``json.dumps(value, sort_keys=True, separators=(",", ":"),
-    ensure_ascii=False)`` with those conversions. Raises :class:`TypeError` or
+    so the caller can scope the key by credential), models are dumped, sets
+    sorted and binary data replaced by its :func:`bytes_token`. The text is
+    ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
+    with those conversions. Raises :class:`TypeError` or
     :class:`ValueError` for what JSON cannot hold.
     """
     found: list[Any] = []

@@ -1,9 +1,13 @@
-"""The cache key's JSON text: the C encoder made once writes what ``json.dumps`` writes."""
+"""The cache key's JSON text: the C encoder made once writes what ``json.dumps`` writes;
+binary data (an image argument) stands as its SHA-256, never copied into the text."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import threading
+import tracemalloc
 from typing import Any
 
 import pytest
@@ -11,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, SecretStr
 
+from good_agent import Agent, BinaryContent, ToolCache
 from good_agent.extensions._common import key_json
 
 json_values = st.recursive(
@@ -64,3 +69,32 @@ def test_threads_collect_their_own_secrets() -> None:
     for thread in threads:
         thread.join()
     assert all(values == [f"secret-{i}"] * 200 for i, values in seen.items())
+
+
+@given(st.binary(max_size=64), st.binary(max_size=64))
+def test_binary_data_stands_as_its_sha256(first: bytes, second: bytes) -> None:
+    text, found = key_json({"data": first, "image": BinaryContent(first, "image/png")})
+    digest = hashlib.sha256(first).hexdigest()
+    assert text == (
+        f'{{"data":"bytes:sha256:{digest}",'
+        f'"image":{{"data":"bytes:sha256:{digest}","kind":"binary","media_type":"image/png"}}}}'
+    )
+    assert found == []
+    assert (key_json({"data": second})[0] == key_json({"data": first})[0]) == (first == second)
+    assert key_json({"data": bytearray(first)}) == key_json({"data": memoryview(first)})
+
+
+def test_a_5_mb_image_argument_is_not_copied_into_the_cache_key() -> None:
+    image = BinaryContent(b"\x89PNG\r\n\x1a\n" + os.urandom(5 * 1024 * 1024), "image/png")
+    cache = ToolCache(tools=["draw"])
+    cache.agent = Agent(extensions=[cache])
+    try:
+        tracemalloc.start()
+        base, _ = tracemalloc.get_traced_memory()
+        key = cache.key_for("draw", {"image": image, "raw": image.data})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        cache.agent.close_sync()
+    assert key.startswith("v1:draw:")
+    assert peak - base < len(image.data) // 10, "the key copied the image's bytes"
