@@ -51,7 +51,7 @@ from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse
 MAX_REDIRECTS = 3
 """How many redirects a fetch follows (each checked like the first URL)."""
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def fetch_failed(message: str, where: str) -> BridgeError:
@@ -95,12 +95,12 @@ class MediaFetcher:
         """The media URLs of ``request``, to fetch for each route tried."""
         return RequestMedia(self, request)
 
-    async def addresses(self, host: str, port: int, where: str) -> list[IPAddress]:
+    async def addresses(self, host: str, port: int, where: str) -> list[_Address]:
         """The addresses ``host`` resolves to (or is pinned to), all of them public
         unless ``allow_private_fetch`` is set; a 400 otherwise."""
         pinned = self.pinned.get(host.lower().rstrip("."))
         if pinned is not None:
-            found: list[IPAddress] = list(pinned)
+            found: list[_Address] = list(pinned)
         else:
             try:
                 infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
