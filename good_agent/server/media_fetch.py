@@ -42,6 +42,7 @@ from good_agent.server.media import (
     media_parts,
     too_large,
 )
+from good_agent.server.request_body import read_at_most
 from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
 from good_agent.server.streams import Items, prime
 from good_agent.types.content import MEDIA_KEY, BinaryContent, guess_media_type, kind_of_media
@@ -177,17 +178,8 @@ class MediaFetcher:
         over = too_large(
             f"{where}: the fetched part is over the limit max_media_part_bytes = {limit}", where
         )
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            raise over
-        chunks: list[bytes] = []
-        size = 0
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > limit:
-                raise over
-            chunks.append(chunk)
-        return b"".join(chunks)
+        declared = response.headers.get("content-length")
+        return await read_at_most(response.aiter_bytes(), declared, limit, over)
 
     async def fetch(self, part: JSONDict, media: MediaPart, where: str) -> JSONDict:
         """``part`` (a URL part) as an inline part holding the bytes at its URL."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import AsyncIterable
 from typing import Any
 
 from pydantic_core import from_json
@@ -35,16 +36,24 @@ async def read_json_body(request: Request, limit: int) -> Any:
         413, f"the request body exceeds {limit} bytes", code="request_too_large"
     )
     declared = request.headers.get("content-length")
+    return parse_body(await read_at_most(request.stream(), declared, limit, too_large))
+
+
+async def read_at_most(
+    chunks: AsyncIterable[bytes], declared: str | None, limit: int, too_large: BridgeError
+) -> bytes:
+    """The bytes of ``chunks``, at most ``limit`` of them; ``too_large`` is raised as
+    soon as the declared length (a ``Content-Length`` value) or the bytes read pass it."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise too_large
     parts: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    async for chunk in chunks:
         size += len(chunk)
         if size > limit:
             raise too_large
         parts.append(chunk)
-    return parse_body(b"".join(parts))
+    return b"".join(parts)
 
 
 def parse_body(data: bytes) -> Any:

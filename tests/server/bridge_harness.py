@@ -19,17 +19,29 @@ os.environ["GA_TEST_WRONG_KEY"] = "sk-wrong-key-987654"
 os.environ["GA_TEST_CLIENT_KEYS"] = f"{CLIENT_KEY},second-client-key"
 
 
+def fake_entry(
+    fakes: dict[str, tuple[Fake, str]],
+    name: str,
+    provider: str,
+    fake: str,
+    model: str,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A ``[[models]]`` entry named ``name`` for ``provider``, served by the fake ``fake``."""
+    url = fakes[fake][1] + ("/v1" if provider == "openai" else "")
+    return {
+        "name": name,
+        "provider": provider,
+        "model": model,
+        "base_url": url,
+        "api_key_env": "GA_TEST_UPSTREAM_KEY",
+        **extra,
+    }
+
+
 def model_entries(fakes: dict[str, tuple[Fake, str]]) -> list[dict[str, Any]]:
     def entry(name: str, provider: str, fake: str, model: str, **extra: Any) -> dict[str, Any]:
-        url = fakes[fake][1] + ("/v1" if provider == "openai" else "")
-        return {
-            "name": name,
-            "provider": provider,
-            "model": model,
-            "base_url": url,
-            "api_key_env": "GA_TEST_UPSTREAM_KEY",
-            **extra,
-        }
+        return fake_entry(fakes, name, provider, fake, model, **extra)
 
     return [
         entry("gpt", "openai", "openai", "fake-gpt", mode="native"),

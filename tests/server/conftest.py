@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -97,3 +98,15 @@ async def rclient(rbridge: BackgroundServer, anyio_backend: str) -> AsyncIterato
         base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
     ) as client:
         yield client
+
+
+@pytest.fixture
+def listener() -> Iterator[tuple[socket.socket, int]]:
+    """A loopback socket that listens and never accepts: ``(socket, port)``; a test
+    proves nothing connected with ``sock.accept()`` raising ``BlockingIOError``."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    sock.setblocking(False)
+    yield sock, sock.getsockname()[1]
+    sock.close()

@@ -13,7 +13,7 @@ import anthropic
 import openai
 import pytest
 from bridge_fakes import Fake
-from bridge_harness import CLIENT_KEY
+from bridge_harness import CLIENT_KEY, fake_entry
 from media_files import pdf, png
 
 from good_agent.server import create_app, parse_config
@@ -32,15 +32,7 @@ def b64(data: bytes) -> str:
 
 def start(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer:
     def entry(name: str, provider: str, fake: str, model: str, **extra: Any) -> dict[str, Any]:
-        suffix = "/v1" if provider == "openai" else ""
-        return {
-            "name": name,
-            "provider": provider,
-            "model": model,
-            "base_url": fakes[fake][1] + suffix,
-            "api_key_env": "GA_TEST_UPSTREAM_KEY",
-            **extra,
-        }
+        return fake_entry(fakes, name, provider, fake, model, **extra)
 
     config = parse_config(
         {
@@ -113,19 +105,31 @@ def data_url_bytes(url: str, media_type: str) -> bytes:
     return base64.b64decode(url[len(prefix) :], validate=True)
 
 
+async def chat_text(oai: Any, stream: bool, **kw: Any) -> str:
+    """The reply's text to a Chat Completions request, streamed or whole."""
+    if stream:
+        chunks = await oai.chat.completions.create(**kw, stream=True)
+        return "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
+    reply = await oai.chat.completions.create(**kw)
+    return str(reply.choices[0].message.content or "")
+
+
+async def messages_text(ant: Any, stream: bool, **kw: Any) -> str:
+    """The reply's text to a Messages request, streamed or whole."""
+    if stream:
+        async with ant.messages.stream(**kw) as events:
+            return str(await events.get_final_text())
+    reply = await ant.messages.create(**kw)
+    return "".join(block.text for block in reply.content if block.type == "text")
+
+
 @pytest.mark.parametrize("stream", [False, True])
 async def test_openai_client_image_and_pdf_reach_anthropic_upstream(
     oai: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
     fake = fakes["anthropic"][0]
-    pdf_part = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"}}
-    messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), pdf_part)
-    if stream:
-        chunks = await oai.chat.completions.create(model="claude", messages=messages, stream=True)
-        text = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
-    else:
-        reply = await oai.chat.completions.create(model="claude", messages=messages)
-        text = reply.choices[0].message.content
+    messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+    text = await chat_text(oai, stream, model="claude", messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
     text_block, image, document = upstream_user_content(fake)
@@ -153,17 +157,8 @@ async def test_anthropic_client_image_and_pdf_reach_openai_upstream(
             "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)},
         },
     ]
-    kw: dict[str, Any] = {
-        "model": "gpt",
-        "max_tokens": 50,
-        "messages": [{"role": "user", "content": content}],
-    }
-    if stream:
-        async with ant.messages.stream(**kw) as events:
-            text = await events.get_final_text()
-    else:
-        reply = await ant.messages.create(**kw)
-        text = reply.content[0].text
+    messages = [{"role": "user", "content": content}]
+    text = await messages_text(ant, stream, model="gpt", max_tokens=50, messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
     text_part, image, file = upstream_user_content(fake)
@@ -228,16 +223,6 @@ async def test_a_part_the_model_cannot_take_is_a_400_naming_model_and_part(
         await oai.chat.completions.create(model="claude", messages=chat_user(audio))
     assert "audio part (audio/mpeg" in no_audio.value.body["message"]
     assert fakes["openai"][0].requests == [] and fakes["anthropic"][0].requests == []
-
-
-@pytest.fixture
-def listener() -> Iterator[tuple[socket.socket, int]]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    sock.setblocking(False)
-    yield sock, sock.getsockname()[1]
-    sock.close()
 
 
 @pytest.mark.parametrize("scheme", ["https", "http"])
@@ -374,6 +359,8 @@ PDF_BLOCK = {
     "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)},
 }
 CHART_TOOL = {"type": "function", "function": {"name": "chart", "parameters": {"type": "object"}}}
+MESSAGES_CHART_TOOL = {"name": "chart", "input_schema": {"type": "object"}}
+PDF_PART = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"}}
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -382,13 +369,7 @@ async def test_openai_client_tool_result_image_reaches_anthropic_tool_result(
 ) -> None:
     fake = fakes["anthropic"][0]
     messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"))
-    if stream:
-        chunks = await oai.chat.completions.create(
-            model="claude", messages=messages, tools=[CHART_TOOL], stream=True
-        )
-        [c async for c in chunks]
-    else:
-        await oai.chat.completions.create(model="claude", messages=messages, tools=[CHART_TOOL])
+    await chat_text(oai, stream, model="claude", messages=messages, tools=[CHART_TOOL])
     assert fake.problems == []
     (result,) = fake.requests[-1]["messages"][-1]["content"]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "call_1"
@@ -403,18 +384,10 @@ async def test_anthropic_client_tool_result_media_follow_as_a_user_message_to_op
     ant: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
     fake = fakes["openai"][0]
-    tools = [{"name": "chart", "input_schema": {"type": "object"}}]
-    kw: dict[str, Any] = {
-        "model": "gpt",
-        "max_tokens": 50,
-        "tools": tools,
-        "messages": messages_tool_turns(PNG_BLOCK, PDF_BLOCK),
-    }
-    if stream:
-        async with ant.messages.stream(**kw) as events:
-            await events.get_final_text()
-    else:
-        await ant.messages.create(**kw)
+    messages = messages_tool_turns(PNG_BLOCK, PDF_BLOCK)
+    await messages_text(
+        ant, stream, model="gpt", max_tokens=50, tools=[MESSAGES_CHART_TOOL], messages=messages
+    )
     assert fake.problems == []
     *_, tool, user = fake.requests[-1]["messages"]
     assert tool == {"role": "tool", "tool_call_id": "toolu_1", "content": "The chart:"}
@@ -428,7 +401,7 @@ async def test_anthropic_client_tool_result_media_reach_anthropic_unchanged(
     ant: Any, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
     fake = fakes["anthropic"][0]
-    tools = [{"name": "chart", "input_schema": {"type": "object"}}]
+    tools = [MESSAGES_CHART_TOOL]
     messages = messages_tool_turns(PNG_BLOCK, PDF_BLOCK)
     await ant.messages.create(model="claude", max_tokens=50, tools=tools, messages=messages)
     assert fake.problems == []
@@ -473,32 +446,12 @@ async def test_an_image_and_a_pdf_reach_a_gemini_upstream_as_inline_data(
 ) -> None:
     fake = fakes["gemini"][0]
     if client == "openai":
-        pdf_part = {
-            "type": "file",
-            "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"},
-        }
-        messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), pdf_part)
-        if stream:
-            chunks = await oai.chat.completions.create(
-                model="gemini", messages=messages, stream=True
-            )
-            text = "".join([c.choices[0].delta.content or "" async for c in chunks if c.choices])
-        else:
-            reply = await oai.chat.completions.create(model="gemini", messages=messages)
-            text = reply.choices[0].message.content
+        messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+        text = await chat_text(oai, stream, model="gemini", messages=messages)
     else:
         content = [{"type": "text", "text": "What is this?"}, PNG_BLOCK, PDF_BLOCK]
-        kw: dict[str, Any] = {
-            "model": "gemini",
-            "max_tokens": 50,
-            "messages": [{"role": "user", "content": content}],
-        }
-        if stream:
-            async with ant.messages.stream(**kw) as events:
-                text = await events.get_final_text()
-        else:
-            reply = await ant.messages.create(**kw)
-            text = reply.content[0].text
+        messages = [{"role": "user", "content": content}]
+        text = await messages_text(ant, stream, model="gemini", max_tokens=50, messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
     said, image, document = gemini_user_parts(fake)
@@ -514,28 +467,18 @@ async def test_tool_result_media_reach_gemini_after_the_function_response(
 ) -> None:
     fake = fakes["gemini"][0]
     if client == "openai":
-        pdf_part = {
-            "type": "file",
-            "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"},
-        }
-        messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"), pdf_part)
-        kwargs: dict[str, Any] = {"model": "gemini", "messages": messages, "tools": [CHART_TOOL]}
-        if stream:
-            [c async for c in await oai.chat.completions.create(**kwargs, stream=True)]
-        else:
-            await oai.chat.completions.create(**kwargs)
+        messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+        await chat_text(oai, stream, model="gemini", messages=messages, tools=[CHART_TOOL])
     else:
-        kw: dict[str, Any] = {
-            "model": "gemini",
-            "max_tokens": 50,
-            "tools": [{"name": "chart", "input_schema": {"type": "object"}}],
-            "messages": messages_tool_turns(PNG_BLOCK, PDF_BLOCK),
-        }
-        if stream:
-            async with ant.messages.stream(**kw) as events:
-                await events.get_final_text()
-        else:
-            await ant.messages.create(**kw)
+        messages = messages_tool_turns(PNG_BLOCK, PDF_BLOCK)
+        await messages_text(
+            ant,
+            stream,
+            model="gemini",
+            max_tokens=50,
+            tools=[MESSAGES_CHART_TOOL],
+            messages=messages,
+        )
     assert fake.problems == []
     response, said, image, document = gemini_user_parts(fake)
     function_response = response.get("function_response") or response["functionResponse"]

@@ -16,7 +16,7 @@ import anthropic
 import openai
 import pytest
 from bridge_fakes import Fake
-from bridge_harness import CLIENT_KEY
+from bridge_harness import CLIENT_KEY, fake_entry
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -72,17 +72,8 @@ class ImageHost:
 
 
 def bridge_config(fakes: dict[str, tuple[Fake, str]], **server: Any) -> dict[str, Any]:
-    def entry(name: str, provider: str, model: str, **extra: Any) -> dict[str, Any]:
-        suffix = "/v1" if provider == "openai" else ""
-        return {
-            "name": name,
-            "provider": provider,
-            "model": model,
-            "base_url": fakes[provider][1] + suffix,
-            "api_key_env": "GA_TEST_UPSTREAM_KEY",
-            "mode": "native",
-            **extra,
-        }
+    def entry(name: str, provider: str, model: str) -> dict[str, Any]:
+        return fake_entry(fakes, name, provider, provider, model, mode="native")
 
     return {
         "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "max_media_part_bytes": LIMIT, **server},
@@ -247,16 +238,6 @@ async def test_redirects_are_followed_only_to_allowed_hosts(
     await oai.chat.completions.create(model="ollama", messages=user_image(f"{base}/moved.png"))
     assert ollama_images(fakes) == [PNG]
     assert asked == ["images.test/moved.png", "images.test/chart.png"]
-
-
-@pytest.fixture
-def listener() -> Iterator[tuple[socket.socket, int]]:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(8)
-    sock.setblocking(False)
-    yield sock, sock.getsockname()[1]
-    sock.close()
 
 
 async def test_a_host_name_resolving_to_a_private_address_is_never_connected(
