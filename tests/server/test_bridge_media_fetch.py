@@ -28,7 +28,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from good_agent.providers.parts import read_part
-from good_agent.server import create_app, parse_config
+from good_agent.server import ConfigError, create_app, parse_config
 from good_agent.server.background import BackgroundServer
 from good_agent.server.errors import BridgeError
 from good_agent.server.media import MediaLimits
@@ -386,3 +386,16 @@ async def test_an_https_fetch_connects_to_the_checked_address_and_verifies_the_h
 
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
+
+
+@pytest.mark.parametrize(
+    "hosts", [["https://images.example.com"], ["images.example.com:443"], ["*."], [""]]
+)
+def test_fetch_media_hosts_must_be_host_names(hosts: list[str]) -> None:
+    with pytest.raises(ConfigError, match=r"server\.fetch_media_hosts"):
+        parse_config({"server": {"fetch_media_hosts": hosts}, "models": [bridge_entry()]})
+
+
+def test_the_bridge_fetches_nothing_by_default() -> None:
+    server = parse_config({"models": [bridge_entry()]}).server
+    assert server.fetch_media_hosts == () and not server.allow_private_fetch
