@@ -30,7 +30,7 @@ from pydantic import Field
 from good_agent.providers.history import text_of
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.media import MediaLimits, check_media
+from good_agent.server.media import FetchHosts, MediaLimits, check_media
 from good_agent.server.request_schemas import Count, Probability, Temperature, _Open, check_body
 from good_agent.server.served import finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
@@ -335,11 +335,13 @@ def parse_responses_request(body: Any) -> ResponsesCall:
     )
 
 
-def check_input_media(call: ResponsesCall, limits: MediaLimits) -> None:
+def check_input_media(
+    call: ResponsesCall, limits: MediaLimits, fetch: FetchHosts | None = None
+) -> None:
     """Check the media parts of ``call``'s input (see :func:`check_media`); a refusal
     names the part by its ``input`` path (``input[2].content[1]``)."""
     try:
-        check_media(call.messages, limits)
+        check_media(call.messages, limits, fetch)
     except BridgeError as exc:
         found = re.match(r"messages\[(\d+)\]", exc.param or "")
         if found is None:

@@ -103,7 +103,7 @@ class ResponsesEndpoint:
                 call.response_format,
                 call.settings,
             )
-            check_input_media(call, bridge.media_limits)
+            check_input_media(call, bridge.media_limits, bridge.fetcher.hosts)
             exchange.route = bridge.route(call.model)
             if call.stream:
                 chosen, events, first, done = await exchange.open_stream(neutral)

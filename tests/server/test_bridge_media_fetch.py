@@ -399,3 +399,24 @@ def test_fetch_media_hosts_must_be_host_names(hosts: list[str]) -> None:
 def test_the_bridge_fetches_nothing_by_default() -> None:
     server = parse_config({"models": [bridge_entry()]}).server
     assert server.fetch_media_hosts == () and not server.allow_private_fetch
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_v1_responses_fetches_an_allowed_image_url_too(
+    oai: Any, fakes: dict[str, tuple[Fake, str]], asked: list[str], base: str, stream: bool
+) -> None:
+    content = [
+        {"type": "input_text", "text": "What is this?"},
+        {"type": "input_image", "image_url": f"{base}/chart.png", "detail": "auto"},
+    ]
+    kw: dict[str, Any] = {"model": "ollama", "input": [{"role": "user", "content": content}]}
+    if stream:
+        events = await oai.responses.create(**kw, stream=True)
+        kinds = [event.type async for event in events]
+        assert kinds[-1] == "response.completed"
+    else:
+        reply = await oai.responses.create(**kw)
+        assert reply.output_text == "Hello from the fake."
+    assert fakes["ollama"][0].problems == []
+    assert ollama_images(fakes) == [PNG]
+    assert asked == ["images.test/chart.png"]
