@@ -15,6 +15,8 @@ https://platform.openai.com/docs/guides/structured-outputs#supported-schemas
 
 from __future__ import annotations
 
+import json
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,13 +76,43 @@ def strict_problems(schema: JSONDict) -> list[str]:
     return strict_subset_problems(object_root(schema))
 
 
+# The same tools come with every request of a conversation (and every request
+# through the bridge): results are remembered by the schema's JSON text, keys in
+# their order (the order of the output's properties and ``required`` follows it),
+# the most recent 1,024 of up to 64,000 characters each.
+_RESULTS: OrderedDict[tuple[str, bool | None], StrictResult] = OrderedDict()
+_CACHED_RESULTS = 1_024
+_CACHED_RESULT_CHARS = 64_000
+
+
 def to_strict_schema(schema: JSONDict | None, strict: bool | None = None) -> StrictResult:
     """Transform a tool's parameters for OpenAI.
 
     ``strict`` is tri-state: ``None`` makes the schema strict when that loses
     nothing, ``True`` demands it (raising :class:`ValueError` listing the problems
     when the schema cannot be strict), ``False`` only normalizes.
+
+    The result is remembered by the schema's content, so the same schema gives the
+    same (shared) result object: it must not be modified.
     """
+    try:
+        text = json.dumps(schema, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):  # not JSON: transformed each time
+        return _transform(schema, strict)
+    key = (text, strict)
+    found = _RESULTS.get(key)
+    if found is not None:
+        _RESULTS.move_to_end(key)
+        return found
+    result = _transform(schema, strict)
+    if len(text) <= _CACHED_RESULT_CHARS:
+        _RESULTS[key] = result
+        if len(_RESULTS) > _CACHED_RESULTS:
+            _RESULTS.popitem(last=False)
+    return result
+
+
+def _transform(schema: JSONDict | None, strict: bool | None) -> StrictResult:
     root = object_root(schema)
     if strict is False:
         return StrictResult(root, False)
