@@ -300,14 +300,17 @@ class HttpTransport(ABC):
                 provider=self.provider,
             )
         data: list[str] = []
-        async for line in reply.lines():
-            if line.startswith("data:"):
-                data.append(line[6:] if line.startswith("data: ") else line[5:])
-            elif not line and data:
-                value = _sse_payload("\n".join(data))
-                data = []
-                if value is not None:
-                    yield self.event_object(value)
+        async for batch in reply.line_batches():
+            for line in batch:
+                if line.startswith("data:"):
+                    data.append(line[6:] if line.startswith("data: ") else line[5:])
+                elif not line and data:
+                    value = _sse_payload("\n".join(data))
+                    data = []
+                    if type(value) is dict:
+                        yield value
+                    elif value is not None:
+                        yield self.event_object(value)
         # An event not ended by a blank line is discarded, as the SSE standard says.
 
     def event_object(self, value: Any) -> JSONDict:

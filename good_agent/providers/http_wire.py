@@ -52,6 +52,11 @@ class WireStream(Protocol):
         """The body's lines (without their line ends), read to the end."""
         ...
 
+    def line_batches(self) -> AsyncIterator[list[str]]:
+        """The body's lines as :meth:`lines` gives them, in lists: the complete lines
+        of one read together (one step of the reader for many small events)."""
+        ...
+
     async def read(self) -> bytes:
         """The rest of the body (for an error reply)."""
         ...
@@ -99,6 +104,10 @@ class _HttpxStream:
     async def lines(self) -> AsyncIterator[str]:
         async for line in self.response.aiter_lines():
             yield line
+
+    async def line_batches(self) -> AsyncIterator[list[str]]:
+        async for line in self.response.aiter_lines():
+            yield [line]
 
     async def read(self) -> bytes:
         return await self.response.aread()
@@ -164,6 +173,11 @@ class _AiohttpStream:
         self.headers: Mapping[str, str] = response.headers
 
     async def lines(self) -> AsyncIterator[str]:
+        async for batch in self.line_batches():
+            for line in batch:
+                yield line
+
+    async def line_batches(self) -> AsyncIterator[list[str]]:
         # Split by hand: aiohttp's own line reader refuses lines over its buffer limit
         # (a few MiB), and one event of a big tool call can be longer than that.
         held: list[bytes] = []
@@ -174,10 +188,9 @@ class _AiohttpStream:
             held.append(chunk)
             *complete, rest = b"".join(held).split(b"\n")
             held = [rest] if rest else []
-            for line in complete:
-                yield line.decode("utf-8", "replace").rstrip("\r")
+            yield [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
         if held:
-            yield b"".join(held).decode("utf-8", "replace").rstrip("\r")
+            yield [b"".join(held).decode("utf-8", "replace").rstrip("\r")]
 
     async def read(self) -> bytes:
         return await self.response.read()
