@@ -44,7 +44,7 @@ from good_agent.server.responses_api import (
     response_body,
 )
 from good_agent.server.served import ServedModel, StreamItem, finish_of
-from good_agent.server.streams import AccessLog, Items, _chain, _error, merge_usage
+from good_agent.server.streams import AccessLog, Items, Primed, _error, merge_usage
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
@@ -255,7 +255,7 @@ async def responses_stream(
     completed = False
     try:
         yield writer.start()
-        async for item in _chain(first, items):
+        async for item in Primed(first, items):
             if isinstance(item, TextDelta):
                 yield writer.text(item.text)
             elif isinstance(item, ReasoningDelta):

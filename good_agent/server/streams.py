@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 from good_agent.providers.streaming import (
     ReasoningDelta,
@@ -51,11 +51,29 @@ async def prime(served: ServedModel, request: BridgeRequest) -> tuple[Items, lis
     return items, [first]
 
 
-async def _chain(first: list[StreamItem], items: AsyncIterator[StreamItem]) -> Items:
-    for item in first:
-        yield item
-    async for item in items:
-        yield item
+class Primed(AsyncIterator[StreamItem]):
+    """A primed stream: the items of ``first`` (read by :func:`prime`), then those of
+    ``items``, each step of which is ``items``' own (no generator between them).
+
+    Args:
+        first: The items already read.
+        items: The rest of the stream.
+    """
+
+    __slots__ = ("first", "items")
+
+    def __init__(self, first: list[StreamItem], items: AsyncIterator[StreamItem]) -> None:
+        self.first = first[::-1]
+        self.items = items
+
+    def __anext__(self) -> Awaitable[StreamItem]:
+        if self.first:
+            return _now(self.first.pop())
+        return self.items.__anext__()
+
+
+async def _now(item: StreamItem) -> StreamItem:
+    return item
 
 
 def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
@@ -97,7 +115,7 @@ async def openai_stream(
     status = 499
     try:
         yield writer.role()
-        async for item in _chain(first, items):
+        async for item in Primed(first, items):
             if isinstance(item, TextDelta):
                 yield writer.text(item.text)
             elif isinstance(item, ReasoningDelta):
@@ -141,7 +159,7 @@ async def anthropic_stream(
     status = 499
     started = False
     try:
-        async for item in _chain(first, items):
+        async for item in Primed(first, items):
             if isinstance(item, UsageDelta):
                 usage = merge_usage(usage, item)
                 continue

@@ -46,7 +46,8 @@ class ReplyStream:
 
     def feed(self, event: dict[str, object]) -> list[ModelDelta]:
         """The deltas of one upstream event."""
-        return self.limit(self.decoder.feed(event))
+        deltas = self.decoder.feed(event)
+        return self.limit(deltas) if self._single else deltas
 
     def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """The last deltas and the whole reply (raises if the stream was cut)."""
