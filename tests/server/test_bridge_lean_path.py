@@ -215,6 +215,41 @@ async def test_chunks_of_one_upstream_read_go_out_in_one_write(fast_upstream: st
     assert len(bodies) == 1 and not bodies[0]["more_body"]
 
 
+async def python_calls(app: Any, stream: bool) -> float:
+    """Python function calls per request (the bridge's and its upstream client's)."""
+    for _ in range(5):  # warm up: the upstream connection, caches
+        await call(app, stream)
+    calls = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+
+    sys.setprofile(count)
+    try:
+        for _ in range(20):
+            await call(app, stream)
+    finally:
+        sys.setprofile(None)
+    return calls / 20
+
+
+async def test_a_streamed_event_costs_few_python_calls(fast_upstream: str) -> None:
+    # The fake upstream streams 20 events in one write; what a streamed request
+    # costs beyond a whole one is the work per event (read, decode, re-encode,
+    # write), counted rather than timed. It was 27 calls an event (one generator
+    # step per line read, one more per item primed before the reply began).
+    app = bridge_app(fast_upstream)
+    try:
+        whole = await python_calls(app, stream=False)
+        streamed = await python_calls(app, stream=True)
+    finally:
+        await app.state.bridge.aclose()
+    per_event = (streamed - whole) / 20
+    assert per_event <= 25, f"{per_event:.1f} Python calls per streamed event"
+
+
 def _sse(delta: dict[str, Any], finish: str | None = None) -> bytes:
     choice = {"index": 0, "delta": delta, "finish_reason": finish}
     chunk = {"id": "c", "object": "chat.completion.chunk", "model": "fake-gpt", "choices": [choice]}
