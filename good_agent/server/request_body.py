@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import AsyncIterable
 from typing import Any
 
@@ -27,6 +28,12 @@ MAX_BODY_DEPTH = 200
 """The deepest nesting of arrays and objects a request body may have (jiter's limit)."""
 
 _RULE = "text must be valid Unicode and numbers finite and readable"
+
+MAYBE_INFINITE = re.compile(rb"[0-9][eE]\+?[0-9]{3}|[0-9]{200}")
+"""Matches the text of every JSON number too large for a float (and more): one is
+either written with an exponent of three digits or more, or has more than 200 digits
+before its exponent (of two digits at most: below 10**299 otherwise). A body it does
+not match holds no infinite number, so its parsed value is not searched for one."""
 
 
 async def read_json_body(request: Request, limit: int) -> Any:
@@ -62,7 +69,8 @@ def parse_body(data: bytes) -> Any:
         value = from_json(data, allow_inf_nan=False)
     except ValueError as exc:
         raise _refusal(data, str(exc)) from None
-    where = find_unsendable(value, strings=False) if _has_non_finite(value) else None
+    suspect = MAYBE_INFINITE.search(data) is not None and _has_non_finite(value)
+    where = find_unsendable(value, strings=False) if suspect else None
     if where is not None:
         raise bad_request(f"{where[0]} holds {where[1]}; {_RULE}", where[0])
     return value
