@@ -7,6 +7,8 @@ tool with enums and bounds) and the same arguments:
 * ``ours``: ``good_agent.providers.schema_validation.compile_schema`` as it is in
   this checkout (the validator every tool call goes through);
 * ``jsonschema-rs``: ``jsonschema_rs.validator_for(schema).is_valid``;
+* ``rs iter_errors``: the same validator listing every error (what ``ours`` words on
+  invalid arguments: the floor of its invalid figure);
 * ``fastjsonschema``: ``fastjsonschema.compile(schema)`` (generated Python code);
 * ``jsonschema``: ``jsonschema.Draft202012Validator(schema).is_valid``.
 
@@ -115,6 +117,13 @@ def _jsonschema_rs(schema: dict[str, Any]) -> Check:
     return module.validator_for(schema).is_valid  # type: ignore[no-any-return]
 
 
+def _jsonschema_rs_errors(schema: dict[str, Any]) -> Check:
+    """Every error listed, not worded: the floor of ``ours`` on invalid arguments."""
+    module = importlib.import_module("jsonschema_rs")
+    validator = module.validator_for(schema)
+    return lambda value: list(validator.iter_errors(value))
+
+
 def _fastjsonschema(schema: dict[str, Any]) -> Check:
     module = importlib.import_module("fastjsonschema")
     compiled = module.compile(schema)
@@ -137,6 +146,7 @@ def _jsonschema(schema: dict[str, Any]) -> Check:
 CANDIDATES: dict[str, Callable[[dict[str, Any]], Check]] = {
     "ours": _ours,
     "jsonschema-rs": _jsonschema_rs,
+    "rs iter_errors": _jsonschema_rs_errors,
     "fastjsonschema": _fastjsonschema,
     "jsonschema": _jsonschema,
 }
