@@ -131,7 +131,7 @@ class DurableAdapter(ToolAdapter):
 class Durable(AgentComponent):
     """Make the agent's runs durable when they run inside a DBOS workflow.
 
-    Install it like any component (``Agent(..., components=[Durable()])``) and call
+    Install it like any component (``Agent(..., extensions=[Durable()])``) and call
     ``agent.run(...)`` (or :meth:`run`, which also waits for approvals) inside a
     function decorated with ``@DBOS.workflow()``. Outside a workflow the agent
     behaves exactly as without it.

@@ -3,6 +3,7 @@ model request and each tool call is a step, streamed runs included (DBOS on SQLi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,10 @@ async def test_in_a_workflow_each_request_and_each_call_is_a_step_streamed_runs_
     calls = [step["output"].tool_call_id for step in steps if step["function_name"] == TOOL_STEP]
     assert calls == ["c1", "c2", "c3"]
     assert sorted(RAN) == [1, 2, 3]
+
+
+def test_the_install_shown_in_the_docstring_builds_an_agent() -> None:
+    shown = re.search(r"``Agent\(\.\.\., (\w+)=\[Durable\(\)\]\)``", Durable.__doc__ or "")
+    assert shown, "Durable's docstring shows no install"
+    agent = Agent(model=ScriptedModel(["ok"]), **{shown.group(1): [Durable()]})
+    assert any(isinstance(component, Durable) for component in agent.components)
