@@ -342,7 +342,7 @@ def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
 ) -> None:
     from dbos import DBOSClient
 
-    requests, hold, killed = [0], threading.Event(), threading.Event()
+    requests, held, hold, killed = [0], [0], threading.Event(), threading.Event()
     lock = threading.Lock()
 
     def slow(body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -352,7 +352,9 @@ def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
             # Once held, every run waits on the model until the kill: the kill lands
             # between steps, never inside a tool's step (a step cut short runs
             # again on recovery: at least once, by design).
-            killed.wait(30)
+            with lock:
+                held[0] += 1
+            assert killed.wait(300), "the held request was never released"
         time.sleep(0.02)
         return three_tools_reply(body)
 
@@ -394,7 +396,20 @@ def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
             assert time.monotonic() < deadline, "the first worker took no run"
             time.sleep(0.01)
         hold.set()
-        time.sleep(0.5)  # tools already running finish; their runs then wait too
+        # Tools already running finish; their runs then wait on the model too. Each
+        # held request is a PENDING run, so when the held count equals the count of
+        # PENDING runs (unchanged around the listing), no run is inside a tool.
+        deadline = time.monotonic() + 120
+        while True:
+            before = held[0]
+            pending = in_flight("w1") | in_flight("w2")
+            if before == held[0] == len(pending):
+                break
+            assert time.monotonic() < deadline, (
+                f"{held[0]} requests held, {len(pending)} runs in flight: a run never "
+                "reached its next model request"
+            )
+            time.sleep(0.05)
         cut = in_flight("w1")
         assert cut, "the first worker had no run in flight when it was killed"
         kill(workers["w1"])
@@ -406,6 +421,7 @@ def test_two_workers_complete_twenty_queued_runs_once_each_when_one_is_killed(
         outputs = [handle.get_result() for handle in handles]
         statuses = {handle.get_status().status for handle in handles}
     finally:
+        killed.set()  # release any held request, so the upstream can close
         client.destroy()
         for process in workers.values():
             if process.poll() is None:
