@@ -18,7 +18,13 @@ from ui_harness import EVENT, ag_ui, refusal, run_input, served, text_of, user
 from good_agent import Agent, tool
 from good_agent.core.approvals import call_digest
 from good_agent.messages import ToolCall, ToolMessage
-from good_agent.server.ui import RedisThreadStore, SQLiteThreadStore, agent_app
+from good_agent.server.ui import (
+    PostgresThreadStore,
+    RedisThreadStore,
+    SQLiteThreadStore,
+    agent_app,
+)
+from good_agent.server.ui.serve import store_from
 from good_agent.testing import ScriptedModel
 
 
@@ -48,6 +54,21 @@ def test_another_worker_continues_a_thread_kept_in_an_sqlite_file(tmp_path: Path
 
 def test_another_worker_continues_a_thread_kept_in_redis(redis_port: int) -> None:
     two_workers(lambda: RedisThreadStore(f"redis://127.0.0.1:{redis_port}/0", ttl=60))
+
+
+def test_another_worker_continues_a_thread_kept_in_postgres(postgres_url: str) -> None:
+    two_workers(lambda: PostgresThreadStore(postgres_url, table="threads_two_workers"))
+
+
+def test_serve_agent_store_takes_a_postgres_url(postgres_url: str) -> None:
+    store = store_from(postgres_url)
+    assert isinstance(store, PostgresThreadStore)
+    assert anyio.run(store.load, "never-seen") is None
+
+
+def test_a_postgres_store_refuses_a_table_name_that_is_not_plain() -> None:
+    with pytest.raises(ValueError, match="not a plain SQL name"):
+        PostgresThreadStore("postgresql://127.0.0.1/x", table="t; DROP TABLE x")
 
 
 def test_with_a_store_a_client_cannot_write_the_past_of_a_thread() -> None:

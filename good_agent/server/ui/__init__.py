@@ -12,6 +12,7 @@ require_extra("ui", "Serving an agent to user interfaces (good-agent serve-agent
 from good_agent.server.ui.app import agent_app  # noqa: E402
 from good_agent.server.ui.session import Decision, ServedAgent, ToolResult, Turn  # noqa: E402
 from good_agent.server.ui.threads import (  # noqa: E402
+    PostgresThreadStore,
     RedisThreadStore,
     SQLiteThreadStore,
     ThreadStore,
@@ -19,6 +20,7 @@ from good_agent.server.ui.threads import (  # noqa: E402
 
 __all__ = [
     "Decision",
+    "PostgresThreadStore",
     "RedisThreadStore",
     "SQLiteThreadStore",
     "ServedAgent",

@@ -17,7 +17,12 @@ from good_agent.server.auth import ClientKeys, is_loopback
 from good_agent.server.config import ConfigError
 from good_agent.server.serve import check_port
 from good_agent.server.ui.app import agent_app
-from good_agent.server.ui.threads import RedisThreadStore, SQLiteThreadStore, ThreadStore
+from good_agent.server.ui.threads import (
+    PostgresThreadStore,
+    RedisThreadStore,
+    SQLiteThreadStore,
+    ThreadStore,
+)
 
 DEFAULT_UI_PORT = 7286
 """The port ``serve-agent`` listens on by default (the bridge's is 7285)."""
@@ -48,11 +53,14 @@ def load_agent(spec: str) -> Any:
 
 
 def store_from(spec: str | None) -> ThreadStore:
-    """A store from ``--store``: a ``redis://`` URL, an SQLite file, or memory (``None``)."""
+    """A store from ``--store``: a ``redis://`` or ``postgresql://`` URL, an SQLite file,
+    or memory (``None``)."""
     if spec is None:
         return SQLiteThreadStore()
     if spec.startswith(("redis://", "rediss://", "unix://")):
         return RedisThreadStore(spec)
+    if spec.startswith(("postgresql://", "postgres://")):
+        return PostgresThreadStore(spec)
     return SQLiteThreadStore(spec)
 
 

@@ -1,4 +1,5 @@
-"""Where a served agent keeps each thread's history: SQLite by default, Redis for many workers.
+"""Where a served agent keeps each thread's history: SQLite by default, Redis or Postgres
+for many workers.
 
 A history is stored as :func:`~good_agent.messages.dump_messages` bytes under its
 thread id, after every run (also a failed or cancelled one), so any worker can
@@ -114,3 +115,57 @@ class RedisThreadStore:
         """Replace the thread's history (and restart its time to live)."""
         expiry = None if self.ttl is None else max(1, round(self.ttl))
         await self.client.set(self.prefix + thread_id, dump_messages(messages), ex=expiry)
+
+
+class PostgresThreadStore:
+    """Histories in a Postgres table (``psycopg``), shared by every worker that reaches it.
+
+    Each load or save opens its own connection, so the store serves any event loop.
+
+    Args:
+        url: The server's connection URL (``postgresql://user@host:5432/db``).
+        table: The table that holds the histories (created when missing).
+    """
+
+    def __init__(self, url: str, *, table: str = "good_agent_threads") -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table {table!r} is not a plain SQL name")
+        try:
+            import psycopg
+        except ImportError as exc:
+            from good_agent._extras import missing_extra
+
+            raise missing_extra("postgres", "PostgresThreadStore", exc) from None
+        self._psycopg = psycopg
+        self.url = url
+        self.table = table
+        self._ready = False
+
+    async def _connect(self) -> Any:
+        connection = await self._psycopg.AsyncConnection.connect(self.url, autocommit=True)
+        if not self._ready:
+            await connection.execute(
+                f"CREATE TABLE IF NOT EXISTS {self.table} "
+                "(id TEXT PRIMARY KEY, history BYTEA NOT NULL, updated DOUBLE PRECISION NOT NULL)"
+            )
+            self._ready = True
+        return connection
+
+    async def load(self, thread_id: str) -> list[Message] | None:
+        """The thread's history, or ``None`` for an unknown thread."""
+        async with await self._connect() as connection:
+            cursor = await connection.execute(
+                f"SELECT history FROM {self.table} WHERE id = %s", (thread_id,)
+            )
+            row = await cursor.fetchone()
+        return None if row is None else load_messages(bytes(row[0]))
+
+    async def save(self, thread_id: str, messages: list[Message]) -> None:
+        """Replace the thread's history."""
+        async with await self._connect() as connection:
+            await connection.execute(
+                f"INSERT INTO {self.table} (id, history, updated) VALUES (%s, %s, %s) "
+                "ON CONFLICT (id) DO UPDATE SET history = excluded.history, "
+                "updated = excluded.updated",
+                (thread_id, dump_messages(messages), time.time()),
+            )
