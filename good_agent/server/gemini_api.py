@@ -111,6 +111,13 @@ class _Calls:
         return None
 
 
+def _standard_base64(data: str) -> str:
+    """``data`` in the standard base64 alphabet, padded: Gemini's API also takes the
+    URL-safe alphabet, which the google-genai SDK sends."""
+    data = data.replace("-", "+").replace("_", "/")
+    return data + "=" * (-len(data) % 4)
+
+
 def _media(part: JSONDict, path: str) -> JSONDict:
     """An ``inlineData`` or ``fileData`` part as the neutral media part."""
     inline = field_of(part, "inline_data")
@@ -118,7 +125,7 @@ def _media(part: JSONDict, path: str) -> JSONDict:
         where = f"{path}.inlineData"
         inline = _object(inline, where)
         mime = _string(field_of(inline, "mime_type"), f"{where}.mimeType")
-        data = _string(inline.get("data"), f"{where}.data")
+        data = _standard_base64(_string(inline.get("data"), f"{where}.data"))
         url = f"data:{mime};base64,{data}"
     else:
         where = f"{path}.fileData"

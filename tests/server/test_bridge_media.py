@@ -14,6 +14,9 @@ import openai
 import pytest
 from bridge_fakes import Fake
 from bridge_harness import CLIENT_KEY, fake_entry
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
 from media_files import pdf, png
 
 from good_agent.server import create_app, parse_config
@@ -487,3 +490,99 @@ async def test_tool_result_media_reach_gemini_after_the_function_response(
     assert said == {"text": "Returned by chart:"}
     assert inline_bytes(image, "image/png") == PNG
     assert inline_bytes(document, "application/pdf") == PDF
+
+
+@pytest.fixture
+def gem(media_bridge: BackgroundServer, anyio_backend: str) -> genai.Client:
+    return genai.Client(
+        api_key=CLIENT_KEY, http_options=genai_types.HttpOptions(base_url=media_bridge.url)
+    )
+
+
+async def gemini_text(gem: genai.Client, stream: bool, model: str, parts: list[Any]) -> str:
+    """The reply's text to a generateContent request from the google-genai client."""
+    contents = [
+        genai_types.Content(role="user", parts=[genai_types.Part(text="What is this?"), *parts])
+    ]
+    if stream:
+        chunks = await gem.aio.models.generate_content_stream(model=model, contents=contents)
+        return "".join([chunk.text or "" async for chunk in chunks])
+    reply = await gem.aio.models.generate_content(model=model, contents=contents)
+    return reply.text or ""
+
+
+def inline_parts() -> list[Any]:
+    return [
+        genai_types.Part.from_bytes(data=PNG, mime_type="image/png"),
+        genai_types.Part.from_bytes(data=PDF, mime_type="application/pdf"),
+    ]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_gemini_client_inline_data_reaches_anthropic_upstream(
+    gem: genai.Client, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["anthropic"][0]
+    assert await gemini_text(gem, stream, "claude", inline_parts()) == "Hello from the fake."
+    assert fake.problems == []
+    text_block, image, document = upstream_user_content(fake)
+    assert text_block == {"type": "text", "text": "What is this?"}
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
+    assert document["type"] == "document"
+    assert document["source"]["media_type"] == "application/pdf"
+    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_gemini_client_inline_data_reaches_openai_upstream(
+    gem: genai.Client, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["openai"][0]
+    assert await gemini_text(gem, stream, "gpt", inline_parts()) == "Hello from the fake."
+    assert fake.problems == []
+    text_part, image, file = upstream_user_content(fake)
+    assert text_part == {"type": "text", "text": "What is this?"}
+    assert image["type"] == "image_url"
+    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
+    assert file["type"] == "file"
+    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+
+
+async def test_gemini_client_file_data_goes_as_a_url_or_is_a_400(
+    gem: genai.Client, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    url = "https://example.com/receipt.png"
+    part = genai_types.Part.from_uri(file_uri=url, mime_type="image/png")
+    await gemini_text(gem, False, "claude", [part])
+    image = upstream_user_content(fakes["anthropic"][0])[1]
+    assert image == {"type": "image", "source": {"type": "url", "url": url}}
+    await gemini_text(gem, False, "gpt", [part])
+    assert upstream_user_content(fakes["openai"][0])[1] == image_part(url)
+    asked = len(fakes["ollama"][0].requests)
+    with pytest.raises(genai_errors.ClientError) as refused:
+        await gemini_text(gem, False, "ollama", [part])
+    assert refused.value.code == 400 and "send the image bytes" in str(refused.value.message)
+    assert len(fakes["ollama"][0].requests) == asked
+
+
+async def test_a_private_url_on_responses_and_gemini_is_refused_and_never_connected(
+    oai: Any,
+    gem: genai.Client,
+    fakes: dict[str, tuple[Fake, str]],
+    listener: tuple[socket.socket, int],
+) -> None:
+    sock, port = listener
+    asked = len(fakes["anthropic"][0].requests)
+    for scheme in ("https", "http"):
+        url = f"{scheme}://127.0.0.1:{port}/secret.png"
+        image = {"type": "input_image", "image_url": url, "detail": "auto"}
+        with pytest.raises(openai.BadRequestError):
+            await oai.responses.create(model="claude", input=[{"role": "user", "content": [image]}])
+        part = genai_types.Part.from_uri(file_uri=url, mime_type="image/png")
+        with pytest.raises(genai_errors.ClientError) as refused:
+            await gemini_text(gem, False, "claude", [part])
+        assert refused.value.code == 400
+    with pytest.raises(BlockingIOError):
+        sock.accept()
+    assert len(fakes["anthropic"][0].requests) == asked

@@ -8,6 +8,7 @@ an equivalent one.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import jsonschema
@@ -121,3 +122,18 @@ def test_a_schema_through_the_gemini_dialect_accepts_the_same_values(
     assert jsonschema.Draft202012Validator(root).is_valid(instance) == (
         jsonschema.Draft202012Validator(back).is_valid(instance)
     )
+
+
+@given(st.binary(min_size=1, max_size=64), st.booleans(), st.booleans())
+def test_inline_data_in_either_base64_alphabet_reads_as_the_same_bytes(
+    data: bytes, url_safe: bool, padded: bool
+) -> None:
+    encoded = (base64.urlsafe_b64encode if url_safe else base64.b64encode)(data).decode()
+    if not padded:
+        encoded = encoded.rstrip("=")
+    part = {"inlineData": {"mimeType": "image/png", "data": encoded}}
+    body = {"contents": [{"role": "user", "parts": [part]}]}
+    url = parse_generate_request(body).messages[0]["content"][0]["image_url"]["url"]
+    prefix = "data:image/png;base64,"
+    assert url.startswith(prefix)
+    assert base64.b64decode(url[len(prefix) :], validate=True) == data
