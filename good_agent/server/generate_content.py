@@ -129,7 +129,7 @@ async def handle_generate(bridge: Bridge, request: Request) -> ASGIApp:
         if exchange.stream and request.query_params.get("alt", "sse") != "sse":
             raise BridgeError(400, "streamGenerateContent is served with alt=sse", param="alt")
         neutral = parse_generate_request(await bridge.read_json(request))
-        check_media(neutral.messages, bridge.media_limits)
+        check_media(neutral.messages, bridge.media_limits, bridge.fetcher.hosts)
         exchange.route = bridge.route(model)
         if exchange.stream:
             chosen, events, first, done = await exchange.open_stream(neutral)

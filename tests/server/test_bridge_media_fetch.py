@@ -21,6 +21,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
+from google import genai
+from google.genai import types as genai_types
 from media_files import pdf, png
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -417,6 +419,32 @@ async def test_v1_responses_fetches_an_allowed_image_url_too(
     else:
         reply = await oai.responses.create(**kw)
         assert reply.output_text == "Hello from the fake."
+    assert fakes["ollama"][0].problems == []
+    assert ollama_images(fakes) == [PNG]
+    assert asked == ["images.test/chart.png"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_gemini_file_data_of_an_allowed_host_is_fetched_too(
+    fetching_bridge: BackgroundServer,
+    fakes: dict[str, tuple[Fake, str]],
+    asked: list[str],
+    base: str,
+    stream: bool,
+    anyio_backend: str,
+) -> None:
+    client = genai.Client(
+        api_key=CLIENT_KEY, http_options=genai_types.HttpOptions(base_url=fetching_bridge.url)
+    )
+    part = genai_types.Part.from_uri(file_uri=f"{base}/chart.png", mime_type="image/png")
+    contents = [genai_types.Content(role="user", parts=[genai_types.Part(text="Hi"), part])]
+    if stream:
+        chunks = await client.aio.models.generate_content_stream(model="ollama", contents=contents)
+        text = "".join([chunk.text or "" async for chunk in chunks])
+    else:
+        reply = await client.aio.models.generate_content(model="ollama", contents=contents)
+        text = reply.text or ""
+    assert text == "Hello from the fake."
     assert fakes["ollama"][0].problems == []
     assert ollama_images(fakes) == [PNG]
     assert asked == ["images.test/chart.png"]
