@@ -12,7 +12,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from bridge_fakes import Fake
+from bridge_fakes import Fake, ResponsesFake
 from bridge_harness import CLIENT_KEY, fake_entry
 from google import genai
 from google.genai import errors as genai_errors
@@ -586,3 +586,95 @@ async def test_a_private_url_on_responses_and_gemini_is_refused_and_never_connec
     with pytest.raises(BlockingIOError):
         sock.accept()
     assert len(fakes["anthropic"][0].requests) == asked
+
+
+@pytest.fixture(scope="module")
+def responses_upstream() -> Iterator[tuple[ResponsesFake, BackgroundServer]]:
+    """A bridge whose model ``gpt-responses`` is served by a Responses API upstream."""
+    fake = ResponsesFake()
+    upstream = BackgroundServer(fake.app()).start()
+    entry = {
+        "name": "gpt-responses",
+        "provider": "openai-responses",
+        "model": "gpt-4.1",
+        "base_url": upstream.url + "/v1",
+        "api_key_env": "GA_TEST_UPSTREAM_KEY",
+        "mode": "native",
+        "profile": ALL_MEDIA,
+    }
+    config = {"server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"}, "models": [entry]}
+    bridge = BackgroundServer(create_app(parse_config(config))).start()
+    yield fake, bridge
+    bridge.stop()
+    upstream.stop()
+
+
+def input_media_bytes(parts: list[dict[str, Any]]) -> list[tuple[str, bytes]]:
+    """The kind and bytes of each ``input_image`` / ``input_file`` part."""
+    found = []
+    for part in parts:
+        if part["type"] == "input_image":
+            found.append(("image", data_url_bytes(part["image_url"], "image/png")))
+        elif part["type"] == "input_file":
+            found.append(("file", data_url_bytes(part["file_data"], "application/pdf")))
+    return found
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_media_reach_a_responses_upstream_as_input_image_and_input_file(
+    responses_upstream: tuple[ResponsesFake, BackgroundServer], anyio_backend: str, stream: bool
+) -> None:
+    fake, bridge = responses_upstream
+    async with openai.AsyncOpenAI(
+        base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+        await chat_text(client, stream, model="gpt-responses", messages=messages)
+    assert fake.problems == []
+    (item,) = [i for i in fake.requests[-1]["input"] if i.get("role") == "user"]
+    assert item["content"][0] == {"type": "input_text", "text": "What is this?"}
+    assert input_media_bytes(item["content"]) == [("image", PNG), ("file", PDF)]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tool_result_media_reach_a_responses_function_call_output(
+    responses_upstream: tuple[ResponsesFake, BackgroundServer], anyio_backend: str, stream: bool
+) -> None:
+    fake, bridge = responses_upstream
+    async with anthropic.AsyncAnthropic(
+        base_url=bridge.url, api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        messages = messages_tool_turns(PNG_BLOCK, PDF_BLOCK)
+        await messages_text(
+            client,
+            stream,
+            model="gpt-responses",
+            max_tokens=50,
+            tools=[MESSAGES_CHART_TOOL],
+            messages=messages,
+        )
+    assert fake.problems == []
+    (output,) = [i for i in fake.requests[-1]["input"] if i.get("type") == "function_call_output"]
+    assert output["call_id"] == "toolu_1"
+    assert output["output"][0] == {"type": "input_text", "text": "The chart:"}
+    assert input_media_bytes(output["output"]) == [("image", PNG), ("file", PDF)]
+
+
+async def test_audio_to_a_responses_upstream_is_a_400_before_any_request(
+    responses_upstream: tuple[ResponsesFake, BackgroundServer], anyio_backend: str
+) -> None:
+    fake, bridge = responses_upstream
+    asked = len(fake.requests)
+    wav = b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(28)
+    audio = {"type": "input_audio", "input_audio": {"data": b64(wav), "format": "wav"}}
+    async with openai.AsyncOpenAI(
+        base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        for stream in (False, True):
+            with pytest.raises(openai.BadRequestError) as refused:
+                await client.chat.completions.create(
+                    model="gpt-responses", messages=chat_user(audio), stream=stream
+                )
+            assert refused.value.body["code"] == "unsupported_media"
+            assert "audio" in refused.value.body["message"]
+    assert len(fake.requests) == asked
