@@ -678,3 +678,31 @@ async def test_audio_to_a_responses_upstream_is_a_400_before_any_request(
             assert refused.value.body["code"] == "unsupported_media"
             assert "audio" in refused.value.body["message"]
     assert len(fake.requests) == asked
+
+
+async def test_limits_and_false_media_types_hold_on_responses_and_gemini(
+    small_bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], anyio_backend: str
+) -> None:
+    big, jpeg = png(20, 20, level=0), b"\xff\xd8\xff\xe0" + bytes(40)
+    asked = len(fakes["anthropic"][0].requests)
+    gem = genai.Client(
+        api_key=CLIENT_KEY, http_options=genai_types.HttpOptions(base_url=small_bridge.url)
+    )
+    async with openai.AsyncOpenAI(
+        base_url=f"{small_bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        cases = ((big, 413, "max_media_part_bytes = 1000"), (jpeg, 400, "not image/png"))
+        for data, status, said in cases:
+            image = {"type": "input_image", "image_url": f"data:image/png;base64,{b64(data)}"}
+            with pytest.raises(openai.APIStatusError) as refused:
+                await client.responses.create(
+                    model="claude", input=[{"role": "user", "content": [image]}]
+                )
+            assert refused.value.status_code == status
+            assert said in str(refused.value.body)
+            part = genai_types.Part.from_bytes(data=data, mime_type="image/png")
+            with pytest.raises(genai_errors.APIError) as gemini_refused:
+                await gemini_text(gem, False, "claude", [part])
+            assert gemini_refused.value.code == status
+            assert said in str(gemini_refused.value.message)
+    assert len(fakes["anthropic"][0].requests) == asked
