@@ -154,3 +154,49 @@ def test_each_agent_has_one_registry_which_goes_with_the_agent() -> None:
     del agent, fresh, threads
     gc.collect()
     assert len(redaction._REGISTRIES) <= before - 2
+
+
+def _peak_beyond(work: Any) -> int:
+    """Bytes allocated at the peak of ``work()`` beyond what was held before it."""
+    import tracemalloc
+
+    work()  # first-use caches are not the image's cost
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        result = work()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    del result
+    return peak - base
+
+
+def test_a_5_mb_image_in_a_history_is_redacted_without_copies() -> None:
+    """Redaction leaves binary parts without a secret as they are, and copies one
+    holding a secret once (the issue's bound: at most one copy of a 5 MB image)."""
+    import os
+
+    from good_agent import BinaryContent
+    from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage, UserMessage
+
+    size = 5 * 1024 * 1024
+    image = BinaryContent(b"\x89PNG\r\n\x1a\n" + os.urandom(size - 8), "image/png")
+    marked = BinaryContent(image.data[: size - 20] + b"sk-secret-token-1234", "image/png")
+    agent = Agent()
+    secrets = agent_secrets(agent)
+    secrets.add("sk-secret-token-1234")
+    history = [
+        UserMessage(content=["What is on this picture?", image]),
+        AssistantMessage(content=None, tool_calls=[ToolCall(id="c1", name="d", arguments={})]),
+        ToolMessage(tool_call_id="c1", tool_name="d", content="ok", media=[image]),
+    ]
+    try:
+        assert _peak_beyond(lambda: secrets.redact(history)) < size // 10
+        assert _peak_beyond(lambda: secrets.redact(image)) < size // 10
+        redacted = secrets.redact(marked)
+        assert b"sk-secret-token-1234" not in redacted.data
+        assert _peak_beyond(lambda: secrets.redact(marked)) <= 1.2 * size
+    finally:
+        agent.close_sync()
