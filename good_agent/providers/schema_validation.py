@@ -248,18 +248,26 @@ def _rank(name: str) -> int:
 
 def _too_deep(value: Any) -> bool:
     """Whether ``value`` nests objects and arrays deeper than :data:`MAX_VALUE_DEPTH`."""
-    if not isinstance(value, dict | list):
+    if isinstance(value, dict):
+        level = [c for c in value.values() if isinstance(c, _NESTED)]
+    elif isinstance(value, list):
+        level = [c for c in value if isinstance(c, _NESTED)]
+    else:
         return False
-    level: list[Any] = [value]
-    for _ in range(MAX_VALUE_DEPTH):
+    # ``level`` holds the objects and arrays at depth 1, then 2, ...
+    for _ in range(MAX_VALUE_DEPTH - 1):
+        if not level:
+            return False
         below: list[Any] = []
         for item in level:
-            children = item.values() if isinstance(item, dict) else item
-            below.extend(c for c in children if isinstance(c, dict | list))
-        if not below:
-            return False
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, _NESTED):
+                    below.append(child)
         level = below
-    return True
+    return bool(level)
+
+
+_NESTED = (dict, list)
 
 
 def _plain(
