@@ -9,7 +9,8 @@ model sends with that client (``providers/<vendor>/sdk_transport.py``).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 import httpx2
 
@@ -30,47 +31,13 @@ from good_agent.providers.transport import Transport
 from good_agent.types.errors import ModelConfigError
 
 
-def vendor_transport(
-    http: type[HttpTransport],
-    model: str,
-    *,
-    base_url: str | None,
-    api_key: str | None,
-    client: Any,
-    max_retries: int,
-    sdk: Any = None,
-    **options: Any,
-) -> Transport:
-    """The transport of a built-in model: ``http`` (on ``client`` when it is an
-    ``httpx2.AsyncClient``), or ``sdk(model, client=client)`` for an SDK client."""
-    if client is None or isinstance(client, httpx2.AsyncClient):
-        return http.for_model(
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            max_retries=max_retries,
-            **options,
-        )
-    if sdk is None:
-        raise ModelConfigError(
-            f"client for model '{model}' must be an httpx2.AsyncClient, not {type(client).__name__}"
-        )
-    transport: Transport = sdk(model, client=client, base_url=base_url)
-    return transport
+class _VendorModel(SDKModel):
+    """A built-in vendor's model: the vendor's HTTP transport (on ``client`` when it is
+    an ``httpx2.AsyncClient``), or its SDK transport on an official SDK client."""
 
-
-class OllamaModel(SDKModel):
-    """Models served by Ollama.
-
-    Takes the arguments of `SDKModel`:
-    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``,
-    ``api_key`` (a bearer token) to ``OLLAMA_API_KEY`` (not for a given ``base_url`` of
-    another host than ``ollama.com``), ``client`` is a ready
-    ``httpx2.AsyncClient``; settings map to Ollama ``options``.
-    """
-
-    provider_prefix = "ollama"
+    _http_transport: ClassVar[type[HttpTransport]]
+    _sdk_transport: ClassVar[Callable[..., Transport] | None] = None
+    _transport_options: ClassVar[Mapping[str, Any]] = {}
 
     @classmethod
     def make_transport(
@@ -82,18 +49,40 @@ class OllamaModel(SDKModel):
         client: Any,
         max_retries: int = 2,
     ) -> Transport:
-        """An `OllamaHttpTransport`."""
-        return vendor_transport(
-            OllamaHttpTransport,
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            max_retries=max_retries,
-        )
+        """The vendor's HTTP transport, or its SDK transport on an SDK ``client``."""
+        if client is None or isinstance(client, httpx2.AsyncClient):
+            return cls._http_transport.for_model(
+                model,
+                base_url=base_url,
+                api_key=api_key,
+                client=client,
+                max_retries=max_retries,
+                **cls._transport_options,
+            )
+        sdk = cls._sdk_transport
+        if sdk is None:
+            raise ModelConfigError(
+                f"client for model '{model}' must be an httpx2.AsyncClient, "
+                f"not {type(client).__name__}"
+            )
+        return sdk(model, client=client, base_url=base_url)
 
 
-class OpenAIChatModel(SDKModel):
+class OllamaModel(_VendorModel):
+    """Models served by Ollama.
+
+    Takes the arguments of `SDKModel`:
+    ``base_url`` defaults to ``OLLAMA_HOST`` or ``http://localhost:11434``,
+    ``api_key`` (a bearer token) to ``OLLAMA_API_KEY`` (not for a given ``base_url`` of
+    another host than ``ollama.com``), ``client`` is a ready
+    ``httpx2.AsyncClient``; settings map to Ollama ``options``.
+    """
+
+    provider_prefix = "ollama"
+    _http_transport = OllamaHttpTransport
+
+
+class OpenAIChatModel(_VendorModel):
     """Talk to OpenAI, or any server that speaks its Chat Completions API.
 
     Takes the arguments of `SDKModel`:
@@ -108,63 +97,24 @@ class OpenAIChatModel(SDKModel):
     provider_prefix = "openai"
     default_mode = ToolCallingMode.NATIVE
     default_strict = False
-
-    @classmethod
-    def make_transport(
-        cls,
-        model: str,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        client: Any,
-        max_retries: int = 2,
-    ) -> Transport:
-        """An `OpenAIHttpTransport` (an `OpenAIClientTransport` on an SDK client)."""
-        return vendor_transport(
-            OpenAIHttpTransport,
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            max_retries=max_retries,
-            sdk=OpenAIClientTransport,
-        )
-
-
-class OpenAIResponsesModel(SDKModel):
-    """Talk to OpenAI through the Responses API (arguments as for
-    [`OpenAIChatModel`][good_agent.OpenAIChatModel])."""
-
-    provider_prefix = "openai-responses"
-
-    @classmethod
-    def make_transport(
-        cls,
-        model: str,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        client: Any,
-        max_retries: int = 2,
-    ) -> Transport:
-        """An `OpenAIResponsesHttpTransport` (an `OpenAIClientTransport` for the
-        Responses API on an SDK client)."""
-        return vendor_transport(
-            OpenAIResponsesHttpTransport,
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            max_retries=max_retries,
-            sdk=_responses_client_transport,
-        )
+    _http_transport = OpenAIHttpTransport
+    _sdk_transport = OpenAIClientTransport
 
 
 def _responses_client_transport(model: str, **connection: Any) -> OpenAIClientTransport:
     return OpenAIClientTransport(model, api="responses", **connection)
 
 
-class AnthropicModel(SDKModel):
+class OpenAIResponsesModel(_VendorModel):
+    """Talk to OpenAI through the Responses API (arguments as for
+    [`OpenAIChatModel`][good_agent.OpenAIChatModel])."""
+
+    provider_prefix = "openai-responses"
+    _http_transport = OpenAIResponsesHttpTransport
+    _sdk_transport = _responses_client_transport
+
+
+class AnthropicModel(_VendorModel):
     """Claude models through the Messages API.
 
     Takes the arguments of `SDKModel`:
@@ -175,30 +125,11 @@ class AnthropicModel(SDKModel):
     """
 
     provider_prefix = "anthropic"
-
-    @classmethod
-    def make_transport(
-        cls,
-        model: str,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        client: Any,
-        max_retries: int = 2,
-    ) -> Transport:
-        """An `AnthropicHttpTransport` (an `AnthropicTransport` on an SDK client)."""
-        return vendor_transport(
-            AnthropicHttpTransport,
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            max_retries=max_retries,
-            sdk=AnthropicTransport,
-        )
+    _http_transport = AnthropicHttpTransport
+    _sdk_transport = AnthropicTransport
 
 
-class GeminiModel(SDKModel):
+class GeminiModel(_VendorModel):
     """Gemini models through the Gemini API.
 
     Takes the arguments of `SDKModel`:
@@ -209,25 +140,6 @@ class GeminiModel(SDKModel):
     """
 
     provider_prefix = "gemini"
-
-    @classmethod
-    def make_transport(
-        cls,
-        model: str,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        client: Any,
-        max_retries: int = 2,
-    ) -> Transport:
-        """A `GeminiHttpTransport` (a `GeminiTransport` on an SDK client)."""
-        return vendor_transport(
-            GeminiHttpTransport,
-            model,
-            base_url=base_url,
-            api_key=api_key,
-            client=client,
-            max_retries=max_retries,
-            sdk=GeminiTransport,
-            signature_cache=256,
-        )
+    _http_transport = GeminiHttpTransport
+    _sdk_transport = GeminiTransport
+    _transport_options: ClassVar[Mapping[str, Any]] = {"signature_cache": 256}
