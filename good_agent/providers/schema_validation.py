@@ -190,12 +190,7 @@ class _Compiled:
         return out
 
     def words(self, error: Any, value: Any, where: tuple[Any, ...]) -> list[str]:
-        given = _at(value, where)
-        at, shown, name = _path(where), describe(given), error.kind.name
-        if name == "type":
-            declared = self.node(error.schema_path)
-            names = [declared] if isinstance(declared, str) else declared
-            return [f"{at}: expected {' or '.join(names)}, got {_kind(given)} {shown}"]
+        name = error.kind.name
         if name == "required":
             return [f"{_path((*where, error.kind.as_dict()['property']))}: field required"]
         if name == "additionalProperties":
@@ -205,6 +200,13 @@ class _Compiled:
                 f"{_path((*where, key))}: unexpected field (allowed: {known})"
                 for key in error.kind.as_dict()["unexpected"]
             ]
+        # Only the wordings below show the given value (shown briefly as JSON).
+        given = _at(value, where)
+        at, shown = _path(where), describe(given)
+        if name == "type":
+            declared = self.node(error.schema_path)
+            names = [declared] if isinstance(declared, str) else declared
+            return [f"{at}: expected {' or '.join(names)}, got {_kind(given)} {shown}"]
         if name == "enum":
             allowed = ", ".join(describe(a) for a in self.node(error.schema_path))
             return [f"{at}: expected one of {allowed}, got {shown}"]
