@@ -29,7 +29,7 @@ from good_agent.providers.streaming.whole import WholeReplyDecoder
 from good_agent.providers.transport import (
     AnyTransport,
     Transport,
-    events_of,
+    event_batches,
     streams,
     transport_address,
 )
@@ -267,6 +267,20 @@ class ProviderModel:
         tools before anything arrived falls back as in
         [`request`][good_agent.ProviderModel.request].
         """
+        batches = self.stream_batches(request)
+        try:
+            async for batch in batches:
+                for item in batch:
+                    yield item
+        finally:
+            await batches.aclose()
+
+    async def stream_batches(
+        self, request: ModelRequest | ChatRequest
+    ) -> AsyncGenerator[list[ModelStreamItem], None]:
+        """The items of [`stream`][good_agent.ProviderModel.stream] in lists: the
+        deltas of the events of one read of the connection together (never an empty
+        list), the reply last."""
         chat = self.chat_request(request)
         plan = self.plan(chat)
         events = self._events(plan)
@@ -281,13 +295,23 @@ class ProviderModel:
             first = None
         replies = self._reply_stream(plan)
         try:
-            if first is not None:
-                for delta in self._feed(replies, first):
-                    yield delta
             try:
-                async for event in events:
-                    for delta in self._feed(replies, event):
-                        yield delta
+                batch = first or []
+                while True:
+                    deltas: list[ModelStreamItem] = []
+                    try:
+                        for event in batch:
+                            deltas += self._feed(replies, event)
+                    except BaseException:
+                        if deltas:  # the deltas before a malformed event are still given
+                            yield deltas
+                        raise
+                    if deltas:
+                        yield deltas
+                    try:
+                        batch = await anext(events)
+                    except StopAsyncIteration:
+                        break
             except ModelConnectionError as exc:
                 if first is None:
                     raise
@@ -303,12 +327,11 @@ class ProviderModel:
                 ) from None
         finally:
             await events.aclose()
-        for delta in tail:
-            yield delta
-        yield response
+        last: list[ModelStreamItem] = [*tail, response]
+        yield last
 
-    def _events(self, plan: Plan) -> AsyncGenerator[JSONDict, None]:
-        return events_of(self.transport, plan.body)
+    def _events(self, plan: Plan) -> AsyncGenerator[list[JSONDict], None]:
+        return event_batches(self.transport, plan.body)
 
     def _reply_stream(self, plan: Plan) -> ReplyStream:
         replies = plan.reply_stream()

@@ -252,7 +252,15 @@ class HttpTransport(ABC):
         return result
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
-        """Send ``body`` for a streamed reply; yield each event's JSON, to the end.
+        """Send ``body`` for a streamed reply; yield each event's JSON, to the end
+        (:meth:`stream_batches`, one event at a time)."""
+        async for batch in self.stream_batches(body):
+            for event in batch:
+                yield event
+
+    async def stream_batches(self, body: JSONDict) -> AsyncIterator[list[JSONDict]]:
+        """Send ``body`` for a streamed reply; yield its events' JSON in lists, the
+        events of one read of the connection together (never an empty list).
 
         A failed attempt is retried until the response began (its status is a
         success); from then on nothing is sent again."""
@@ -280,13 +288,14 @@ class HttpTransport(ABC):
         opened, reply = await self.retries.call(attempt)
         try:
             async with opened:
-                async for event in self.events(reply):
-                    yield event
+                async for batch in self.event_batches(reply):
+                    yield batch
         except ValueError as exc:
             raise self.transport_error(exc) from exc
 
-    async def events(self, reply: WireStream) -> AsyncIterator[JSONDict]:
-        """The JSON payloads of a Server-Sent Event stream, read to its end.
+    async def event_batches(self, reply: WireStream) -> AsyncIterator[list[JSONDict]]:
+        """The JSON payloads of a Server-Sent Event stream, read to its end, those
+        completed by one read together.
 
         ``data: [DONE]`` is passed on as :data:`DONE_EVENT`; a reply that is not an
         event stream (by its content type), or an event whose data is JSON but not an
@@ -300,17 +309,25 @@ class HttpTransport(ABC):
                 provider=self.provider,
             )
         data: list[str] = []
-        async for batch in reply.line_batches():
-            for line in batch:
-                if line.startswith("data:"):
-                    data.append(line[6:] if line.startswith("data: ") else line[5:])
-                elif not line and data:
-                    value = _sse_payload("\n".join(data))
-                    data = []
-                    if type(value) is dict:
-                        yield value
-                    elif value is not None:
-                        yield self.event_object(value)
+        async for lines in reply.line_batches():
+            batch: list[JSONDict] = []
+            try:
+                for line in lines:
+                    if line.startswith("data:"):
+                        data.append(line[6:] if line.startswith("data: ") else line[5:])
+                    elif not line and data:
+                        value = _sse_payload("\n".join(data))
+                        data = []
+                        if type(value) is dict:
+                            batch.append(value)
+                        elif value is not None:
+                            batch.append(self.event_object(value))
+            except BaseException:
+                if batch:  # the events before a malformed one are still passed on
+                    yield batch
+                raise
+            if batch:
+                yield batch
         # An event not ended by a blank line is discarded, as the SSE standard says.
 
     def event_object(self, value: Any) -> JSONDict:

@@ -95,6 +95,24 @@ class Wire(Protocol):
         ...
 
 
+async def line_batches(chunks: AsyncIterator[bytes]) -> AsyncIterator[list[str]]:
+    """The lines of a body read in ``chunks`` (UTF-8, without their line ends), the
+    lines each chunk completes together in one list; a last line without a line end
+    comes last. A line may be longer than any chunk."""
+    held: list[bytes] = []
+    async for chunk in chunks:
+        if b"\n" not in chunk:
+            if chunk:
+                held.append(chunk)
+            continue
+        held.append(chunk)
+        *complete, rest = b"".join(held).split(b"\n")
+        held = [rest] if rest else []
+        yield [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
+    if held:
+        yield [b"".join(held).decode("utf-8", "replace").rstrip("\r")]
+
+
 class _HttpxStream:
     def __init__(self, response: httpx2.Response) -> None:
         self.response = response
@@ -102,12 +120,12 @@ class _HttpxStream:
         self.headers: Mapping[str, str] = response.headers
 
     async def lines(self) -> AsyncIterator[str]:
-        async for line in self.response.aiter_lines():
-            yield line
+        async for batch in self.line_batches():
+            for line in batch:
+                yield line
 
-    async def line_batches(self) -> AsyncIterator[list[str]]:
-        async for line in self.response.aiter_lines():
-            yield [line]
+    def line_batches(self) -> AsyncIterator[list[str]]:
+        return line_batches(self.response.aiter_bytes())
 
     async def read(self) -> bytes:
         return await self.response.aread()
@@ -177,20 +195,10 @@ class _AiohttpStream:
             for line in batch:
                 yield line
 
-    async def line_batches(self) -> AsyncIterator[list[str]]:
-        # Split by hand: aiohttp's own line reader refuses lines over its buffer limit
+    def line_batches(self) -> AsyncIterator[list[str]]:
+        # Split here: aiohttp's own line reader refuses lines over its buffer limit
         # (a few MiB), and one event of a big tool call can be longer than that.
-        held: list[bytes] = []
-        async for chunk in self.response.content.iter_any():
-            if b"\n" not in chunk:
-                held.append(chunk)
-                continue
-            held.append(chunk)
-            *complete, rest = b"".join(held).split(b"\n")
-            held = [rest] if rest else []
-            yield [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
-        if held:
-            yield [b"".join(held).decode("utf-8", "replace").rstrip("\r")]
+        return line_batches(self.response.content.iter_any())
 
     async def read(self) -> bytes:
         return await self.response.read()

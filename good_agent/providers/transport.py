@@ -5,16 +5,19 @@ back. ``send`` returns the whole reply as a dict; ``stream`` yields the reply's
 stream events as dicts (Server-Sent Event payloads, NDJSON lines or SDK events'
 ``model_dump()``) and is read to its end, so a pooled connection goes back to
 its pool; closing it early cancels the request. Both raise typed
-:class:`~good_agent.types.errors.ModelError`\\ s.
+:class:`~good_agent.types.errors.ModelError`\\ s. A transport may also have
+``stream_batches(body)``, yielding the events of one read of the connection
+together in a list (the built-in HTTP transports do): a reader of the stream then
+takes one step per read, not one per event.
 
 A transport without ``stream`` (an older registered provider) is streamed as its
-whole reply (:func:`events_of`).
+whole reply (:func:`event_batches`).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from good_agent.providers.types import JSONDict
 
@@ -60,30 +63,36 @@ def streams(transport: AnyTransport) -> bool:
     return callable(getattr(transport, "stream", None))
 
 
-def events_of(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[JSONDict, None]:
-    """The stream of ``body``: the transport's events, or its whole reply as one event.
+def event_batches(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[list[JSONDict], None]:
+    """The stream of ``body`` in lists of events: the transport's own batches (the
+    events of one read of the connection, from a transport with ``stream_batches``),
+    its events one at a time, or its whole reply as the one event.
 
     Closing this generator closes the transport's stream at once (not when it is
     garbage collected), which cancels the upstream request. A transport whose
-    ``stream`` is an async generator is handed back as it is: one generator less
-    for every event.
+    ``stream_batches`` is an async generator is handed back as it is.
     """
     if not streams(transport):
         return _whole(transport, body)
-    inner = transport.stream(body)  # type: ignore[union-attr]
-    if isinstance(inner, AsyncGenerator):
-        return inner
-    return _closing(inner)
+    batches = getattr(transport, "stream_batches", None)
+    if batches is not None:
+        inner = batches(body)
+        if isinstance(inner, AsyncGenerator):
+            return inner
+        return _closing(inner)
+    return _closing(transport.stream(body), single=True)  # type: ignore[union-attr]
 
 
-async def _whole(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[JSONDict, None]:
-    yield await transport.send(body)
+async def _whole(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[list[JSONDict], None]:
+    yield [await transport.send(body)]
 
 
-async def _closing(inner: AsyncIterator[JSONDict]) -> AsyncGenerator[JSONDict, None]:
+async def _closing(
+    inner: AsyncIterator[Any], *, single: bool = False
+) -> AsyncGenerator[list[JSONDict], None]:
     try:
-        async for event in inner:
-            yield event
+        async for item in inner:
+            yield [item] if single else item
     finally:
         close = getattr(inner, "aclose", None)
         if close is not None:

@@ -23,7 +23,7 @@ from typing import Any
 from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
-from good_agent.server.errors import bad_request
+from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.ids import fresh_id
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
@@ -309,9 +309,20 @@ class MessageStreamWriter:
 
     def __init__(self, model: str) -> None:
         self.model = model
+        self.usage = Usage()
+        """The reply's usage so far (kept by the stream's relay)."""
+        self._started = False
         self._block = -1
         self._open: str | None = None
         self._calls: dict[int, int] = {}
+
+    def _begin(self) -> bytes:
+        """``message_start`` before the first content (so that it carries the input
+        tokens whenever the upstream reports them first, as Anthropic does)."""
+        if self._started:
+            return b""
+        self._started = True
+        return self.start(self.usage)
 
     def start(self, usage: Usage | None = None) -> bytes:
         """``message_start``, with the input tokens known so far."""
@@ -336,9 +347,17 @@ class MessageStreamWriter:
         self._open = None
         return event("content_block_stop", {"index": self._block})
 
+    def opening(self) -> bytes:
+        """Nothing: ``message_start`` waits for the first content."""
+        return b""
+
+    def reasoning(self, text: str) -> bytes:
+        """Only ``message_start`` when it is due (reasoning is not relayed)."""
+        return self._begin()
+
     def text(self, text: str) -> bytes:
         """A text delta, opening a text block first if needed."""
-        out = b""
+        out = self._begin()
         if self._open != "text":
             out += self._close()
             self._block += 1
@@ -352,7 +371,7 @@ class MessageStreamWriter:
 
     def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-use block start or an ``input_json_delta``."""
-        out = b""
+        out = self._begin()
         if isinstance(delta, ToolCallStart):
             out += self._close()
             self._block += 1
@@ -385,3 +404,16 @@ class MessageStreamWriter:
             )
             + event("message_stop", {})
         )
+
+    async def reply(self, reply: ModelResponse) -> bytes:
+        """``message_delta`` and ``message_stop`` (after ``message_start`` when due)."""
+        return self._begin() + self.finish(finish_of(reply), self.usage)
+
+    def ending(self) -> bytes:
+        """Nothing more: ``message_stop`` ended the stream."""
+        return b""
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """An ``error`` event (after ``message_start`` when due)."""
+        body = {"error": error.anthropic_body()["error"], "request_id": request_id}
+        return self._begin() + event("error", body)

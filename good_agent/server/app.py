@@ -32,7 +32,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
 from good_agent.providers.http_wire import AiohttpWire, aiohttp_available
-from good_agent.server.anthropic_api import message_body, parse_messages_request
+from good_agent.server.anthropic_api import (
+    MessageStreamWriter,
+    message_body,
+    parse_messages_request,
+)
 from good_agent.server.auth import ClientKeys
 from good_agent.server.config import BridgeConfig
 from good_agent.server.dispatch import BridgeApp, Endpoint
@@ -46,12 +50,12 @@ from good_agent.server.exchange import (
 from good_agent.server.generate_content import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.media_fetch import MediaFetcher
-from good_agent.server.openai_api import completion_body, parse_chat_request
+from good_agent.server.openai_api import ChunkWriter, completion_body, parse_chat_request
 from good_agent.server.redaction import Secrets
 from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
 from good_agent.server.served import BridgeRequest, ServedModel
-from good_agent.server.streams import anthropic_stream, openai_stream
+from good_agent.server.streams import ClientEvents, relay
 from good_agent.types.usage import Usage
 
 access_log = logging.getLogger("good_agent.server.access")
@@ -190,23 +194,14 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
         neutral: BridgeRequest = call.request
         if call.stream:
             chosen, events, first, done = await exchange.open_stream(neutral)
-            request_id = exchange.request_id
-            if anthropic:
-                chunks = anthropic_stream(
-                    chosen, events, first, model=call.model, done=done, request_id=request_id
-                )
-            else:
-                include = getattr(call, "include_usage", False)
-                chunks = openai_stream(
-                    chosen,
-                    events,
-                    first,
-                    model=call.model,
-                    include_usage=include,
-                    done=done,
-                    request_id=request_id,
-                )
-            return exchange.events(chunks)
+            writer: ClientEvents = (
+                MessageStreamWriter(call.model)
+                if anthropic
+                else ChunkWriter(call.model, include_usage=getattr(call, "include_usage", False))
+            )
+            return exchange.events(
+                relay(chosen, events, first, writer, done=done, request_id=exchange.request_id)
+            )
         chosen, reply = await exchange.complete(neutral)
         payload = (
             message_body(reply, call.model) if anthropic else completion_body(reply, call.model)

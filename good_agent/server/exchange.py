@@ -26,8 +26,8 @@ from good_agent.server.disconnect import ClientGone, DisconnectWatch
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.ids import fresh_id
 from good_agent.server.openai_api import utf8
-from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
-from good_agent.server.streams import AccessLog, Items, timer
+from good_agent.server.served import BridgeRequest, ServedModel, StreamBatch
+from good_agent.server.streams import AccessLog, Batches, timer
 from good_agent.types.errors import ModelError
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
@@ -130,7 +130,7 @@ class Exchange:
 
     async def open_stream(
         self, request: BridgeRequest
-    ) -> tuple[ServedModel, Items, list[StreamItem], AccessLog]:
+    ) -> tuple[ServedModel, Batches, list[StreamBatch], AccessLog]:
         """The primed stream of the route (or a fallback), and the access-log callback
         its writer calls when it ends (media URLs fetched as for :meth:`complete`)."""
         assert self.route is not None, "the route is chosen first"

@@ -26,8 +26,9 @@ from typing import Any
 
 from good_agent.providers.gemini.codec import field_of
 from good_agent.providers.gemini.schema import from_gemini_schema
+from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
-from good_agent.server.errors import bad_request
+from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.openai_api import utf8
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
@@ -525,6 +526,8 @@ class GeminiStreamWriter:
     def __init__(self, model: str) -> None:
         self.model = model
         self.id = response_id()
+        self.usage = Usage()
+        """The reply's usage so far (kept by the stream's relay)."""
 
     def chunk(
         self, parts: list[JSONDict], finish: str | None = None, usage: Usage | None = None
@@ -539,11 +542,33 @@ class GeminiStreamWriter:
             payload["usageMetadata"] = usage_metadata(usage)
         return sse_chunk(payload)
 
+    def opening(self) -> bytes:
+        """Nothing: the first chunk carries the first part."""
+        return b""
+
     def text(self, text: str, *, thought: bool = False) -> bytes:
-        """A text (or thought) part."""
+        """A text (or thought) part; nothing for empty text."""
+        if not text:
+            return b""
         part: JSONDict = {"text": text, "thought": True} if thought else {"text": text}
         return self.chunk([part])
 
-    def finish(self, reply_calls: list[ToolCall], reason: str, usage: Usage) -> bytes:
+    def reasoning(self, text: str) -> bytes:
+        """A thought part."""
+        return self.text(text, thought=True)
+
+    def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
+        """Nothing: whole function calls go in the last chunk."""
+        return b""
+
+    async def reply(self, reply: ModelResponse) -> bytes:
         """The last chunk: the whole function calls, the finish reason and the usage."""
-        return self.chunk(call_parts(reply_calls), reason, usage)
+        return self.chunk(call_parts(reply.tool_calls), finish_of(reply), self.usage)
+
+    def ending(self) -> bytes:
+        """Nothing more."""
+        return b""
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """The error in Gemini's shape."""
+        return sse_chunk(error.gemini_body())

@@ -12,16 +12,13 @@ last event, never with a ``finishReason``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
-from good_agent.providers.streaming import ReasoningDelta, TextDelta, UsageDelta
 from good_agent.server.auth import presented_key
-from good_agent.server.closing import close_shielded
 from good_agent.server.errors import BridgeError
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
@@ -32,13 +29,9 @@ from good_agent.server.gemini_api import (
     generate_body,
     model_of,
     parse_generate_request,
-    sse_chunk,
 )
 from good_agent.server.media import check_media
-from good_agent.server.served import ServedModel, StreamItem, finish_of
-from good_agent.server.streams import AccessLog, Items, _error, merge_usage
-from good_agent.types.messages import ModelResponse
-from good_agent.types.usage import Usage
+from good_agent.server.streams import relay
 
 if TYPE_CHECKING:
     from good_agent.server.app import Bridge
@@ -68,49 +61,6 @@ def _authorize(bridge: Bridge, request: Request) -> None:
         )
 
 
-async def gemini_stream(
-    served: ServedModel,
-    items: Items,
-    first: list[StreamItem],
-    *,
-    model: str,
-    done: AccessLog,
-    request_id: str = "-",
-) -> AsyncIterator[bytes]:
-    """``streamGenerateContent?alt=sse`` chunks for one reply: text parts as they
-    come, then the whole function calls with ``finishReason`` and ``usageMetadata``."""
-    writer = GeminiStreamWriter(model)
-    usage = Usage()
-    status = 499
-    try:
-        pending = list(first)
-        while True:
-            if pending:
-                item = pending.pop(0)
-            else:
-                try:
-                    item = await anext(items)
-                except StopAsyncIteration:
-                    break
-            if isinstance(item, TextDelta) and item.text:
-                yield writer.text(item.text)
-            elif isinstance(item, ReasoningDelta) and item.text:
-                yield writer.text(item.text, thought=True)
-            elif isinstance(item, UsageDelta):
-                usage = merge_usage(usage, item)
-            elif isinstance(item, ModelResponse):
-                usage = item.usage
-                yield writer.finish(item.tool_calls, finish_of(item), usage)
-        status = 200
-    except Exception as exc:
-        error = _error(exc, served, request_id)
-        status = error.status
-        yield sse_chunk(error.gemini_body())
-    finally:
-        await close_shielded(items)
-        done(status, usage)
-
-
 async def handle_generate(bridge: Bridge, request: Request) -> ASGIApp:
     """Serve one ``generateContent`` or ``streamGenerateContent`` request."""
     exchange = Exchange(bridge, request)
@@ -133,10 +83,9 @@ async def handle_generate(bridge: Bridge, request: Request) -> ASGIApp:
         exchange.route = bridge.route(model)
         if exchange.stream:
             chosen, events, first, done = await exchange.open_stream(neutral)
+            writer = GeminiStreamWriter(model)
             return exchange.events(
-                gemini_stream(
-                    chosen, events, first, model=model, done=done, request_id=exchange.request_id
-                )
+                relay(chosen, events, first, writer, done=done, request_id=exchange.request_id)
             )
         chosen, reply = await exchange.complete(neutral)
         exchange.log(200, reply.usage, chosen)

@@ -43,8 +43,8 @@ from good_agent.server.media import (
     too_large,
 )
 from good_agent.server.request_body import read_at_most
-from good_agent.server.served import BridgeRequest, ServedModel, StreamItem
-from good_agent.server.streams import Items, prime
+from good_agent.server.served import BridgeRequest, ServedModel, StreamBatch
+from good_agent.server.streams import Batches, prime
 from good_agent.types.content import MEDIA_KEY, BinaryContent, guess_media_type, kind_of_media
 from good_agent.types.errors import ModelCapabilityError
 from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse
@@ -235,7 +235,7 @@ class RequestMedia:
         """``route``'s whole reply to the request (URLs fetched as it needs)."""
         return await route.complete(await self.for_route(route))
 
-    async def prime(self, route: ServedModel) -> tuple[Items, list[StreamItem]]:
+    async def prime(self, route: ServedModel) -> tuple[Batches, list[StreamBatch]]:
         """``route``'s stream of the request, started (see :func:`prime`)."""
         return await prime(route, await self.for_route(route))
 

@@ -19,7 +19,7 @@ from typing import Any
 from good_agent.providers.openai.chat_codec import SETTING_KEYS
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import bad_request
+from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.ids import fresh_id
 from good_agent.server.media import tool_result_media
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
@@ -236,6 +236,8 @@ class ChunkWriter:
     """
 
     def __init__(self, model: str, *, include_usage: bool = False) -> None:
+        self.usage = Usage()
+        """The reply's usage so far (kept by the stream's relay)."""
         self.id = completion_id()
         self.created = int(time.time())
         self.model = model
@@ -289,7 +291,7 @@ class ChunkWriter:
         """The chunk carrying ``finish_reason``."""
         return self.chunk({}, reason)
 
-    def usage(self, usage: Usage) -> bytes:
+    def usage_chunk(self) -> bytes:
         """The usage chunk (empty ``choices``)."""
         return sse(
             {
@@ -298,6 +300,23 @@ class ChunkWriter:
                 "created": self.created,
                 "model": self.model,
                 "choices": [],
-                "usage": usage_body(usage),
+                "usage": usage_body(self.usage),
             }
         )
+
+    def opening(self) -> bytes:
+        """The role chunk."""
+        return self.role()
+
+    async def reply(self, reply: ModelResponse) -> bytes:
+        """The chunk with the finish reason."""
+        return self.finish(finish_of(reply))
+
+    def ending(self) -> bytes:
+        """The usage chunk when asked for, then ``data: [DONE]``."""
+        done = sse("[DONE]")
+        return self.usage_chunk() + done if self.include_usage else done
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """The error as an OpenAI error object."""
+        return sse(error.openai_body())

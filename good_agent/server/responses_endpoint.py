@@ -32,8 +32,9 @@ from good_agent.server.responses_api import (
     whole_body,
     with_instructions,
 )
-from good_agent.server.responses_stream import ResponseEventWriter, responses_stream
+from good_agent.server.responses_stream import ResponseEventWriter
 from good_agent.server.served import BridgeRequest
+from good_agent.server.streams import relay
 
 
 def _refuse(error: BridgeError, request_id: str) -> Response:
@@ -111,16 +112,9 @@ class ResponsesEndpoint:
                 async def finished(final: JSONDict) -> None:
                     await self._keep(call, owner, history, final)
 
+                writer = ResponseEventWriter(call, response_id(), finished)
                 return exchange.events(
-                    responses_stream(
-                        chosen,
-                        events,
-                        first,
-                        writer=ResponseEventWriter(call, response_id()),
-                        finished=finished,
-                        done=done,
-                        request_id=exchange.request_id,
-                    )
+                    relay(chosen, events, first, writer, done=done, request_id=exchange.request_id)
                 )
             chosen, reply = await exchange.complete(neutral)
             payload = whole_body(call, response_id(), reply)

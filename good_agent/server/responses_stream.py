@@ -20,17 +20,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
-import anyio
-
-from good_agent.providers.streaming import (
-    ReasoningDelta,
-    TextDelta,
-    ToolCallArgs,
-    ToolCallStart,
-    UsageDelta,
-)
+from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import BridgeError
 from good_agent.server.openai_api import utf8
@@ -43,8 +35,7 @@ from good_agent.server.responses_api import (
     reasoning_item,
     response_body,
 )
-from good_agent.server.served import ServedModel, StreamItem, finish_of
-from good_agent.server.streams import AccessLog, Items, Primed, _error, merge_usage
+from good_agent.server.served import finish_of
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
@@ -55,9 +46,15 @@ Finished = Callable[[JSONDict], Awaitable[None]]
 class ResponseEventWriter:
     """Writes the events of one streamed response and keeps its output items."""
 
-    def __init__(self, call: ResponsesCall, ident: str) -> None:
+    def __init__(self, call: ResponsesCall, ident: str, finished: Finished | None = None) -> None:
         self.request = call
         self.id = ident
+        self.finished = finished
+        """Called with the final ``response`` object (to store it) before
+        ``response.completed`` is sent."""
+        self.usage = Usage()
+        """The reply's usage so far (kept by the stream's relay)."""
+        self._completed = False
         self.created_at = int(time.time())
         self.output: list[JSONDict] = []
         self._sequence = 0
@@ -237,54 +234,30 @@ class ResponseEventWriter:
             "error", {"code": error.code, "message": error.message, "param": error.param}
         ) + self.event("response.failed", {"response": body})
 
+    def opening(self) -> bytes:
+        """``response.created`` and ``response.in_progress``."""
+        return self.start()
 
-async def responses_stream(
-    served: ServedModel,
-    items: Items,
-    first: list[StreamItem],
-    *,
-    writer: ResponseEventWriter,
-    finished: Finished,
-    done: AccessLog,
-    request_id: str = "-",
-) -> AsyncIterator[bytes]:
-    """The events of one streamed response; ``finished`` gets the final object (to
-    store it) before ``response.completed`` is sent."""
-    usage = Usage()
-    status = 499
-    completed = False
-    try:
-        yield writer.start()
-        async for item in Primed(first, items):
-            if isinstance(item, TextDelta):
-                yield writer.text(item.text)
-            elif isinstance(item, ReasoningDelta):
-                yield writer.reasoning(item.text)
-            elif isinstance(item, ToolCallStart | ToolCallArgs):
-                yield writer.call(item)
-            elif isinstance(item, UsageDelta):
-                usage = merge_usage(usage, item)
-            elif isinstance(item, ModelResponse):
-                usage = item.usage
-                closing, body = writer.finish(item)
-                yield closing
-                await finished(body)
-                kind = f"response.{body['status']}"
-                yield writer.event(kind, {"response": body})
-                completed = True
-        if not completed:
+    async def reply(self, reply: ModelResponse) -> bytes:
+        """Every item closed, then ``response.completed`` (or ``.incomplete``) once
+        the final object was handed to :attr:`finished`."""
+        closing, body = self.finish(reply)
+        if self.finished is not None:
+            await self.finished(body)
+        self._completed = True
+        return closing + self.event(f"response.{body['status']}", {"response": body})
+
+    def ending(self) -> bytes:
+        """Nothing more; a stream that held no reply is a failure."""
+        if not self._completed:
             raise BridgeError(
                 502,
-                f"upstream '{served.name}': the stream ended without a reply",
+                f"upstream '{self.request.model}': the stream ended without a reply",
                 "upstream_error",
                 code="upstream_stream_cut",
             )
-        status = 200
-    except Exception as exc:
-        error = _error(exc, served, request_id)
-        status = error.status
-        yield writer.failed(error, usage)
-    finally:
-        with anyio.CancelScope(shield=True):
-            await items.aclose()
-        done(status, usage)
+        return b""
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """An ``error`` event and ``response.failed``."""
+        return self.failed(error, self.usage)

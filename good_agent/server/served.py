@@ -54,7 +54,10 @@ def finish_of(response: ModelResponse) -> str:
 
 
 StreamItem = ModelDelta | ModelResponse
-"""What a served stream yields: deltas, then the final reply."""
+"""What a served stream holds: deltas, then the final reply."""
+
+StreamBatch = list[StreamItem]
+"""What a served stream yields: the items of one read of the upstream together."""
 
 
 def _api_key(entry: ModelConfig, secrets: Secrets | None) -> str | None:
@@ -226,34 +229,35 @@ class ServedModel:
             f"{self.entry.provider} failed: {type(exc).__name__}", provider=self.entry.provider
         )
 
-    def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamItem, None]:
-        """Stream ``request``: deltas, then the final reply (``stream_timeout`` at most)."""
-        items = self.model.stream(self.prepare(request))
+    def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamBatch, None]:
+        """Stream ``request``: deltas, then the final reply, in batches (the items of
+        one read of the upstream together), ``stream_timeout`` at most."""
+        batches = self.model.stream_batches(self.prepare(request))
         if self.limits_streams and not self.registered:
             # The wire keeps the time limit and its failures are already typed:
-            # nothing for :func:`within` to add but one more generator per item.
-            return items
-        return within(items, self)
+            # nothing for :func:`within` to add but one more generator per batch.
+            return batches
+        return within(batches, self)
 
 
 async def within(
-    items: AsyncGenerator[StreamItem, None], served: ServedModel
-) -> AsyncGenerator[StreamItem, None]:
-    """``items``, ended with a :class:`ModelTimeoutError` once ``stream_timeout`` has passed."""
+    batches: AsyncGenerator[StreamBatch, None], served: ServedModel
+) -> AsyncGenerator[StreamBatch, None]:
+    """``batches``, ended with a :class:`ModelTimeoutError` once ``stream_timeout`` has passed."""
     deadline = anyio.current_time() + served.stream_timeout
     # A transport that keeps the limit itself (one timer for the whole reply) ends the
-    # stream with a ModelTimeoutError; otherwise each wait for an item is bounded here.
+    # stream with a ModelTimeoutError; otherwise each wait for a batch is bounded here.
     bounded = not served.limits_streams
     try:
         while True:
             try:
                 if bounded:
                     with anyio.CancelScope(deadline=deadline) as scope:
-                        item = await anext(items)
+                        batch = await anext(batches)
                     if scope.cancelled_caught:
                         raise TimeoutError
                 else:
-                    item = await anext(items)
+                    batch = await anext(batches)
             except StopAsyncIteration:
                 return
             except TimeoutError:
@@ -266,6 +270,6 @@ async def within(
                 raise
             except Exception as exc:
                 raise served.transport_failure(exc) from exc
-            yield item
+            yield batch
     finally:
-        await close_shielded(items)
+        await close_shielded(batches)

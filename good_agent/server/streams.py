@@ -1,11 +1,14 @@
 """Streamed replies: the model core's deltas relayed to the client as server-sent events.
 
 The stream is *primed* before the response starts (:func:`prime`), so a refusal, a
-rate limit or a timeout on connect still gets its HTTP status. After that, chunks
-are written as the deltas arrive; a failure (an upstream stream cut before its
-final event, ``stream_timeout`` passing...) ends the stream with an error event,
-never with a finish reason, and a client that goes away cancels the upstream call
-(its stream is closed in a shielded ``finally``).
+rate limit or a timeout on connect still gets its HTTP status. After that one walk,
+:func:`relay`, serves every client protocol: it reads the stream in batches (the
+deltas of one read of the upstream together), has the protocol's writer (a
+:class:`ClientEvents`) encode each delta, and hands the bytes of a batch on as one
+chunk. A failure (an upstream stream cut before its final event, ``stream_timeout``
+passing...) ends the stream with the protocol's error event, never with a finish
+reason, and a client that goes away cancels the upstream call (its stream is closed
+in a shielded ``finally``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import Protocol
 
 from good_agent.providers.streaming import (
     ReasoningDelta,
@@ -21,11 +25,9 @@ from good_agent.providers.streaming import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.server.anthropic_api import MessageStreamWriter, event
 from good_agent.server.closing import close_shielded
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
-from good_agent.server.openai_api import ChunkWriter, sse
-from good_agent.server.served import BridgeRequest, ServedModel, StreamItem, finish_of
+from good_agent.server.served import BridgeRequest, ServedModel, StreamBatch
 from good_agent.types.errors import ModelError
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
@@ -35,45 +37,85 @@ logger = logging.getLogger("good_agent.server")
 AccessLog = Callable[[int, Usage], None]
 """Called once when a stream ends: final status and usage."""
 
-Items = AsyncGenerator[StreamItem, None]
+Batches = AsyncGenerator[StreamBatch, None]
+"""A served stream: lists of deltas, the final reply last."""
 
 
-async def prime(served: ServedModel, request: BridgeRequest) -> tuple[Items, list[StreamItem]]:
-    """Start ``served``'s stream and wait for its first item (errors raise here)."""
-    items = served.stream(request)
-    try:
-        first = await anext(items)
-    except StopAsyncIteration:
-        return items, []
-    except BaseException:
-        await close_shielded(items)
-        raise
-    return items, [first]
+class ClientEvents(Protocol):
+    """What one client protocol writes for a streamed reply; :func:`relay` calls it.
 
-
-class Primed(AsyncIterator[StreamItem]):
-    """A primed stream: the items of ``first`` (read by :func:`prime`), then those of
-    ``items``, each step of which is ``items``' own (no generator between them).
-
-    Args:
-        first: The items already read.
-        items: The rest of the stream.
+    Each method returns the bytes to send (empty when the protocol sends nothing
+    for it). ``usage`` is kept up to date by :func:`relay` as the upstream reports it.
     """
 
-    __slots__ = ("first", "items")
+    usage: Usage
 
-    def __init__(self, first: list[StreamItem], items: AsyncIterator[StreamItem]) -> None:
+    def opening(self) -> bytes:
+        """Sent before the first delta."""
+        ...
+
+    def text(self, text: str) -> bytes:
+        """A text delta."""
+        ...
+
+    def reasoning(self, text: str) -> bytes:
+        """A reasoning delta."""
+        ...
+
+    def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
+        """A tool call's start or a fragment of its arguments."""
+        ...
+
+    async def reply(self, reply: ModelResponse) -> bytes:
+        """The whole reply, once the upstream's stream has ended."""
+        ...
+
+    def ending(self) -> bytes:
+        """Sent last, after the reply (raises when the stream held no reply and the
+        protocol needs one)."""
+        ...
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """The protocol's error event, ending a stream that failed."""
+        ...
+
+
+async def prime(served: ServedModel, request: BridgeRequest) -> tuple[Batches, list[StreamBatch]]:
+    """Start ``served``'s stream and wait for its first batch (errors raise here)."""
+    batches = served.stream(request)
+    try:
+        first = await anext(batches)
+    except StopAsyncIteration:
+        return batches, []
+    except BaseException:
+        await close_shielded(batches)
+        raise
+    return batches, [first]
+
+
+class Primed(AsyncIterator[StreamBatch]):
+    """A primed stream: the batches of ``first`` (read by :func:`prime`), then those of
+    ``batches``, each step of which is ``batches``' own (no generator between them).
+
+    Args:
+        first: The batches already read.
+        batches: The rest of the stream.
+    """
+
+    __slots__ = ("batches", "first")
+
+    def __init__(self, first: list[StreamBatch], batches: AsyncIterator[StreamBatch]) -> None:
         self.first = first[::-1]
-        self.items = items
+        self.batches = batches
 
-    def __anext__(self) -> Awaitable[StreamItem]:
+    def __anext__(self) -> Awaitable[StreamBatch]:
         if self.first:
             return _now(self.first.pop())
-        return self.items.__anext__()
+        return self.batches.__anext__()
 
 
-async def _now(item: StreamItem) -> StreamItem:
-    return item
+async def _now(batch: StreamBatch) -> StreamBatch:
+    return batch
 
 
 def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
@@ -99,91 +141,48 @@ def _error(exc: Exception, served: ServedModel, request_id: str) -> BridgeError:
     return internal_error(request_id)
 
 
-async def openai_stream(
+async def relay(
     served: ServedModel,
-    items: Items,
-    first: list[StreamItem],
+    batches: Batches,
+    first: list[StreamBatch],
+    writer: ClientEvents,
     *,
-    model: str,
-    include_usage: bool,
     done: AccessLog,
     request_id: str = "-",
 ) -> AsyncIterator[bytes]:
-    """Chat Completions chunks for one reply, ``data: [DONE]`` last."""
-    writer = ChunkWriter(model, include_usage=include_usage)
-    usage = Usage()
+    """The client's events for one reply, written by ``writer``: one chunk of bytes
+    per batch of deltas; ``done`` gets the final status and usage."""
     status = 499
+    out = [writer.opening()]
     try:
-        yield writer.role()
-        async for item in Primed(first, items):
-            if isinstance(item, TextDelta):
-                yield writer.text(item.text)
-            elif isinstance(item, ReasoningDelta):
-                yield writer.reasoning(item.text)
-            elif isinstance(item, ToolCallStart | ToolCallArgs):
-                yield writer.call(item)
-            elif isinstance(item, UsageDelta):
-                usage = merge_usage(usage, item)
-            elif isinstance(item, ModelResponse):
-                usage = item.usage
-                yield writer.finish(finish_of(item))
-        if include_usage:
-            yield writer.usage(usage)
-        yield sse("[DONE]")
+        async for batch in Primed(first, batches):
+            for item in batch:
+                if type(item) is TextDelta:
+                    out.append(writer.text(item.text))
+                elif type(item) is ToolCallArgs or type(item) is ToolCallStart:
+                    out.append(writer.call(item))
+                elif type(item) is ReasoningDelta:
+                    out.append(writer.reasoning(item.text))
+                elif type(item) is UsageDelta:
+                    writer.usage = merge_usage(writer.usage, item)
+                elif type(item) is ModelResponse:
+                    writer.usage = item.usage
+                    out.append(await writer.reply(item))
+            data = b"".join(out)
+            out.clear()
+            if data:
+                yield data
+        out.append(writer.ending())
+        yield b"".join(out)
         status = 200
     except Exception as exc:
         error = _error(exc, served, request_id)
         status = error.status
-        yield sse(error.openai_body())
+        out.append(writer.failure(error, request_id))
+        yield b"".join(out)
     finally:
-        await close_shielded(items)
-        done(status, usage)
-
-
-async def anthropic_stream(
-    served: ServedModel,
-    items: Items,
-    first: list[StreamItem],
-    *,
-    model: str,
-    done: AccessLog,
-    request_id: str = "-",
-) -> AsyncIterator[bytes]:
-    """Messages stream events for one reply, ``message_stop`` last.
-
-    ``message_start`` is written just before the first content, so it carries the
-    input tokens whenever the upstream reports them first (as Anthropic does).
-    """
-    writer = MessageStreamWriter(model)
-    usage = Usage()
-    status = 499
-    started = False
-    try:
-        async for item in Primed(first, items):
-            if isinstance(item, UsageDelta):
-                usage = merge_usage(usage, item)
-                continue
-            if isinstance(item, ModelResponse):
-                usage = item.usage
-            if not started:
-                started = True
-                yield writer.start(usage)
-            if isinstance(item, TextDelta):
-                yield writer.text(item.text)
-            elif isinstance(item, ToolCallStart | ToolCallArgs):
-                yield writer.call(item)
-            elif isinstance(item, ModelResponse):
-                yield writer.finish(finish_of(item), usage)
-        status = 200
-    except Exception as exc:
-        error = _error(exc, served, request_id)
-        status = error.status
-        if not started:
-            yield writer.start(usage)
-        yield event("error", {"error": error.anthropic_body()["error"], "request_id": request_id})
-    finally:
-        await close_shielded(items)
-        done(status, usage)
+        await close_shielded(batches)
+        done(status, writer.usage)
 
 
 def timer() -> Callable[[], float]:

@@ -20,6 +20,7 @@ from bridge_fakes import (
     GeminiFake,
     OllamaFake,
     OpenAIFake,
+    RawFake,
     Reply,
 )
 
@@ -467,3 +468,65 @@ async def test_a_malformed_stream_event_is_a_typed_error() -> None:
             await streamed(model, ask())
     finally:
         await client.close()
+
+
+def _text_chunk(text: str, finish: str | None = None) -> str:
+    chunk = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": finish}],
+    }
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
+@pytest.fixture
+def raw_upstream() -> Iterator[tuple[RawFake, str]]:
+    fake = RawFake()
+    fake.content_type = "text/event-stream"
+    server = BackgroundServer(fake.app()).start()
+    try:
+        yield fake, server.url
+    finally:
+        server.stop()
+
+
+async def test_the_events_of_one_read_come_as_one_batch(
+    raw_upstream: tuple[RawFake, str],
+) -> None:
+    fake, url = raw_upstream
+    words = [f"w{i} " for i in range(12)]
+    fake.body = ("".join(_text_chunk(w) for w in words) + _text_chunk("", "stop")).encode()
+    model = OpenAIChatModel("m", base_url=f"{url}/v1", api_key="k")
+    BUILT.append(model)
+    batches = [batch async for batch in model.stream_batches(ask())]
+    assert all(batches), "no batch is empty"
+    texts = [d.text for batch in batches for d in batch if isinstance(d, TextDelta)]
+    assert "".join(texts) == "".join(words)
+    assert isinstance(batches[-1][-1], ModelResponse)
+    # The whole body is one write of the upstream: its 13 events are not 13 steps.
+    assert len(batches) <= 3
+    _, final = await streamed(model, ask())
+    assert final.content == "".join(words)
+
+
+async def test_deltas_before_a_malformed_event_of_the_same_read_still_arrive(
+    raw_upstream: tuple[RawFake, str],
+) -> None:
+    fake, url = raw_upstream
+    fake.body = (_text_chunk("Hel") + _text_chunk("lo") + "data: [1, 2]\n\n").encode()
+    model = OpenAIChatModel("m", base_url=f"{url}/v1", api_key="k")
+    BUILT.append(model)
+    seen: list[str] = []
+    with pytest.raises(ModelResponseError, match="malformed stream event"):
+        async for item in model.stream(ask()):
+            if isinstance(item, TextDelta):
+                seen.append(item.text)
+    assert seen == ["Hel", "lo"]
+    fake.body = (_text_chunk("Hel") + 'data: {"choices": [{"delta": 3}]}\n\n').encode()
+    seen.clear()
+    with pytest.raises(ModelResponseError, match="malformed stream event"):
+        async for item in model.stream(ask()):
+            if isinstance(item, TextDelta):
+                seen.append(item.text)
+    assert seen == ["Hel"]

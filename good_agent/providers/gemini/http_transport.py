@@ -54,8 +54,9 @@ class GeminiHttpTransport(HttpTransport):
         self.signatures.remember(reply)
         return reply
 
-    async def events(self, reply: WireStream) -> AsyncIterator[JSONDict]:
+    async def event_batches(self, reply: WireStream) -> AsyncIterator[list[JSONDict]]:
         """The reply's chunks; their thought signatures are remembered."""
-        async for event in super().events(reply):
-            self.signatures.remember(event)
-            yield event
+        async for batch in super().event_batches(reply):
+            for event in batch:
+                self.signatures.remember(event)
+            yield batch

@@ -51,8 +51,17 @@ class OllamaHttpTransport(HttpTransport):
         """``stream`` set explicitly (Ollama streams by default)."""
         return {**body, "stream": stream}
 
-    async def events(self, reply: WireStream) -> AsyncIterator[JSONDict]:
-        """One JSON object per line."""
-        async for line in reply.lines():
-            if line.strip():
-                yield self.event_object(json.loads(line))
+    async def event_batches(self, reply: WireStream) -> AsyncIterator[list[JSONDict]]:
+        """One JSON object per line; the lines of one read together."""
+        async for lines in reply.line_batches():
+            batch: list[JSONDict] = []
+            try:
+                for line in lines:
+                    if line.strip():
+                        batch.append(self.event_object(json.loads(line)))
+            except BaseException:
+                if batch:  # the events before a malformed one are still passed on
+                    yield batch
+                raise
+            if batch:
+                yield batch
