@@ -14,8 +14,8 @@ The flat output does not carry everything the nested one does, so
 * a location is not planned here: a keyword without a wording of its own, a ``oneOf``
   that more than one branch matched, a branch inside a branch, ``patternProperties``
   beside an ``additionalProperties: false`` that failed;
-* a missing or unexpected field is told together with an error inside the same
-  object (the two outputs list those in different orders).
+* a missing or unexpected field is told together with another error of the same
+  object or inside it (the two outputs list those in different orders).
 
 And :func:`locations_tell` rules out, per schema, a ``$ref`` inside an ``anyOf`` or
 ``oneOf`` branch: the library gives the referenced location, which no longer shows
@@ -149,7 +149,7 @@ def word_evaluation(
     items: list[tuple[str, int, Any]] = []
     group, branch = ("", ""), 0
     branches: dict[int, list[tuple[str, int, Any]]] = {}
-    objects: list[str] = []
+    objects: list[tuple[str, str]] = []
     errors = library.evaluate(value).errors()
     for error in errors:
         location = error["schemaLocation"]
@@ -160,7 +160,7 @@ def word_evaluation(
             return None
         pointer, order, entry = error["instanceLocation"], place.rank, place
         if order == 4:
-            objects.append(pointer)
+            objects.append((pointer, location))
             if place.code == _REQUIRED:  # one error per missing field
                 text = error["error"]
                 entry = place.text.get(text) or json.loads(text[: text.rindex(" is a ")])
@@ -176,15 +176,23 @@ def word_evaluation(
             items.append((at, 2, (place.branches, branches)))
         group, branch = key, place.branch
         branches.setdefault(branch, []).append((pointer, order, entry))
-    if objects and _inside(objects, errors):
+    if objects and _shared(objects, errors):
         return None
     return _say(items, value)
 
 
-def _inside(objects: list[str], errors: list[dict[str, Any]]) -> bool:
-    """Whether one of ``errors`` is inside one of ``objects`` (JSON pointers)."""
-    inner = tuple(f"{o}/" for o in set(objects))
-    return any(e["instanceLocation"].startswith(inner) for e in errors)
+def _shared(objects: list[tuple[str, str]], errors: list[dict[str, Any]]) -> bool:
+    """Whether an error of another location is at or inside one of ``objects``
+    (the place and location of a missing or unexpected field's error)."""
+    for pointer, location in objects:
+        inner = f"{pointer}/"
+        for error in errors:
+            there = error["instanceLocation"]
+            if (there == pointer or there.startswith(inner)) and error[
+                "schemaLocation"
+            ] != location:
+                return True
+    return False
 
 
 def _say(items: list[tuple[str, int, Any]], value: Any) -> list[str]:
