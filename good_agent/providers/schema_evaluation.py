@@ -187,18 +187,17 @@ def _shared(objects: list[tuple[str, str]], errors: list[dict[str, Any]]) -> boo
     for pointer, location in objects:
         inner = f"{pointer}/"
         for error in errors:
-            there = error["instanceLocation"]
-            if (there == pointer or there.startswith(inner)) and error[
-                "schemaLocation"
-            ] != location:
-                return True
+            if error["schemaLocation"] != location:
+                there = error["instanceLocation"]
+                if there == pointer or there.startswith(inner):
+                    return True
     return False
 
 
 def _say(items: list[tuple[str, int, Any]], value: Any) -> list[str]:
     """The words for errors given as (pointer, rank, entry); of the errors at one
     place, only those of the first rank are told."""
-    if len(items) > 1:
+    if len(items) > 1 and len({item[0] for item in items}) < len(items):
         best: dict[str, int] = {}
         kept: list[tuple[str, int, Any]] = []
         for item in items:
@@ -240,7 +239,7 @@ def _say(items: list[tuple[str, int, Any]], value: Any) -> list[str]:
 
 
 _ARRAY = (list, tuple)
-_POINTERS: dict[str, tuple[tuple[Any, ...], str]] = {}
+_POINTERS: dict[str, tuple[tuple[Any, ...], str]] = {"": ((), "arguments")}
 _POINTERS_SIZE = 4_096
 
 
@@ -248,26 +247,23 @@ def located(value: Any, pointer: str) -> tuple[tuple[Any, ...], str, Any]:
     """The place a JSON pointer names in ``value`` (each step typed as in ``value``:
     an array index is an int, an object key a string even when it looks like a
     number), that place as text, and the value there."""
-    if not pointer:
-        return (), "arguments", value
-    found = _POINTERS.get(pointer)
-    if found is not None:
-        for key in found[0]:
-            value = value[key]
-        return found[0], found[1], value
-    where: list[Any] = []
+    try:  # as the pointer was read last time: right unless the value differs in type
+        where, text = _POINTERS[pointer]
+        given = value
+        for key in where:
+            given = given[key]
+        return where, text, given
+    except (KeyError, IndexError, TypeError):
+        pass
+    steps: list[Any] = []
     for step in pointer[1:].split("/"):
         part: Any = step.replace("~1", "/").replace("~0", "~") if "~" in step else step
         if isinstance(value, _ARRAY):
             part = int(part)
-        where.append(part)
+        steps.append(part)
         value = value[part]
-    place = tuple(where)
-    text = path_text(place)
-    # With no step that could be an array index, the pointer names this place in
-    # any value.
-    if len(_POINTERS) < _POINTERS_SIZE and not any(
-        isinstance(p, int) or p.isdigit() for p in place
-    ):
-        _POINTERS[pointer] = (place, text)
-    return place, text, value
+    where = tuple(steps)
+    text = path_text(where)
+    if len(_POINTERS) < _POINTERS_SIZE:
+        _POINTERS[pointer] = (where, text)
+    return where, text, value

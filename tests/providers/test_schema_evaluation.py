@@ -157,32 +157,32 @@ def test_the_usual_problems_are_worded_from_the_evaluation_output() -> None:
     ]
 
 
-@st.composite
-def placed(draw: st.DrawFn) -> tuple[Any, tuple[Any, ...], str]:
-    """A value, a place in it, and the JSON pointer (RFC 6901) naming that place."""
-    steps = draw(st.lists(st.one_of(st.sampled_from([*KEYS, "~1", "/~", "01"]), st.integers(0, 2))))
-    where: list[Any] = []
-    inner: Any = draw(scalars)
+def _nest(steps: list[Any], leaf: Any) -> Any:
+    """``leaf`` at ``steps`` (an int: an array position; a string: an object key)."""
     for step in reversed(steps):
-        inner = [None] * step + [inner] if isinstance(step, int) else {step: inner, "x": None}
-        where.insert(0, step)
+        leaf = [None] * step + [leaf] if isinstance(step, int) else {step: leaf, "x": None}
+    return leaf
+
+
+@given(
+    st.lists(st.one_of(st.sampled_from([*KEYS, "~1", "/~", "01"]), st.integers(0, 2))),
+    st.data(),
+)
+def test_a_json_pointer_names_its_place_with_steps_typed_as_in_the_value(
+    steps: list[Any], data: st.DataObject
+) -> None:
     pointer = "".join(
         "/" + (str(s) if isinstance(s, int) else s.replace("~", "~0").replace("/", "~1"))
-        for s in where
+        for s in steps
     )
-    return inner, tuple(where), pointer
-
-
-@given(placed())
-def test_a_json_pointer_names_its_place_with_steps_typed_as_in_the_value(
-    case: tuple[Any, tuple[Any, ...], str],
-) -> None:
-    value, where, pointer = case
-    for _ in range(2):  # the second time from what was remembered of the pointer
+    # The same pointer in a value where some array positions are object keys instead.
+    keyed = [str(s) if isinstance(s, int) and data.draw(st.booleans()) else s for s in steps]
+    for where in (steps, steps, keyed, keyed, steps):  # again: as remembered
+        value = _nest(where, data.draw(scalars))
         found, text, there = located(value, pointer)
-        assert found == where
-        assert text == path_text(where)
-        assert all(type(a) is type(b) for a, b in zip(found, where, strict=True))
+        assert found == tuple(where)
+        assert [type(s) for s in found] == [type(s) for s in where]
+        assert text == path_text(tuple(where))
         expected: Any = value
         for step in where:
             expected = expected[step]
