@@ -17,9 +17,10 @@ The flat output does not carry everything the nested one does, so
 * a missing or unexpected field is told together with another error of the same
   object or inside it (the two outputs list those in different orders).
 
-And :func:`locations_tell` rules out, per schema, a ``$ref`` inside an ``anyOf`` or
-``oneOf`` branch: the library gives the referenced location, which no longer shows
-the branch.
+A ``$ref`` inside an ``anyOf``/``oneOf`` branch would hide the branch (the library
+gives the referenced location), so before compiling :func:`inline_branch_refs`
+replaces it by what it names; where that cannot be done (a recursive schema),
+:func:`locations_tell` says no for the whole schema.
 """
 
 from __future__ import annotations
@@ -51,6 +52,51 @@ class Place:
         self.branch = 0  # which branch
         self.branches = 0  # of how many
         self.steps = 0  # instance steps from that anyOf/oneOf's value down to this error
+
+
+def inline_branch_refs(schema: Any) -> Any:
+    """``schema`` with each ``$ref`` inside an ``anyOf``/``oneOf`` branch replaced by
+    what it names (a copy, checked the same), so that the library's locations show
+    the branch. A ``$ref`` beside other keywords, one reached again while it is being
+    replaced (a recursive schema) or past :data:`_INLINE_LIMIT` nodes is left as it is
+    (then :func:`locations_tell` says no)."""
+    budget = [_INLINE_LIMIT]
+    return _inline(schema, schema, False, (), budget)
+
+
+_INLINE_LIMIT = 5_000
+
+
+def _inline(
+    node: Any, root: Any, inside: bool, open_refs: tuple[str, ...], budget: list[int]
+) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, root, inside, open_refs, budget) for item in node]
+    if not isinstance(node, dict):
+        return node
+    budget[0] -= 1
+    ref = node.get("$ref")
+    if inside and len(node) == 1 and isinstance(ref, str) and ref not in open_refs:
+        target = resolve(root, ref)
+        if budget[0] > 0 and target is not None:
+            return _inline(target, root, True, (*open_refs, ref), budget)
+    return {
+        key: _inline(child, root, inside or key in _BRANCHING, open_refs, budget)
+        for key, child in node.items()
+    }
+
+
+def resolve(root: Any, ref: str) -> Any:
+    """What a local ``$ref`` (``#``, ``#/$defs/...``) names in ``root``, or None."""
+    if not ref.startswith("#"):
+        return None
+    node = root
+    for part in [p for p in ref[1:].split("/") if p]:
+        key = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
 
 
 def locations_tell(schema: Any) -> bool:
@@ -149,7 +195,7 @@ def word_evaluation(
     items: list[tuple[str, int, Any]] = []
     group, branch = ("", ""), 0
     branches: dict[int, list[tuple[str, int, Any]]] = {}
-    objects: list[tuple[str, str]] = []
+    objects: list[tuple[str, Place]] = []
     errors = library.evaluate(value).errors()
     for error in errors:
         location = error["schemaLocation"]
@@ -160,7 +206,7 @@ def word_evaluation(
             return None
         pointer, order, entry = error["instanceLocation"], place.rank, place
         if order == 4:
-            objects.append((pointer, location))
+            objects.append((pointer, place))
             if place.code == _REQUIRED:  # one error per missing field
                 text = error["error"]
                 entry = place.text.get(text) or json.loads(text[: text.rindex(" is a ")])
@@ -176,21 +222,28 @@ def word_evaluation(
             items.append((at, 2, (place.branches, branches)))
         group, branch = key, place.branch
         branches.setdefault(branch, []).append((pointer, order, entry))
-    if objects and _shared(objects, errors):
+    if objects and _shared(objects, errors, places):
         return None
     return _say(items, value)
 
 
-def _shared(objects: list[tuple[str, str]], errors: list[dict[str, Any]]) -> bool:
-    """Whether an error of another location is at or inside one of ``objects``
-    (the place and location of a missing or unexpected field's error)."""
-    for pointer, location in objects:
+def _shared(
+    objects: list[tuple[str, Place]], errors: list[dict[str, Any]], places: dict[str, Place | None]
+) -> bool:
+    """Whether an error of another location is at or inside the place of one of
+    ``objects`` (a missing or unexpected field's error), other than one of another
+    branch of the same anyOf/oneOf (each branch is worded on its own)."""
+    for pointer, place in objects:
         inner = f"{pointer}/"
         for error in errors:
-            if error["schemaLocation"] != location:
-                there = error["instanceLocation"]
-                if there == pointer or there.startswith(inner):
-                    return True
+            other = places[error["schemaLocation"]]
+            if other is None or other is place:
+                continue
+            if place.group and other.group == place.group and other.branch != place.branch:
+                continue
+            there = error["instanceLocation"]
+            if there == pointer or there.startswith(inner):
+                return True
     return False
 
 

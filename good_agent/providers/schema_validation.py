@@ -7,7 +7,9 @@ what was expected and what was given, in words a model can act on.
 
 The check itself is `jsonschema-rs` (JSON Schema 2020-12, compiled once per schema
 and cached): a valid value, the usual case, costs one call into it. Only when it
-says no are its errors read and worded here. Before compiling, the schema is
+says no are its errors read and worded: from the library's cheaper evaluation output
+where that tells enough (``schema_evaluation``), else from its error objects here,
+in the same words (``schema_words``). Before compiling, the schema is
 brought to 2020-12 where tool schemas commonly differ from it: OpenAPI's
 ``nullable: true`` adds ``null`` to ``type``, draft-07's array-form ``items``
 becomes ``prefixItems``, and draft-04's boolean ``exclusiveMinimum`` /
@@ -30,7 +32,13 @@ from typing import Any
 import jsonschema_rs
 from pydantic import SecretStr
 
-from good_agent.providers.schema_evaluation import Place, locations_tell, word_evaluation
+from good_agent.providers.schema_evaluation import (
+    Place,
+    inline_branch_refs,
+    locations_tell,
+    resolve,
+    word_evaluation,
+)
 from good_agent.providers.schema_words import BOUNDS, describe, kind_of, path_text, rank
 
 __all__ = ["MAX_VALUE_DEPTH", "Validator", "compile_schema", "describe"]
@@ -59,7 +67,7 @@ def compile_schema(schema: dict[str, Any] | bool) -> Validator:
     if found is not None:
         _CACHE.move_to_end(key)
         return found
-    prepared = _prepare(schema, schema)
+    prepared = inline_branch_refs(_prepare(schema, schema))
     try:
         library = jsonschema_rs.validator_for(prepared)
     except ValueError as exc:
@@ -95,12 +103,8 @@ def _prepare(node: Any, root: Any) -> Any:
 def _check_ref(pointer: Any, root: Any) -> None:
     if not isinstance(pointer, str) or not pointer.startswith("#"):
         raise ValueError(f"only local $ref values are supported, got {pointer!r}")
-    node = root
-    for part in [p for p in pointer[1:].split("/") if p]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or key not in node:
-            raise ValueError(f"$ref {pointer!r} does not resolve")
-        node = node[key]
+    if resolve(root, pointer) is None:
+        raise ValueError(f"$ref {pointer!r} does not resolve")
 
 
 class _Compiled:

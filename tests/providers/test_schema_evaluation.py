@@ -157,6 +157,37 @@ def test_the_usual_problems_are_worded_from_the_evaluation_output() -> None:
     ]
 
 
+def test_a_ref_inside_a_branch_is_followed_so_the_branch_shows() -> None:
+    point = {"type": "object", "required": ["lat", "lon"]}
+    optional = {
+        "type": "object",
+        "properties": {"point": {"anyOf": [{"$ref": "#/$defs/Point"}, {"type": "null"}]}},
+        "$defs": {"Point": point},
+    }
+    compiled = compile_schema(optional).__self__  # type: ignore[attr-defined]
+    assert compiled.locations_tell
+    value = {"point": {"lat": 1}}
+    worded = word_evaluation(compiled.library, compiled.schema, compiled.places, value)
+    assert worded == [
+        'point: {"lat": 1} matches none of the allowed forms (point.lon: field required)'
+    ]
+    assert worded == compiled.problems(value, value, set())
+    # A recursive schema keeps its $ref (and is worded from the error objects).
+    tree = {
+        "$ref": "#/$defs/T",
+        "$defs": {
+            "T": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"$ref": "#/$defs/T"}}]}
+        },
+    }
+    validate = compile_schema(tree)
+    assert not validate.__self__.locations_tell  # type: ignore[attr-defined]
+    assert validate([1, [2]]) == []
+    assert validate("x") == [
+        'arguments: "x" matches none of the allowed forms'
+        ' (arguments: expected integer, got string "x")'
+    ]
+
+
 def _nest(steps: list[Any], leaf: Any) -> Any:
     """``leaf`` at ``steps`` (an int: an array position; a string: an object key)."""
     for step in reversed(steps):
