@@ -7,7 +7,9 @@ what was expected and what was given, in words a model can act on.
 
 The check itself is `jsonschema-rs` (JSON Schema 2020-12, compiled once per schema
 and cached): a valid value, the usual case, costs one call into it. Only when it
-says no are its errors read and worded here. Before compiling, the schema is
+says no are its errors read and worded: from the library's cheaper evaluation output
+where that tells enough (``schema_evaluation``), else from its error objects here,
+in the same words (``schema_words``). Before compiling, the schema is
 brought to 2020-12 where tool schemas commonly differ from it: OpenAPI's
 ``nullable: true`` adds ``null`` to ``type``, draft-07's array-form ``items``
 becomes ``prefixItems``, and draft-04's boolean ``exclusiveMinimum`` /
@@ -30,6 +32,17 @@ from typing import Any
 import jsonschema_rs
 from pydantic import SecretStr
 
+from good_agent.providers.schema_evaluation import (
+    Place,
+    inline_branch_refs,
+    locations_tell,
+    resolve,
+    word_evaluation,
+)
+from good_agent.providers.schema_words import BOUNDS, describe, kind_of, path_text, rank
+
+__all__ = ["MAX_VALUE_DEPTH", "Validator", "compile_schema", "describe"]
+
 Validator = Callable[[Any], list[str]]
 
 MAX_VALUE_DEPTH = 1_000
@@ -40,41 +53,6 @@ _CACHE: OrderedDict[str, Validator] = OrderedDict()
 _CACHE_SIZE = 1_024
 _TOO_DEEP = ["arguments: nested too deeply to be checked"]
 _STRING_ONLY = frozenset({"minLength", "maxLength", "pattern", "format"})
-# Of the errors one schema gives for one value, only the first kind in this order
-# is told (a value of the wrong type is not also told its bounds).
-_RANK = {"type": 0, "enum": 1, "const": 1, "falseSchema": 1}
-_LAST_RANK = {"required": 4, "additionalProperties": 4}
-_WORDING = {
-    "minimum": "at least {}",
-    "maximum": "at most {}",
-    "exclusiveMinimum": "greater than {}",
-    "exclusiveMaximum": "less than {}",
-    "multipleOf": "a multiple of {}",
-    "minLength": "at least {} characters",
-    "maxLength": "at most {} characters",
-    "minItems": "at least {} items",
-    "maxItems": "at most {} items",
-    "minProperties": "at least {} properties",
-    "maxProperties": "at most {} properties",
-}
-
-
-_ENCODE_TEXT: Callable[[str], str] = json.encoder.encode_basestring
-_SCALAR_TEXT = {True: "true", False: "false", None: "null"}
-
-
-def describe(value: Any) -> str:
-    """Show a given value briefly, for an error message (as JSON)."""
-    kind = type(value)
-    if kind is str:
-        text = _ENCODE_TEXT(value)
-    elif kind is int:
-        text = int.__repr__(value)
-    elif value is None or kind is bool:
-        text = _SCALAR_TEXT[value]
-    else:
-        text = json.dumps(value, ensure_ascii=False, default=repr)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def compile_schema(schema: dict[str, Any] | bool) -> Validator:
@@ -89,7 +67,7 @@ def compile_schema(schema: dict[str, Any] | bool) -> Validator:
     if found is not None:
         _CACHE.move_to_end(key)
         return found
-    prepared = _prepare(schema, schema)
+    prepared = inline_branch_refs(_prepare(schema, schema))
     try:
         library = jsonschema_rs.validator_for(prepared)
     except ValueError as exc:
@@ -125,12 +103,8 @@ def _prepare(node: Any, root: Any) -> Any:
 def _check_ref(pointer: Any, root: Any) -> None:
     if not isinstance(pointer, str) or not pointer.startswith("#"):
         raise ValueError(f"only local $ref values are supported, got {pointer!r}")
-    node = root
-    for part in [p for p in pointer[1:].split("/") if p]:
-        key = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or key not in node:
-            raise ValueError(f"$ref {pointer!r} does not resolve")
-        node = node[key]
+    if resolve(root, pointer) is None:
+        raise ValueError(f"$ref {pointer!r} does not resolve")
 
 
 class _Compiled:
@@ -139,6 +113,10 @@ class _Compiled:
     def __init__(self, library: Any, schema: Any) -> None:
         self.library = library
         self.schema = schema
+        # Invalid values are worded from the library's cheaper evaluation output
+        # where that can be done (see schema_evaluation), else from iter_errors.
+        self.locations_tell = locations_tell(schema)
+        self.places: dict[str, Place | None] = {}
 
     def validate(self, value: Any) -> list[str]:
         try:
@@ -146,6 +124,10 @@ class _Compiled:
                 return list(_TOO_DEEP)
             if self.library.is_valid(value):
                 return []
+            if self.locations_tell:
+                worded = word_evaluation(self.library, self.schema, self.places, value)
+                if worded is not None:
+                    return worded
             return self.problems(value, value, set())
         except ValueError:  # a value that is not JSON: a secret, a tuple, ...
             return self.validate_python(value)
@@ -156,7 +138,7 @@ class _Compiled:
         plain = _plain(value, (), secrets, foreign)
         if foreign:
             return [
-                f"{_path(where)}: expected a JSON value, got {type(v).__name__} {describe(v)}"
+                f"{path_text(where)}: expected a JSON value, got {type(v).__name__} {describe(v)}"
                 for where, v in foreign
             ]
         if self.library.is_valid(plain):
@@ -177,12 +159,12 @@ class _Compiled:
         best: dict[tuple[Any, ...], int] = {}
         kept: list[tuple[tuple[Any, ...], Any]] = []
         for error in errors:
-            where, rank = _where(value, error.instance_path), _rank(error.kind.name)
-            if where in best and best[where] < rank:
+            where, order = _where(value, error.instance_path), rank(error.kind.name)
+            if where in best and best[where] < order:
                 continue
-            if best.get(where, rank) > rank:
+            if best.get(where, order) > order:
                 kept = [(w, e) for w, e in kept if w != where]
-            best[where] = rank
+            best[where] = order
             kept.append((where, error))
         out: list[str] = []
         for where, error in kept:
@@ -192,21 +174,21 @@ class _Compiled:
     def words(self, error: Any, value: Any, where: tuple[Any, ...]) -> list[str]:
         name = error.kind.name
         if name == "required":
-            return [f"{_path((*where, error.kind.as_dict()['property']))}: field required"]
+            return [f"{path_text((*where, error.kind.as_dict()['property']))}: field required"]
         if name == "additionalProperties":
             node = self.node(error.schema_path[:-1])
             known = ", ".join(node.get("properties") or {}) or "none"
             return [
-                f"{_path((*where, key))}: unexpected field (allowed: {known})"
+                f"{path_text((*where, key))}: unexpected field (allowed: {known})"
                 for key in error.kind.as_dict()["unexpected"]
             ]
         # Only the wordings below show the given value (shown briefly as JSON).
         given = _at(value, where)
-        at, shown = _path(where), describe(given)
+        at, shown = path_text(where), describe(given)
         if name == "type":
             declared = self.node(error.schema_path)
             names = [declared] if isinstance(declared, str) else declared
-            return [f"{at}: expected {' or '.join(names)}, got {_kind(given)} {shown}"]
+            return [f"{at}: expected {' or '.join(names)}, got {kind_of(given)} {shown}"]
         if name == "enum":
             allowed = ", ".join(describe(a) for a in self.node(error.schema_path))
             return [f"{at}: expected one of {allowed}, got {shown}"]
@@ -221,9 +203,9 @@ class _Compiled:
             return [f"{at}: no value is allowed here"]
         if name == "uniqueItems":
             return [f"{at}: items must be unique"]
-        if name in _WORDING:
+        if name in BOUNDS:
             limit = self.node(error.schema_path)
-            return [f"{at}: must be {_WORDING[name].format(limit)}, got {shown}"]
+            return [f"{at}: must be {BOUNDS[name].format(limit)}, got {shown}"]
         return [f"{at}: {error.message}"]
 
     def branches(self, error: Any, value: Any, at: str, shown: str) -> list[str]:
@@ -238,14 +220,12 @@ class _Compiled:
         return [f"{at}: {shown} matches none of the allowed forms{hint}"]
 
     def node(self, path: Iterable[Any]) -> Any:
+        """The schema at the library's schema path (a name that looks like a number is
+        given as one there)."""
         node = self.schema
         for part in path:
-            node = node[part]
+            node = node[str(part) if isinstance(node, dict) else part]
         return node
-
-
-def _rank(name: str) -> int:
-    return _RANK.get(name, _LAST_RANK.get(name, 2))
 
 
 def _too_deep(value: Any) -> bool:
@@ -310,26 +290,3 @@ def _at(value: Any, where: tuple[Any, ...]) -> Any:
     for part in where:
         value = value[part]
     return value
-
-
-def _path(where: tuple[Any, ...]) -> str:
-    text = ""
-    for part in where:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text or "arguments"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__

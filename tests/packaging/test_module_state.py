@@ -32,6 +32,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("models/registry.py", "TRANSPORTS"): "registry of transports per provider",
     ("providers/codecs.py", "_CODECS"): "registry of codecs",
     ("providers/schema/strict.py", "_RESULTS"): "bounded memo of strict tool schemas, by content",
+    ("providers/schema_evaluation.py", "_POINTERS"): "bounded memo of JSON pointers read",
     ("providers/schema_validation.py", "_CACHE"): "bounded memo of compiled validators",
     ("providers/text/registry.py", "_REGISTRY"): "registry of text formats (parsers)",
     ("server/tool_schemas.py", "_ACCEPTED"): "bounded memo of tool schemas found valid",

@@ -206,3 +206,30 @@ def test_a_key_that_looks_like_a_number_is_a_key() -> None:
     assert compile_schema({"type": "array", "items": schema})([{"0": 1}]) == [
         "[0].0: expected string, got number 1"
     ]
+
+
+def test_a_property_named_like_a_number_is_found_in_the_schema() -> None:
+    point = {"type": "object", "properties": {"1": {"type": "integer", "maximum": 3}}}
+    assert compile_schema(point)({"1": 4}) == ["1: must be at most 3, got 4"]
+    # A $ref inside anyOf: worded from the library's error objects.
+    either = {"anyOf": [{"$ref": "#/$defs/P"}, {"type": "null"}], "$defs": {"P": point}}
+    assert compile_schema(either)({"1": "x"}) == [
+        'arguments: {"1": "x"} matches none of the allowed forms'
+        ' (1: expected integer, got string "x")'
+    ]
+
+
+def test_every_missing_field_is_told_and_unexpected_ones_beside_patterns() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"a": {}, "b": {}, "c": {}},
+        "required": ["c", "a", "b"],
+        "patternProperties": {"^x-": {"type": "string"}},
+        "additionalProperties": False,
+    }
+    validate = compile_schema(schema)
+    assert validate({"b": 1}) == ["c: field required", "a: field required"]
+    assert validate({"a": 1, "b": 2, "c": 3, "x-y": "ok", "z": 4}) == [
+        "z: unexpected field (allowed: a, b, c)"
+    ]
+    assert validate({"a": 1, "b": 2, "c": 3, "x-y": 5}) == ["x-y: expected string, got number 5"]
