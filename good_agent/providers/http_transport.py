@@ -19,7 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import Any, ClassVar, Self
 
@@ -46,6 +46,9 @@ from good_agent.types.errors import (
     ModelTimeoutError,
 )
 
+_SCAN: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009
+"""The JSON decoder's scanner (C): a value from a position, and where it ends."""
+
 
 def _sse_payload(data: str) -> Any:
     """One event's data: :data:`DONE_EVENT` for ``[DONE]``, ``None`` when empty, else
@@ -54,7 +57,14 @@ def _sse_payload(data: str) -> Any:
         return DONE_EVENT
     if not data:
         return None
-    return json.loads(data)
+    # The decoder's scanner straight away (``json.loads`` without its two whitespace
+    # matches and two calls); anything it does not take whole goes to ``json.loads``,
+    # which accepts surrounding whitespace and raises the usual error.
+    try:
+        value, end = _SCAN(data, 0)
+    except StopIteration:
+        return json.loads(data)
+    return value if end == len(data) else json.loads(data)
 
 
 class HttpTransport(ABC):

@@ -39,7 +39,7 @@ class OpenAIChatDecoder(StreamDecoder):
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one chunk."""
         out: list[ModelDelta] = []
-        if event == DONE_EVENT:
+        if event is DONE_EVENT or event == DONE_EVENT:
             if not self.complete:
                 self.end_all(out)
                 self.complete = True
@@ -48,17 +48,27 @@ class OpenAIChatDecoder(StreamDecoder):
         if error:
             message = error.get("message", error) if isinstance(error, dict) else error
             raise StreamFailedError(f"{self.vendor} failed mid-stream: {message}")
-        if event.get("model"):
-            self.model = str(event["model"])
-        for choice in (event.get("choices") or [])[:1]:
+        model = event.get("model")
+        if model and model != self.model:
+            self.model = str(model)
+        choices = event.get("choices")
+        if choices:
+            choice = choices[0]
             self._choices += 1
             delta: JSONDict = choice.get("delta") or {}
-            self.reasoning(delta.get("reasoning_content") or delta.get("reasoning"), out)
-            self.text(delta.get("content"), out)
-            for item in delta.get("tool_calls") or []:
-                self._call(item, out)
-            if choice.get("finish_reason"):
-                self.finish_reason(str(choice["finish_reason"]), out)
+            reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+            if reasoning:
+                self.reasoning(reasoning, out)
+            content = delta.get("content")
+            if content:
+                self.text(content, out)
+            calls = delta.get("tool_calls")
+            if calls:
+                for item in calls:
+                    self._call(item, out)
+            reason = choice.get("finish_reason")
+            if reason:
+                self.finish_reason(str(reason), out)
                 self.complete = True
         usage = event.get("usage")
         if isinstance(usage, dict):
