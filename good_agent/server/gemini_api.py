@@ -6,7 +6,8 @@ Gemini's camelCase, ``contents[1].parts[0].functionResponse.name``) in every err
 Field names are read in camelCase or snake_case, as Google's JSON parsers accept
 both. ``functionCall`` parts become assistant ``tool_calls`` with ids the bridge
 makes (or the part's own ``id``); a ``functionResponse`` answers the earliest
-unanswered call of its name (or its ``id``), as Gemini matches them.
+unanswered call of its name (or its ``id``), as Gemini matches them, and its own
+``parts`` (images, documents, audio a tool returned) become the tool result's media.
 :func:`generate_body` and :class:`GeminiStreamWriter` write replies and stream
 chunks as Gemini does: whole ``functionCall`` parts, ``finishReason`` and
 ``usageMetadata`` on the last chunk.
@@ -33,7 +34,7 @@ from good_agent.server.openai_api import utf8
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
 from good_agent.types.content import MEDIA_KEY, kind_of_media
-from good_agent.types.messages import ModelResponse, ToolCall
+from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
@@ -154,6 +155,24 @@ def _response_text(response: Any) -> tuple[str, bool]:
     return json.dumps(response, ensure_ascii=False), is_error
 
 
+def _response_media(parts: Any, where: str) -> list[JSONDict]:
+    """A ``functionResponse``'s own ``parts`` (``inlineData`` / ``fileData``, as
+    Gemini takes multimodal function results) as the tool result's media parts."""
+    media = []
+    for number, part in enumerate(_list(parts, where)):
+        path = f"{where}[{number}]"
+        part = _object(part, path)
+        if field_of(part, "inline_data") is None and field_of(part, "file_data") is None:
+            kinds = ", ".join(sorted(part)) or "nothing"
+            raise bad_request(
+                f"'{path}' holds {kinds}; a function response's parts are inlineData "
+                "or fileData",
+                path,
+            )
+        media.append(_media(part, path))
+    return media
+
+
 def _user_turn(parts: list[Any], where: str, calls: _Calls) -> list[JSONDict]:
     results: list[JSONDict] = []
     content: list[JSONDict] = []
@@ -186,6 +205,9 @@ def _user_turn(parts: list[Any], where: str, calls: _Calls) -> list[JSONDict]:
             }
             if is_error:
                 message["is_error"] = True
+            media = _response_media(answer.get("parts"), f"{path}.functionResponse.parts")
+            if media:
+                message[MEDIA_RESULT_KEY] = media
             results.append(message)
         elif field_of(part, "inline_data") is not None or field_of(part, "file_data") is not None:
             content.append(_media(part, path))

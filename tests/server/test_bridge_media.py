@@ -549,6 +549,100 @@ async def test_gemini_client_inline_data_reaches_openai_upstream(
     assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
 
 
+def gemini_tool_turns(*parts: Any) -> list[Any]:
+    """A Gemini history whose function response carries ``parts`` (a tool's media)."""
+    return [
+        genai_types.Content(role="user", parts=[genai_types.Part(text="Draw the sales chart.")]),
+        genai_types.Content(
+            role="model",
+            parts=[genai_types.Part(function_call=genai_types.FunctionCall(name="chart", args={}))],
+        ),
+        genai_types.Content(
+            role="user",
+            parts=[
+                genai_types.Part(
+                    function_response=genai_types.FunctionResponse(
+                        name="chart", response={"output": "The chart:"}, parts=list(parts)
+                    )
+                )
+            ],
+        ),
+    ]
+
+
+CHART_DECLARATION = genai_types.Tool(
+    function_declarations=[genai_types.FunctionDeclaration(name="chart", description="A chart.")]
+)
+
+
+def media_response_part(data: bytes, mime_type: str) -> genai_types.FunctionResponsePart:
+    blob = genai_types.FunctionResponseBlob(data=data, mime_type=mime_type, display_name="chart")
+    return genai_types.FunctionResponsePart(inline_data=blob)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_gemini_function_response_media_reach_anthropic_tool_result(
+    gem: genai.Client, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["anthropic"][0]
+    contents = gemini_tool_turns(
+        media_response_part(PNG, "image/png"), media_response_part(PDF, "application/pdf")
+    )
+    config = genai_types.GenerateContentConfig(
+        tools=[CHART_DECLARATION],
+        automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    if stream:
+        chunks = await gem.aio.models.generate_content_stream(
+            model="claude", contents=contents, config=config
+        )
+        _ = [chunk async for chunk in chunks]
+    else:
+        await gem.aio.models.generate_content(model="claude", contents=contents, config=config)
+    assert fake.problems == []
+    (result,) = fake.requests[-1]["messages"][-1]["content"]
+    assert result["type"] == "tool_result"
+    text, image, document = result["content"]
+    assert text == {"type": "text", "text": "The chart:"}
+    assert image["source"]["media_type"] == "image/png"
+    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
+    assert document["type"] == "document"
+    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+
+
+async def test_gemini_function_response_media_follow_to_openai_and_bad_parts_are_a_400(
+    gem: genai.Client, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["openai"][0]
+    config = genai_types.GenerateContentConfig(
+        tools=[CHART_DECLARATION],
+        automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True),
+    )
+    contents = gemini_tool_turns(media_response_part(PNG, "image/png"))
+    await gem.aio.models.generate_content(model="gpt", contents=contents, config=config)
+    assert fake.problems == []
+    *_, tool, user = fake.requests[-1]["messages"]
+    assert tool["role"] == "tool" and tool["content"] == "The chart:"
+    said, image = user["content"]
+    assert said == {"type": "text", "text": "Returned by chart:"}
+    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
+    asked = len(fake.requests)
+    not_png = media_response_part(PDF, "image/png")
+    with pytest.raises(genai_errors.ClientError) as refused:
+        await gem.aio.models.generate_content(
+            model="gpt", contents=gemini_tool_turns(not_png), config=config
+        )
+    assert refused.value.code == 400 and "not image/png as declared" in str(refused.value.message)
+    empty = genai_types.FunctionResponsePart()
+    with pytest.raises(genai_errors.ClientError) as refused:
+        await gem.aio.models.generate_content(
+            model="gpt", contents=gemini_tool_turns(empty), config=config
+        )
+    assert refused.value.code == 400
+    assert "contents[2].parts[0].functionResponse.parts[0]" in str(refused.value.message)
+    assert len(fake.requests) == asked
+
+
 async def test_gemini_client_file_data_goes_as_a_url_or_is_a_400(
     gem: genai.Client, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
