@@ -226,6 +226,8 @@ class ProviderModel:
                 usage.input_tokens + decoded.usage.input_tokens,
                 usage.output_tokens + decoded.usage.output_tokens,
             )
+        if usage is decoded.usage:  # one attempt: the reply as decoded
+            return decoded
         return dataclasses.replace(decoded, usage=usage)
 
     def _decoded(self, plan: Plan, raw: JSONDict) -> ModelResponse:

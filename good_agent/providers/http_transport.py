@@ -48,6 +48,8 @@ from good_agent.types.errors import (
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")  # noqa: B009
 """The JSON decoder's scanner (C): a value from a position, and where it ends."""
+_BODY_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+"""A request body's JSON text (the encoder made once, not per request)."""
 
 
 def _sse_payload(data: str) -> Any:
@@ -222,8 +224,7 @@ class HttpTransport(ABC):
     def encode(self, body: JSONDict, *, stream: bool) -> bytes:
         """The request body as sent (compact UTF-8 JSON)."""
         wire_body = self.wire_body(body, stream=stream)
-        text = json.dumps(wire_body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        return text.encode()
+        return _BODY_TEXT(wire_body).encode()
 
     async def send(self, body: JSONDict) -> JSONDict:
         """Send ``body`` and return the whole reply (``request_timeout`` bounds the

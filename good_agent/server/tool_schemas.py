@@ -40,6 +40,8 @@ MAX_SCHEMA_DEPTH = 64
 _ACCEPTED: OrderedDict[str, None] = OrderedDict()
 _CACHED_SCHEMAS = 1024
 _CACHED_SCHEMA_CHARS = 16_000
+_KEY_TEXT = json.JSONEncoder(separators=(",", ":")).encode
+"""The cache key's text of a schema (the encoder made once, not per call)."""
 
 _TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _ONE_SCHEMA = frozenset(
@@ -102,7 +104,7 @@ def check_tool_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param} must be a JSON Schema object", param)
     if schema.get("type", "object") != "object":
         raise bad_request(f"{param} must have type 'object', got {schema.get('type')!r}", param)
-    key = json.dumps(schema, separators=(",", ":"))
+    key = _KEY_TEXT(schema)
     if key in _ACCEPTED:
         _ACCEPTED.move_to_end(key)
         return

@@ -83,6 +83,8 @@ def strict_problems(schema: JSONDict) -> list[str]:
 _RESULTS: OrderedDict[tuple[str, bool | None], StrictResult] = OrderedDict()
 _CACHED_RESULTS = 1_024
 _CACHED_RESULT_CHARS = 64_000
+_KEY_TEXT = json.JSONEncoder(separators=(",", ":")).encode
+"""The cache key's text of a schema (the encoder made once, not per call)."""
 
 
 def to_strict_schema(schema: JSONDict | None, strict: bool | None = None) -> StrictResult:
@@ -96,7 +98,7 @@ def to_strict_schema(schema: JSONDict | None, strict: bool | None = None) -> Str
     same (shared) result object: it must not be modified.
     """
     try:
-        text = json.dumps(schema, separators=(",", ":"))
+        text = _KEY_TEXT(schema)
     except (TypeError, ValueError, RecursionError):  # not JSON: transformed each time
         return _transform(schema, strict)
     key = (text, strict)
