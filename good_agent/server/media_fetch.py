@@ -26,6 +26,7 @@ import dataclasses
 import ipaddress
 import socket
 import ssl
+from functools import partial
 from urllib.parse import urljoin, urlsplit
 
 import anyio
@@ -175,10 +176,9 @@ class MediaFetcher:
 
     async def _body(self, response: httpx2.Response, where: str) -> bytes:
         limit = self.limits.part_bytes
-        over = too_large(
-            f"{where}: the fetched part is over the limit max_media_part_bytes = {limit}", where
-        )
+        message = f"{where}: the fetched part is over the limit max_media_part_bytes = {limit}"
         declared = response.headers.get("content-length")
+        over = partial(too_large, message, where)
         return await read_at_most(response.aiter_bytes(), declared, limit, over)
 
     async def fetch(self, part: JSONDict, media: MediaPart, where: str) -> JSONDict:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
+from functools import partial
 from typing import Any
 
 from pydantic_core import from_json
@@ -39,26 +40,32 @@ not match holds no infinite number, so its parsed value is not searched for one.
 async def read_json_body(request: Request, limit: int) -> Any:
     """The JSON body of ``request``, at most ``limit`` bytes long (413 beyond), parsed
     with :func:`parse_body`."""
-    too_large = BridgeError(
-        413, f"the request body exceeds {limit} bytes", code="request_too_large"
-    )
     declared = request.headers.get("content-length")
+    too_large = partial(_body_too_large, limit)
     return parse_body(await read_at_most(request.stream(), declared, limit, too_large))
 
 
+def _body_too_large(limit: int) -> BridgeError:
+    return BridgeError(413, f"the request body exceeds {limit} bytes", code="request_too_large")
+
+
 async def read_at_most(
-    chunks: AsyncIterable[bytes], declared: str | None, limit: int, too_large: BridgeError
+    chunks: AsyncIterable[bytes],
+    declared: str | None,
+    limit: int,
+    too_large: Callable[[], BridgeError],
 ) -> bytes:
-    """The bytes of ``chunks``, at most ``limit`` of them; ``too_large`` is raised as
-    soon as the declared length (a ``Content-Length`` value) or the bytes read pass it."""
+    """The bytes of ``chunks``, at most ``limit`` of them; the error ``too_large()``
+    makes is raised as soon as the declared length (a ``Content-Length`` value) or the
+    bytes read pass it (it is made only then: most bodies fit)."""
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise too_large
+        raise too_large()
     parts: list[bytes] = []
     size = 0
     async for chunk in chunks:
         size += len(chunk)
         if size > limit:
-            raise too_large
+            raise too_large()
         parts.append(chunk)
     return b"".join(parts)
 
