@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from good_agent.providers.arguments import with_call_changes
 from good_agent.providers.schema.nulls import drop_added_nulls
@@ -31,14 +31,18 @@ class NameRule:
     allowed: str = "a-zA-Z0-9_-"
     max_length: int = 64
     first: str | None = None
+    _valid: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # The whole rule as one pattern, compiled once (names are checked per request).
+        first = "" if self.first is None else f"(?=[{self.first}])"
+        object.__setattr__(self, "_valid", re.compile(f"{first}[{self.allowed}]+"))
 
     def is_valid(self, name: str) -> bool:
         """Whether ``name`` is acceptable as is."""
         if not name or len(name) > self.max_length:
             return False
-        if re.fullmatch(f"[{self.allowed}]+", name) is None:
-            return False
-        return self.first is None or re.match(f"[{self.first}]", name) is not None
+        return self._valid.fullmatch(name) is not None
 
 
 OPENAI_NAMES = NameRule()
