@@ -47,7 +47,7 @@ class DisconnectWatch:
         """Whether ``http.disconnect`` has arrived (the client left, or the reply
         was sent)."""
         self._scope: anyio.CancelScope | None = None
-        task = asyncio.ensure_future(_until_disconnect(receive))
+        task = asyncio.get_running_loop().create_task(_until_disconnect(receive))
         task.add_done_callback(self._ended)
 
     def _ended(self, task: asyncio.Future[None]) -> None:

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from good_agent.server.app import Bridge
 
 logger = logging.getLogger("good_agent.server")
+access_log = logging.getLogger("good_agent.server.access")
+"""The access log (the bridge writes its records; see ``Bridge.log``)."""
 
 T = TypeVar("T")
 
@@ -107,6 +109,8 @@ class Exchange:
         self, status: int, usage: Usage | None = None, route: ServedModel | None = None
     ) -> None:
         """Write the request's access-log record."""
+        if not access_log.isEnabledFor(logging.INFO):  # the clock is not read for nothing
+            return
         self.bridge.log(
             self.path,
             route or self.route,
