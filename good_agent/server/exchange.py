@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.requests import ClientDisconnect, Request
@@ -48,6 +49,8 @@ SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
 """The headers of a streamed (server-sent events) reply."""
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_REQUEST_ID_KEY = REQUEST_ID_HEADER.encode("latin-1")
+_JSON_TYPE = JSONResponse.media_type.encode("latin-1")
 
 
 class ReplyJSON(JSONResponse):
@@ -56,6 +59,22 @@ class ReplyJSON(JSONResponse):
     def render(self, content: Any) -> bytes:
         """Compact JSON, UTF-8."""
         return utf8(_COMPACT.encode(content))
+
+    @classmethod
+    def with_request_id(cls, content: Any, request_id: str) -> ReplyJSON:
+        """A 200 reply of ``content`` with the request id header: the response
+        ``ReplyJSON(content, headers={REQUEST_ID_HEADER: request_id})`` is, its
+        headers written out directly rather than through Starlette's general path."""
+        reply = cls.__new__(cls)
+        reply.status_code = 200
+        reply.background = None
+        body = reply.body = reply.render(content)
+        reply.raw_headers = [
+            (_REQUEST_ID_KEY, request_id.encode("latin-1")),
+            (b"content-length", str(len(body)).encode("latin-1")),
+            (b"content-type", _JSON_TYPE),
+        ]
+        return reply
 
 
 def new_request_id() -> str:
@@ -127,8 +146,11 @@ class Exchange:
         (:mod:`good_agent.server.media_fetch`)."""
         assert self.route is not None, "the route is chosen first"
         media = self.bridge.fetcher.media_of(request)
+        route = self.route
+        if not route.entry.fallback:  # one route: no walk, no closures
+            return route, await self.watch.run(partial(media.complete, route))
         return await with_fallback(
-            self.bridge.candidates(self.route),
+            self.bridge.candidates(route),
             lambda r: self.watch.run(lambda: media.complete(r)),
         )
 
@@ -151,7 +173,7 @@ class Exchange:
 
     def json(self, payload: Any) -> ReplyJSON:
         """A JSON reply carrying the request id."""
-        return ReplyJSON(payload, headers={REQUEST_ID_HEADER: self.request_id})
+        return ReplyJSON.with_request_id(payload, self.request_id)
 
     def events(self, chunks: AsyncIterator[bytes]) -> EventStream:
         """A server-sent events reply carrying the request id (cancelled if the client

@@ -195,9 +195,10 @@ class ServedModel:
                 "tool_choice to it",
                 "response_format",
             )
-        if any(tool_function(tool).get("strict") is True for tool in request.tools):
-            settings = {"strict_tools": None, **request.settings}
-            request = dataclasses.replace(request, settings=settings)
+        for tool in request.tools:
+            if tool_function(tool).get("strict") is True:
+                settings = {"strict_tools": None, **request.settings}
+                return dataclasses.replace(request, settings=settings)
         return request
 
     async def complete(self, request: BridgeRequest) -> ModelResponse:

@@ -156,3 +156,41 @@ def test_a_forked_process_draws_a_new_random_part() -> None:
     after = fresh_id("x")
     assert _IDS.process != process
     assert after[1:13] == _IDS.process and before[1:13] == process
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(payload=_JSON, request_id=st.text(alphabet="abcdef0123456789_req", max_size=30))
+async def test_reply_json_with_request_id_is_the_general_response(
+    payload: Any, request_id: str
+) -> None:
+    """The whole reply built directly sends what Starlette's general path sends: the
+    same status, headers (in order) and body, through ASGI."""
+    from starlette.responses import Response
+
+    from good_agent.server.exchange import REQUEST_ID_HEADER, ReplyJSON
+
+    async def sent(response: Response) -> list[dict[str, Any]]:
+        messages: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            messages.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": "/", "headers": []}
+        await response(scope, receive, send)
+        return messages
+
+    general = ReplyJSON(payload, headers={REQUEST_ID_HEADER: request_id})
+    direct = ReplyJSON.with_request_id(payload, request_id)
+    assert await sent(direct) == await sent(general)
+    assert direct.headers == general.headers
+    assert json.loads(direct.body) == payload
