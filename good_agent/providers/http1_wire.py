@@ -121,6 +121,7 @@ class _Connection(asyncio.Protocol):
         self.delimited = False  # a Content-Length or chunked body (else: until EOF)
         self.decoder: Any = None
         self.keep_alive = False
+        self.streaming = False  # read while it arrives: the socket pauses for a slow reader
 
     # -- asyncio.Protocol ------------------------------------------------------------
 
@@ -199,7 +200,8 @@ class _Connection(asyncio.Protocol):
                 return
         self.chunks.append(body)
         self.buffered += len(body)
-        if self.buffered > PAUSE_BYTES and not self._paused and self.transport is not None:
+        if self.buffered > PAUSE_BYTES and self.streaming and not self._paused:
+            assert self.transport is not None
             self._paused = True
             self.transport.pause_reading()
         self._wake()
@@ -232,11 +234,12 @@ class _Connection(asyncio.Protocol):
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
-    def start(self, data: bytes) -> None:
+    def start(self, data: bytes, *, streaming: bool = False) -> None:
         """Send one request (head and body together) and start its read timer."""
         assert self.transport is not None
         self.busy = True
         self._reset_reply()
+        self.streaming = streaming
         self._last_read = self.loop.time()
         self._timer = self.loop.call_later(self.wire.read_timeout, self._check_reads)
         self.transport.write(data)
@@ -651,7 +654,7 @@ class Http1Wire:
             async with asyncio.timeout(total):
                 conn = await self._acquire(target, provider)
                 try:
-                    conn.start(data)
+                    conn.start(data, streaming=True)
                     try:
                         await conn.head()
                     except (_Dropped, _ReadTimeout) as exc:

@@ -129,8 +129,8 @@ class ServedModel:
         entry: The configuration entry.
         server: The server table (time limits).
         client: The bridge's shared HTTP client.
-        wire: The bridge's ``aiohttp`` wire, when it has one (then used instead of
-            ``client`` by the built-in providers).
+        wire: The bridge's own upstream client, when it has one (an ``Http1Wire`` or
+            ``AiohttpWire``, used instead of ``client`` by the built-in providers).
         secrets: The bridge's secrets, which the route's upstream key joins.
     """
 

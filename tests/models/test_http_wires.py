@@ -11,6 +11,7 @@ from bridge_fakes import UPSTREAM_KEY, OpenAIFake, Reply
 
 from good_agent.models import ModelRequest, ModelResponse
 from good_agent.models.provider_model import ProviderModel
+from good_agent.providers.http1_wire import Http1Wire
 from good_agent.providers.http_wire import AiohttpWire, HttpxWire, Wire
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
@@ -35,6 +36,8 @@ def upstream() -> Iterator[tuple[OpenAIFake, str]]:
 def make_wire(kind: str) -> Wire:
     if kind == "aiohttp":
         return AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
+    if kind == "http1":
+        return Http1Wire(connect_timeout=2.0, read_timeout=5.0)
     return HttpxWire(httpx2.AsyncClient(), httpx2.Timeout(5.0, connect=2.0))
 
 
@@ -52,7 +55,7 @@ async def streamed(model: ProviderModel) -> ModelResponse:
     return final
 
 
-@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp", "http1"])
 async def test_an_event_longer_than_the_line_limit_of_aiohttp_arrives_whole(
     kind: str, upstream: tuple[OpenAIFake, str]
 ) -> None:
@@ -69,7 +72,7 @@ async def test_an_event_longer_than_the_line_limit_of_aiohttp_arrives_whole(
     assert reply.content == long_text
 
 
-@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp", "http1"])
 async def test_a_refused_connection_names_the_url(kind: str) -> None:
     wire = make_wire(kind)
     try:
@@ -81,7 +84,7 @@ async def test_a_refused_connection_names_the_url(kind: str) -> None:
         await wire.aclose()
 
 
-@pytest.mark.parametrize("kind", ["httpx", "aiohttp"])
+@pytest.mark.parametrize("kind", ["httpx", "aiohttp", "http1"])
 async def test_a_stream_cut_mid_reply_is_incomplete(
     kind: str, upstream: tuple[OpenAIFake, str]
 ) -> None:
@@ -97,14 +100,15 @@ async def test_a_stream_cut_mid_reply_is_incomplete(
         await wire.aclose()
 
 
-async def test_aiohttp_ends_a_reply_that_outlasts_its_whole_time_limit(
-    upstream: tuple[OpenAIFake, str],
+@pytest.mark.parametrize("kind", ["aiohttp", "http1"])
+async def test_a_wire_ends_a_reply_that_outlasts_its_whole_time_limit(
+    kind: str, upstream: tuple[OpenAIFake, str]
 ) -> None:
     fake, url = upstream
     fake.reset()
     fake.reply = Reply(text="slow words " * 20)
     fake.chunk_delay = 0.2  # about 12 s in all
-    wire = AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
+    wire = make_wire(kind)
     transport = OpenAIHttpTransport(
         "fake-gpt", base_url=f"{url}/v1", api_key=UPSTREAM_KEY, wire=wire, stream_timeout=1.0
     )

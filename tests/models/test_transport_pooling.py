@@ -22,8 +22,9 @@ from good_agent.models import (
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
+from good_agent.providers.http1_wire import Http1Wire
 from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.http_wire import AiohttpWire
+from good_agent.providers.http_wire import AiohttpWire, Wire
 from good_agent.providers.ollama.http_transport import OllamaHttpTransport
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
@@ -73,7 +74,7 @@ def sdk_model(kind: str, url: str) -> ProviderModel:
 
 
 def http_model(
-    kind: str, url: str, client: httpx2.AsyncClient, wire: AiohttpWire | None = None
+    kind: str, url: str, client: httpx2.AsyncClient, wire: Wire | None = None
 ) -> ProviderModel:
     transports: dict[str, tuple[type[HttpTransport], str, str]] = {
         "openai": (OpenAIHttpTransport, f"{url}/v1", "openai:fake-gpt"),
@@ -98,7 +99,7 @@ async def stream_text(model: ProviderModel) -> str | None:
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic", "ollama"])
-@pytest.mark.parametrize("via", ["sdk", "http", "aiohttp"])
+@pytest.mark.parametrize("via", ["sdk", "http", "aiohttp", "http1"])
 async def test_streamed_requests_reuse_one_connection(
     kind: str, via: str, servers: dict[str, tuple[Fake, ConnectionCounter, str]]
 ) -> None:
@@ -107,7 +108,11 @@ async def test_streamed_requests_reuse_one_connection(
     fake.reply = Reply(text="A streamed answer in several chunks.")
     counter.clients.clear()
     client = httpx2.AsyncClient()
-    wire = AiohttpWire() if via == "aiohttp" else None
+    wire: Wire | None = None
+    if via == "aiohttp":
+        wire = AiohttpWire()
+    elif via == "http1":
+        wire = Http1Wire()
     model = sdk_model(kind, url) if via == "sdk" else http_model(kind, url, client, wire)
     try:
         for _ in range(5):

@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 
+from good_agent.providers.http1_wire import Http1Wire
 from good_agent.providers.http_wire import AiohttpWire, HttpxWire, Wire
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 
@@ -51,14 +52,17 @@ async def upstream() -> AsyncIterator[str]:
 def make_wire(kind: str) -> Wire:
     if kind == "aiohttp":
         return AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
+    if kind == "http1":
+        return Http1Wire(connect_timeout=2.0, read_timeout=5.0)
     return HttpxWire(httpx2.AsyncClient(), httpx2.Timeout(5.0, connect=2.0))
 
 
 EXPECTED_LINES = BODY.decode().replace("\r\n", "\n").split("\n")[:-1]
 
 
-async def test_aiohttp_gives_the_lines_of_one_read_in_one_batch(upstream: str) -> None:
-    wire = AiohttpWire(connect_timeout=2.0, read_timeout=5.0)
+@pytest.mark.parametrize("kind", ["aiohttp", "http1"])
+async def test_a_wire_gives_the_lines_of_one_read_in_one_batch(kind: str, upstream: str) -> None:
+    wire = make_wire(kind)
     try:
         async with wire.stream(f"{upstream}/chat/completions", b"{}", {}, provider="t") as reply:
             batches = [batch async for batch in reply.line_batches()]
@@ -68,7 +72,7 @@ async def test_aiohttp_gives_the_lines_of_one_read_in_one_batch(upstream: str) -
     assert batches[0] == EXPECTED_LINES
 
 
-@pytest.mark.parametrize("kind", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("kind", ["aiohttp", "httpx", "http1"])
 async def test_both_clients_give_the_same_lines(kind: str, upstream: str) -> None:
     wire = make_wire(kind)
     try:
@@ -82,7 +86,7 @@ async def test_both_clients_give_the_same_lines(kind: str, upstream: str) -> Non
     assert [line for line in lines if line] == [line for line in EXPECTED_LINES if line]
 
 
-@pytest.mark.parametrize("kind", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("kind", ["aiohttp", "httpx", "http1"])
 async def test_the_transport_gives_every_event(kind: str, upstream: str) -> None:
     wire = make_wire(kind)
     transport = OpenAIHttpTransport("m", base_url=upstream, api_key="sk-batches", wire=wire)

@@ -2,8 +2,9 @@
 
 The upstream here is a raw loopback socket: it sends the response head and a few
 chunks, waits until the first piece has reached the client, then resets the
-connection (``SO_LINGER`` 0). Checked through the bridge with both of its HTTP
-clients (aiohttp and httpx) on both endpoints, and in the model core.
+connection (``SO_LINGER`` 0). Checked through the bridge with each of its HTTP
+clients (its own HTTP/1.1 wire, aiohttp and httpx) on both endpoints, and in the
+model core.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from bridge_harness import CLIENT_KEY, USER
 
 from good_agent import ModelIncompleteStreamError
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.http_wire import AiohttpWire
+from good_agent.providers.http1_wire import Http1Wire
+from good_agent.providers.http_wire import AiohttpWire, Wire
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.providers.streaming import TextDelta
 from good_agent.providers.types import ChatRequest
@@ -92,7 +94,9 @@ def upstream() -> Iterator[ResettingUpstream]:
     server.close()
 
 
-def bridge_for(upstream: ResettingUpstream, wire: str) -> BackgroundServer:
+def bridge_for(
+    upstream: ResettingUpstream, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> BackgroundServer:
     config = parse_config(
         {
             "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
@@ -108,17 +112,20 @@ def bridge_for(upstream: ResettingUpstream, wire: str) -> BackgroundServer:
         }
     )
     client = httpx2.AsyncClient() if wire == "httpx" else None
+    if wire == "aiohttp":  # as when httptools is not installed
+        monkeypatch.setattr("good_agent.server.app.http1_available", lambda: False)
     app = create_app(config, client=client)
-    assert (app.state.bridge.wire is None) == (wire == "httpx")
+    kinds = {"http1": Http1Wire, "aiohttp": AiohttpWire, "httpx": type(None)}
+    assert type(app.state.bridge.wire) is kinds[wire]
     return BackgroundServer(app).start()
 
 
 @pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages"])
-@pytest.mark.parametrize("wire", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("wire", ["http1", "aiohttp", "httpx"])
 async def test_a_reset_mid_stream_is_a_cut_stream(
-    upstream: ResettingUpstream, wire: str, path: str
+    upstream: ResettingUpstream, wire: str, path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bridge = bridge_for(upstream, wire)
+    bridge = bridge_for(upstream, wire, monkeypatch)
     body = {"model": "gpt", "messages": USER, "max_tokens": 50, "stream": True}
     lines: list[str] = []
     try:
@@ -148,12 +155,16 @@ async def test_a_reset_mid_stream_is_a_cut_stream(
     assert "cannot" not in error["message"] and "reach" not in error["message"]
 
 
-@pytest.mark.parametrize("wire", ["aiohttp", "httpx"])
+@pytest.mark.parametrize("wire", ["http1", "aiohttp", "httpx"])
 async def test_the_model_core_says_the_stream_was_cut(
     upstream: ResettingUpstream, wire: str
 ) -> None:
-    aiohttp_wire = AiohttpWire() if wire == "aiohttp" else None
-    transport = OpenAIHttpTransport("m", base_url=upstream.url, wire=aiohttp_wire)
+    own_wire: Wire | None = None
+    if wire == "aiohttp":
+        own_wire = AiohttpWire()
+    elif wire == "http1":
+        own_wire = Http1Wire()
+    transport = OpenAIHttpTransport("m", base_url=upstream.url, wire=own_wire)
     model = ProviderModel("m", transport, mode="native")
     texts: list[str] = []
     try:
@@ -164,8 +175,8 @@ async def test_the_model_core_says_the_stream_was_cut(
                     upstream.cut.set()
     finally:
         await transport.aclose()
-        if aiohttp_wire is not None:
-            await aiohttp_wire.aclose()
+        if own_wire is not None:
+            await own_wire.aclose()
     assert texts and texts[0] == "Hel"
     assert "cut before its final event" in str(cut.value)
     assert "cannot reach" not in str(cut.value)
