@@ -121,6 +121,7 @@ class _Connection(asyncio.Protocol):
         self.delimited = False  # a Content-Length or chunked body (else: until EOF)
         self.decoder: Any = None
         self.keep_alive = False
+        self.interim = False
         self.streaming = False  # read while it arrives: the socket pauses for a slow reader
 
     # -- asyncio.Protocol ------------------------------------------------------------
@@ -130,7 +131,7 @@ class _Connection(asyncio.Protocol):
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
-        if not self.busy:  # bytes nobody asked for: the connection is not trusted again
+        if not self.busy or self.complete:  # bytes nobody asked for: not trusted again
             self.close()
             return
         self._last_read = self.loop.time()
@@ -171,12 +172,17 @@ class _Connection(asyncio.Protocol):
         self.raw_headers.append((name, value))
 
     def on_headers_complete(self) -> None:
+        status = self.parser.get_status_code()
+        if 100 <= status < 200:  # an interim reply (103 Early Hints): the real one follows
+            self.raw_headers = []
+            self.interim = True
+            return
         items: dict[str, str] = {}
         for raw_name, raw_value in self.raw_headers:
             name = raw_name.decode("latin-1").lower()
             value = raw_value.decode("latin-1")
             items[name] = f"{items[name]}, {value}" if name in items else value
-        self.status = self.parser.get_status_code()
+        self.status = status
         self.delimited = "content-length" in items or "chunked" in items.get(
             "transfer-encoding", ""
         )
@@ -207,6 +213,9 @@ class _Connection(asyncio.Protocol):
         self._wake()
 
     def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+            return
         # Asked here: once the callback returns, the parser has moved on to the next reply.
         self.keep_alive = self.parser.should_keep_alive()
         self._finish()

@@ -9,9 +9,10 @@ reached or drops the connection before the reply, and
 is cut (the connection reset or closed mid-body).
 
 :class:`HttpxWire` is the default (``httpx2`` is a core dependency).
-:class:`AiohttpWire` is what the bridge uses when ``aiohttp`` is installed (the
-``server`` extra): it spends well under half the CPU of ``httpx2`` per request
-(``benchmarks/bridge.py``), which is most of what the bridge adds to a call.
+:class:`AiohttpWire` spends well under half the CPU of ``httpx2`` per request
+(``benchmarks/bridge.py``); the bridge uses it when the environment names a proxy.
+Otherwise the bridge uses :class:`~good_agent.providers.http1_wire.Http1Wire`, its
+own HTTP/1.1 client, at about a fifth of the CPU of ``aiohttp``.
 """
 
 from __future__ import annotations

@@ -368,6 +368,25 @@ async def test_a_full_pool_waits_at_most_the_read_timeout(serve: Serve) -> None:
     assert client.open_connections == 0
 
 
+async def test_an_interim_reply_is_skipped(serve: Serve) -> None:
+    async def answer(request: Request, writer: asyncio.StreamWriter) -> bool:
+        writer.write(b"HTTP/1.1 103 Early Hints\r\nlink: </a>; rel=preload\r\n\r\n")
+        writer.write(reply(b"real", "x-final: yes"))
+        return True
+
+    upstream = await serve(answer)
+    client = wire()
+    try:
+        got = await client.post(f"{upstream.url}/v1/x", b"{}", {}, provider="t")
+        again = await client.post(f"{upstream.url}/v1/x", b"{}", {}, provider="t")
+    finally:
+        await client.aclose()
+    assert (got.status, got.body, got.headers.get("x-final")) == (200, b"real", "yes")
+    assert "link" not in got.headers
+    assert again.body == b"real"
+    assert upstream.connections == 1
+
+
 async def test_a_gzip_reply_is_decoded(serve: Serve) -> None:
     async def answer(request: Request, writer: asyncio.StreamWriter) -> bool:
         writer.write(reply(gzip.compress(b'{"a": 1}'), "content-encoding: gzip"))
