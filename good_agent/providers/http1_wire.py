@@ -23,7 +23,7 @@ import ssl
 import zlib
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 try:
@@ -127,8 +127,8 @@ class _Connection(asyncio.Protocol):
     # -- asyncio.Protocol ------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # uvloop's transports are not subclasses of asyncio's: no isinstance check.
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         if not self.busy or self.complete:  # bytes nobody asked for: not trusted again
@@ -541,7 +541,7 @@ class Http1Wire:
             tls = self._tls
         try:
             async with asyncio.timeout(self.connect_timeout):
-                _, conn = await loop.create_connection(
+                transport, conn = await loop.create_connection(
                     lambda: _Connection(self, target.key),
                     target.host,
                     target.port,
@@ -554,6 +554,8 @@ class Http1Wire:
             ) from None
         except OSError as exc:
             raise connection_error(provider, target.shown, exc) from None
+        if conn.transport is None:  # uvloop may tell the protocol after it returns
+            conn.transport = cast(asyncio.Transport, transport)
         return conn
 
     def _close_idle(self) -> bool:

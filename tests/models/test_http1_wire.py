@@ -678,3 +678,29 @@ async def lines_read_in(pieces: list[bytes]) -> list[str]:
         await client.aclose()
         await upstream.stop()
     return got
+
+
+def test_on_uvloop_as_the_bridge_runs() -> None:
+    uvloop = pytest.importorskip("uvloop")
+
+    async def main() -> tuple[list[bytes], list[str], int]:
+        upstream = RawUpstream(echo)
+        await upstream.start()
+        client = wire()
+        try:
+            bodies = [
+                (await client.post(f"{upstream.url}/v1/x", b"%d" % n, {}, provider="t")).body
+                for n in range(3)
+            ]
+            async with client.stream(f"{upstream.url}/v1/x", b"a\nb", {}, provider="t") as reply_:
+                lines = [line async for line in reply_.lines()]
+        finally:
+            await client.aclose()
+            await upstream.stop()
+        return bodies, lines, upstream.connections
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        bodies, lines, connections = runner.run(main())
+    assert bodies == [b"echo:0", b"echo:1", b"echo:2"]
+    assert lines == ["echo:a", "b"]
+    assert connections == 1
