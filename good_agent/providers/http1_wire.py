@@ -555,7 +555,7 @@ class Http1Wire:
         except OSError as exc:
             raise connection_error(provider, target.shown, exc) from None
         if conn.transport is None:  # uvloop may tell the protocol after it returns
-            conn.transport = cast(asyncio.Transport, transport)
+            conn.transport = transport
         return conn
 
     def _close_idle(self) -> bool:
