@@ -372,25 +372,21 @@ def _check_text(what: str, text: str) -> None:
 
 
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_good_names: set[str] = set()
 
 
-def _check_name(name: str) -> None:
-    if name not in _good_names:
-        if not _TOKEN.fullmatch(name):
-            raise ModelBadRequestError(f"the header name {name!r} is not a valid name; refused")
-        if len(_good_names) < 1024:
-            _good_names.add(name)
-
-
-def _head(target: _Target, body: bytes, headers: Mapping[str, str]) -> bytes:
+def _head(target: _Target, body: bytes, headers: Mapping[str, str], names: set[str]) -> bytes:
+    """The request head (``names``: header names already found valid, added to)."""
     lines = [target.prefix, f"Content-Length: {len(body)}\r\n"]
     typed = agent = False
     for name, value in headers.items():
         lower = name.lower()
         if lower in _FORBIDDEN:
             continue
-        _check_name(name)
+        if name not in names:
+            if not _TOKEN.fullmatch(name):
+                raise ModelBadRequestError(f"the header name {name!r} is not a valid name; refused")
+            if len(names) < 1024:
+                names.add(name)
         if "\r" in value or "\n" in value or "\0" in value:
             _check_text(f"the value of header {name!r}", value)
         typed = typed or lower == "content-type"
@@ -485,6 +481,7 @@ class Http1Wire:
         self._waiting: list[asyncio.Future[None]] = []
         self._targets: dict[str, _Target] = {}
         self._tls: ssl.SSLContext | None = None
+        self._names: set[str] = set()
 
     @property
     def open_connections(self) -> int:
@@ -631,7 +628,7 @@ class Http1Wire:
     ) -> WireReply:
         """Post ``body``; return the whole reply."""
         target = self._target(url)
-        data = _head(target, body, headers) + body
+        data = _head(target, body, headers, self._names) + body
         conn = await self._acquire(target, provider)
         try:
             conn.start(data)
@@ -660,7 +657,7 @@ class Http1Wire:
         """The reply of a streamed request, read while it arrives; with ``total``, a
         reply not finished in that many seconds is a :class:`ModelTimeoutError`."""
         target = self._target(url)
-        data = _head(target, body, headers) + body
+        data = _head(target, body, headers, self._names) + body
         try:
             async with asyncio.timeout(total):
                 conn = await self._acquire(target, provider)
