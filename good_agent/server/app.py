@@ -91,7 +91,7 @@ class Bridge:
     Args:
         config: The validated configuration.
         client: An ``httpx2.AsyncClient`` for upstream calls. Without one, the
-            built-in providers are called through :func:`upstream_wire`'s choice,
+            built-in providers are called through the client ``upstream_wire`` chooses,
             else through an ``httpx2.AsyncClient`` made here.
     """
 
