@@ -32,7 +32,7 @@ except ModuleNotFoundError:  # the server extra is not installed
     httptools = None  # type: ignore[assignment]
 
 from good_agent._extras import missing_extra
-from good_agent.providers.http_wire import WireReply
+from good_agent.providers.http_wire import WireReply, line_batches
 from good_agent.providers.wire_errors import connection_error, stream_cut
 from good_agent.types.errors import (
     ModelBadRequestError,
@@ -424,26 +424,10 @@ class _Http1Stream:
                 return
             yield data
 
-    async def lines(self) -> AsyncIterator[str]:
-        """The body's lines (without their line ends), read to the end."""
-        async for batch in self.line_batches():
-            for line in batch:
-                yield line
-
-    async def line_batches(self) -> AsyncIterator[list[str]]:
+    def line_batches(self) -> AsyncIterator[list[str]]:
         """The complete lines of each read together; a last line without a line end
         comes alone at the end."""
-        held: list[bytes] = []
-        async for chunk in self._chunks():
-            if b"\n" not in chunk:
-                held.append(chunk)
-                continue
-            held.append(chunk)
-            *complete, rest = b"".join(held).split(b"\n")
-            held = [rest] if rest else []
-            yield [line.decode("utf-8", "replace").rstrip("\r") for line in complete]
-        if held:
-            yield [b"".join(held).decode("utf-8", "replace").rstrip("\r")]
+        return line_batches(self._chunks())
 
     async def read(self) -> bytes:
         """The rest of the body."""

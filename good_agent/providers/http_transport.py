@@ -324,15 +324,18 @@ class HttpTransport(ABC):
             batch: list[JSONDict] = []
             try:
                 for line in lines:
-                    if line.startswith("data:"):
-                        data.append(line[6:] if line.startswith("data: ") else line[5:])
-                    elif not line and data:
-                        value = _sse_payload("\n".join(data))
-                        data = []
-                        if type(value) is dict:
-                            batch.append(value)
-                        elif value is not None:
-                            batch.append(self.event_object(value))
+                    if not line:  # an event ends
+                        if data:
+                            value = _sse_payload(data[0] if len(data) == 1 else "\n".join(data))
+                            data = []
+                            if type(value) is dict:
+                                batch.append(value)
+                            elif value is not None:
+                                batch.append(self.event_object(value))
+                    elif line.startswith("data: "):
+                        data.append(line[6:])
+                    elif line.startswith("data:"):
+                        data.append(line[5:])
             except BaseException:
                 if batch:  # the events before a malformed one are still passed on
                     yield batch

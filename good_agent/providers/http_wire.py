@@ -49,13 +49,10 @@ class WireStream(Protocol):
     status: int
     headers: Mapping[str, str]
 
-    def lines(self) -> AsyncIterator[str]:
-        """The body's lines (without their line ends), read to the end."""
-        ...
-
     def line_batches(self) -> AsyncIterator[list[str]]:
-        """The body's lines as :meth:`lines` gives them, in lists: the complete lines
-        of one read together (one step of the reader for many small events)."""
+        """The body's lines (without their line ends), read to the end, in lists: the
+        complete lines of one read together (one step of the reader for many small
+        events), a last line without a line end alone at the end."""
         ...
 
     async def read(self) -> bytes:
@@ -119,11 +116,6 @@ class _HttpxStream:
         self.response = response
         self.status = response.status_code
         self.headers: Mapping[str, str] = response.headers
-
-    async def lines(self) -> AsyncIterator[str]:
-        async for batch in self.line_batches():
-            for line in batch:
-                yield line
 
     def line_batches(self) -> AsyncIterator[list[str]]:
         return line_batches(self.response.aiter_bytes())
@@ -190,11 +182,6 @@ class _AiohttpStream:
         self.response = response
         self.status = response.status
         self.headers: Mapping[str, str] = response.headers
-
-    async def lines(self) -> AsyncIterator[str]:
-        async for batch in self.line_batches():
-            for line in batch:
-                yield line
 
     def line_batches(self) -> AsyncIterator[list[str]]:
         # Split here: aiohttp's own line reader refuses lines over its buffer limit

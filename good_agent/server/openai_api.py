@@ -265,7 +265,7 @@ class ChunkWriter:
 
     def role(self) -> bytes:
         """The opening chunk: the assistant role."""
-        return self.chunk({"role": "assistant", "content": ""})
+        return utf8(f'{self._head}{{"role": "assistant", "content": ""}}{self._tail}')
 
     def text(self, text: str) -> bytes:
         """A content delta."""
@@ -277,19 +277,18 @@ class ChunkWriter:
 
     def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""
-        item: JSONDict = {"index": delta.index}
         if isinstance(delta, ToolCallStart):
-            item["id"] = delta.id
-            item["type"] = "function"
-            function: JSONDict = {"name": delta.name, "arguments": ""}
+            start: JSONDict = {"index": delta.index, "id": delta.id, "type": "function"}
+            start["function"] = {"name": delta.name, "arguments": ""}
+            item = JSON.encode(start)
         else:
-            function = {"arguments": delta.arguments}
-        item["function"] = function
-        return self.chunk({"tool_calls": [item]})
+            function = f'{{"arguments": {JSON.encode(delta.arguments)}}}'
+            item = f'{{"index": {int(delta.index)}, "function": {function}}}'
+        return utf8(f'{self._head}{{"tool_calls": [{item}]}}{self._tail}')
 
     def finish(self, reason: str) -> bytes:
         """The chunk carrying ``finish_reason``."""
-        return self.chunk({}, reason)
+        return utf8(f"{self._head}{{}}{self._end(reason)}")
 
     def usage_chunk(self) -> bytes:
         """The usage chunk (empty ``choices``)."""

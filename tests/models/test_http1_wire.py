@@ -210,7 +210,7 @@ async def test_a_chunked_reply_is_read_whole_and_the_connection_reused(serve: Se
     try:
         whole = await client.post(f"{upstream.url}/v1/x", b"{}", {}, provider="t")
         async with client.stream(f"{upstream.url}/v1/x", b"{}", {}, provider="t") as reply:
-            lines = [line async for line in reply.lines()]
+            lines = [line async for batch in reply.line_batches() for line in batch]
     finally:
         await client.aclose()
     assert whole.body == b"".join(pieces)
@@ -232,7 +232,7 @@ async def test_a_reply_ended_by_closing_the_connection_is_whole_and_not_reused(
     try:
         whole = await client.post(f"{upstream.url}/v1/x", b"{}", {}, provider="t")
         async with client.stream(f"{upstream.url}/v1/x", b"{}", {}, provider="t") as reply:
-            lines = [line async for line in reply.lines()]
+            lines = [line async for batch in reply.line_batches() for line in batch]
     finally:
         await client.aclose()
     assert whole.body == b"data: a\n\ndata: b"
@@ -693,7 +693,7 @@ def test_on_uvloop_as_the_bridge_runs() -> None:
                 for n in range(3)
             ]
             async with client.stream(f"{upstream.url}/v1/x", b"a\nb", {}, provider="t") as reply_:
-                lines = [line async for line in reply_.lines()]
+                lines = [line async for batch in reply_.line_batches() for line in batch]
         finally:
             await client.aclose()
             await upstream.stop()

@@ -136,6 +136,8 @@ def test_chunks_are_the_bytes_of_json_dumps(
     assert writer.call(ToolCallArgs(2, text)) == expected(
         {"tool_calls": [{"index": 2, "function": {"arguments": text}}]}
     )
+    if finish is not None:
+        assert writer.finish(finish) == expected({}, finish)
 
 
 def test_a_lone_surrogate_in_a_chunk_becomes_a_replacement_character() -> None:
