@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -212,6 +213,10 @@ JSON = json.JSONEncoder(ensure_ascii=False)
 one a call), non-ASCII text kept as it is."""
 
 
+_QUOTE: Callable[[str], str] = json.encoder.encode_basestring
+"""A string as JSON text, non-ASCII kept (what :data:`JSON` writes for a string)."""
+
+
 def sse(payload: JSONDict | str) -> bytes:
     """One server-sent event line pair."""
     data = payload if isinstance(payload, str) else JSON.encode(payload)
@@ -269,11 +274,15 @@ class ChunkWriter:
 
     def text(self, text: str) -> bytes:
         """A content delta."""
-        return utf8(f'{self._head}{{"content": {JSON.encode(text)}}}{self._tail}')
+        chunk = f'{self._head}{{"content": {_QUOTE(text)}}}{self._tail}'
+        try:
+            return chunk.encode()
+        except UnicodeEncodeError:
+            return utf8(chunk)
 
     def reasoning(self, text: str) -> bytes:
         """A reasoning delta (``reasoning_content``, as vLLM and DeepSeek send it)."""
-        return utf8(f'{self._head}{{"reasoning_content": {JSON.encode(text)}}}{self._tail}')
+        return utf8(f'{self._head}{{"reasoning_content": {_QUOTE(text)}}}{self._tail}')
 
     def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""
