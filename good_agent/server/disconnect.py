@@ -15,6 +15,7 @@ The bridge runs on uvicorn, so on asyncio; the task is an ``asyncio`` task.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -61,11 +62,20 @@ class DisconnectWatch:
         if self._scope is not None:
             self._scope.cancel()
 
-    async def run(self, work: Callable[[], Awaitable[T]]) -> T:
+    async def run(
+        self,
+        work: Callable[[], Awaitable[T]],
+        *,
+        within: float | None = None,
+        expired: Callable[[], Exception] | None = None,
+    ) -> T:
         """``work()``'s result; cancelled, and :class:`ClientGone` raised, if the client
         leaves first (or has left: then ``work`` is cancelled at its first wait, so
-        that its own ``finally`` blocks still run)."""
-        with anyio.CancelScope() as scope:
+        that its own ``finally`` blocks still run). With ``within``, ``work`` is also
+        cancelled after that many seconds, and ``expired()`` raised (``TimeoutError``
+        without it): one cancel scope serves both."""
+        deadline = math.inf if within is None else anyio.current_time() + within
+        with anyio.CancelScope(deadline=deadline) as scope:
             self._scope = scope
             if self.gone:
                 scope.cancel()
@@ -73,4 +83,6 @@ class DisconnectWatch:
                 return await work()
             finally:
                 self._scope = None
-        raise ClientGone
+        if self.gone:
+            raise ClientGone
+        raise expired() if expired is not None else TimeoutError

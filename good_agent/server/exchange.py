@@ -141,17 +141,25 @@ class Exchange:
         )
 
     async def complete(self, request: BridgeRequest) -> tuple[ServedModel, ModelResponse]:
-        """The whole reply of the route (or a fallback), cancelled if the client leaves;
-        media URLs a route's upstream cannot take are fetched first where allowed
-        (:mod:`good_agent.server.media_fetch`)."""
+        """The whole reply of the route (or a fallback), cancelled if the client leaves
+        or the route's ``request_timeout`` passes (one scope for both); media URLs a
+        route's upstream cannot take are fetched first where allowed
+        (:mod:`good_agent.server.media_fetch`), within that time."""
         assert self.route is not None, "the route is chosen first"
         media = self.bridge.fetcher.media_of(request)
         route = self.route
+        watch = self.watch
         if not route.entry.fallback:  # one route: no walk, no closures
-            return route, await self.watch.run(partial(media.complete, route))
+            return route, await watch.run(
+                partial(media.complete, route),
+                within=route.request_timeout,
+                expired=route.timed_out,
+            )
         return await with_fallback(
             self.bridge.candidates(route),
-            lambda r: self.watch.run(lambda: media.complete(r)),
+            lambda r: watch.run(
+                lambda: media.complete(r), within=r.request_timeout, expired=r.timed_out
+            ),
         )
 
     async def open_stream(

@@ -165,8 +165,7 @@ def _response_media(parts: Any, where: str) -> list[JSONDict]:
         if field_of(part, "inline_data") is None and field_of(part, "file_data") is None:
             kinds = ", ".join(sorted(part)) or "nothing"
             raise bad_request(
-                f"'{path}' holds {kinds}; a function response's parts are inlineData "
-                "or fileData",
+                f"'{path}' holds {kinds}; a function response's parts are inlineData or fileData",
                 path,
             )
         media.append(_media(part, path))

@@ -202,21 +202,24 @@ class ServedModel:
         return request
 
     async def complete(self, request: BridgeRequest) -> ModelResponse:
-        """Send ``request`` and return the whole reply (``request_timeout`` at most)."""
+        """Send ``request`` and return the whole reply. Its time is bounded by the
+        caller, in the scope it runs in (``request_timeout``; :meth:`timed_out` is the
+        error when it passes): the bridge's one scope per call, which a client leaving
+        also cancels."""
         chat = self.prepare(request)
         try:
-            with anyio.CancelScope(deadline=anyio.current_time() + self.request_timeout) as scope:
-                response = await self.model.request(chat)
+            return await self.model.request(chat)
         except ModelError:
             raise
         except Exception as exc:
             raise self.transport_failure(exc) from exc
-        if scope.cancelled_caught:
-            raise ModelTimeoutError(
-                f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
-                provider=self.entry.provider,
-            )
-        return response
+
+    def timed_out(self) -> ModelTimeoutError:
+        """The error of a whole request that took longer than ``request_timeout``."""
+        return ModelTimeoutError(
+            f"{self.entry.provider} request timed out after {self.request_timeout:g} s",
+            provider=self.entry.provider,
+        )
 
     def transport_failure(self, exc: Exception) -> Exception:
         """A registered provider's transport failing with an untyped error, as a

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from typing import Any
 
 import anyio
@@ -171,6 +172,29 @@ async def test_timeout_is_504(fakes: dict[str, tuple[Fake, str]]) -> None:
             body = {"model": "gpt", "messages": USER, "stream": stream}
             assert_openai_error(await post(server, body), 504)
     finally:
+        server.stop()
+
+
+async def test_a_whole_request_is_cut_at_request_timeout_and_the_next_one_is_served(
+    fakes: dict[str, tuple[Fake, str]],
+) -> None:
+    # The upstream is slower than request_timeout, not than read_timeout: the whole
+    # request's limit is what ends it, in the same scope as the disconnect watch.
+    server = start_bridge(fakes, read_timeout=5.0, request_timeout=0.4)
+    fake = fakes["openai"][0]
+    try:
+        fake.hang = 1.5
+        started = time.monotonic()
+        message = assert_openai_error(
+            await post(server, {"model": "gpt", "messages": USER}), 504
+        )
+        assert time.monotonic() - started < 1.4
+        assert "timed out" in message
+        fake.hang = 0
+        ok = await post(server, {"model": "gpt", "messages": USER})
+        assert ok.status_code == 200, ok.text
+    finally:
+        fake.hang = 0
         server.stop()
 
 
