@@ -63,8 +63,9 @@ class ServerConfig(_Strict):
     bearer keys, comma-separated. Timeouts are in seconds: ``connect_timeout`` to
     reach an upstream, ``read_timeout`` between two reads of an upstream reply
     (also the wait for a non-streaming reply), ``request_timeout`` for a whole
-    non-streaming upstream call (media URLs fetched for it included), ``stream_timeout`` for a whole streamed reply (the
-    client then gets an error event). ``max_media_part_bytes`` (5 MiB) and
+    non-streaming upstream call (media URLs fetched for it included),
+    ``stream_timeout`` for a whole streamed reply (the client then gets an error
+    event). ``max_media_part_bytes`` (5 MiB) and
     ``max_media_request_bytes`` (6 MiB) limit the decoded bytes of one image,
     document or audio part and of all the parts of one request.
 
