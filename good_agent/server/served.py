@@ -203,9 +203,10 @@ class ServedModel:
 
     async def complete(self, request: BridgeRequest) -> ModelResponse:
         """Send ``request`` and return the whole reply. Its time is bounded by the
-        caller, in the scope it runs in (``request_timeout``; :meth:`timed_out` is the
-        error when it passes): the bridge's one scope per call, which a client leaving
-        also cancels."""
+        caller, in the scope it runs in (``request_timeout``;
+        [`timed_out`][good_agent.server.ServedModel.timed_out] is the error when it
+        passes): the bridge's one scope per call, which a client leaving also
+        cancels."""
         chat = self.prepare(request)
         try:
             return await self.model.request(chat)
