@@ -108,6 +108,29 @@ def data_url_bytes(url: str, media_type: str) -> bytes:
     return base64.b64decode(url[len(prefix) :], validate=True)
 
 
+def assert_anthropic_media(blocks: list[Any], said: str) -> None:
+    """``said`` as a text block, then the PNG and the PDF as Anthropic ``image`` and
+    ``document`` blocks, byte for byte."""
+    text_block, image, document = blocks
+    assert text_block == {"type": "text", "text": said}
+    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
+    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
+    assert document["type"] == "document"
+    assert document["source"]["media_type"] == "application/pdf"
+    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+
+
+def assert_openai_media(parts: list[Any], said: str) -> None:
+    """``said`` as a text part, then the PNG and the PDF as Chat Completions
+    ``image_url`` and ``file`` parts (data URLs), byte for byte."""
+    text_part, image, file = parts
+    assert text_part == {"type": "text", "text": said}
+    assert image["type"] == "image_url"
+    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
+    assert file["type"] == "file"
+    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+
+
 async def chat_text(oai: Any, stream: bool, **kw: Any) -> str:
     """The reply's text to a Chat Completions request, streamed or whole."""
     if stream:
@@ -135,13 +158,7 @@ async def test_openai_client_image_and_pdf_reach_anthropic_upstream(
     text = await chat_text(oai, stream, model="claude", messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
-    text_block, image, document = upstream_user_content(fake)
-    assert text_block == {"type": "text", "text": "What is this?"}
-    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
-    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
-    assert document["type"] == "document"
-    assert document["source"]["media_type"] == "application/pdf"
-    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+    assert_anthropic_media(upstream_user_content(fake), "What is this?")
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -164,12 +181,9 @@ async def test_anthropic_client_image_and_pdf_reach_openai_upstream(
     text = await messages_text(ant, stream, model="gpt", max_tokens=50, messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
-    text_part, image, file = upstream_user_content(fake)
-    assert text_part == {"type": "text", "text": "What is this?"}
-    assert image["type"] == "image_url"
-    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
-    assert file["type"] == "file" and file["file"]["filename"] == "document.pdf"
-    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+    parts = upstream_user_content(fake)
+    assert_openai_media(parts, "What is this?")
+    assert parts[2]["file"]["filename"] == "document.pdf"
 
 
 async def test_openai_client_audio_reaches_openai_upstream(
@@ -394,10 +408,7 @@ async def test_anthropic_client_tool_result_media_follow_as_a_user_message_to_op
     assert fake.problems == []
     *_, tool, user = fake.requests[-1]["messages"]
     assert tool == {"role": "tool", "tool_call_id": "toolu_1", "content": "The chart:"}
-    said, image, file = user["content"]
-    assert said == {"type": "text", "text": "Returned by chart:"}
-    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
-    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+    assert_openai_media(user["content"], "Returned by chart:")
 
 
 async def test_anthropic_client_tool_result_media_reach_anthropic_unchanged(
@@ -525,13 +536,7 @@ async def test_gemini_client_inline_data_reaches_anthropic_upstream(
     fake = fakes["anthropic"][0]
     assert await gemini_text(gem, stream, "claude", inline_parts()) == "Hello from the fake."
     assert fake.problems == []
-    text_block, image, document = upstream_user_content(fake)
-    assert text_block == {"type": "text", "text": "What is this?"}
-    assert image["type"] == "image" and image["source"]["media_type"] == "image/png"
-    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
-    assert document["type"] == "document"
-    assert document["source"]["media_type"] == "application/pdf"
-    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+    assert_anthropic_media(upstream_user_content(fake), "What is this?")
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -541,12 +546,7 @@ async def test_gemini_client_inline_data_reaches_openai_upstream(
     fake = fakes["openai"][0]
     assert await gemini_text(gem, stream, "gpt", inline_parts()) == "Hello from the fake."
     assert fake.problems == []
-    text_part, image, file = upstream_user_content(fake)
-    assert text_part == {"type": "text", "text": "What is this?"}
-    assert image["type"] == "image_url"
-    assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
-    assert file["type"] == "file"
-    assert data_url_bytes(file["file"]["file_data"], "application/pdf") == PDF
+    assert_openai_media(upstream_user_content(fake), "What is this?")
 
 
 def gemini_tool_turns(*parts: Any) -> list[Any]:
@@ -602,12 +602,7 @@ async def test_gemini_function_response_media_reach_anthropic_tool_result(
     assert fake.problems == []
     (result,) = fake.requests[-1]["messages"][-1]["content"]
     assert result["type"] == "tool_result"
-    text, image, document = result["content"]
-    assert text == {"type": "text", "text": "The chart:"}
-    assert image["source"]["media_type"] == "image/png"
-    assert base64.b64decode(image["source"]["data"], validate=True) == PNG
-    assert document["type"] == "document"
-    assert base64.b64decode(document["source"]["data"], validate=True) == PDF
+    assert_anthropic_media(result["content"], "The chart:")
 
 
 async def test_gemini_function_response_media_follow_to_openai_and_bad_parts_are_a_400(
