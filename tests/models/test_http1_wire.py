@@ -600,7 +600,7 @@ def test_the_bridge_takes_aiohttp_when_a_proxy_is_configured(
 
 SSE = st.lists(
     st.one_of(
-        st.text(alphabet=st.characters(blacklist_characters="\r\n"), max_size=30).map(
+        st.text(alphabet=st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=30).map(
             lambda text: f"data: {text}"
         ),
         st.just(""),
