@@ -263,11 +263,6 @@ class ChunkWriter:
         reason = JSON.encode(finish_reason)
         return f', "finish_reason": {reason}, "logprobs": null}}]{self._usage}}}\n\n'
 
-    def chunk(self, delta: JSONDict, finish_reason: str | None = None) -> bytes:
-        """One chunk with ``delta``."""
-        tail = self._tail if finish_reason is None else self._end(finish_reason)
-        return utf8(self._head + JSON.encode(delta) + tail)
-
     def role(self) -> bytes:
         """The opening chunk: the assistant role."""
         return utf8(f'{self._head}{{"role": "assistant", "content": ""}}{self._tail}')

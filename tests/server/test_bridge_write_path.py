@@ -128,7 +128,6 @@ def test_chunks_are_the_bytes_of_json_dumps(
     assert writer.text(text) == expected({"content": text})
     assert writer.reasoning(text) == expected({"reasoning_content": text})
     assert writer.role() == expected({"role": "assistant", "content": ""})
-    assert writer.chunk({"content": text}, finish) == expected({"content": text}, finish)
     start = {"index": 0, "id": "call_1", "type": "function"}
     assert writer.call(ToolCallStart(0, "call_1", text)) == expected(
         {"tool_calls": [{**start, "function": {"name": text, "arguments": ""}}]}
