@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         default=1,
         help="worker processes sharing the port (default: 1)",
     )
+    _site_arguments(bridge)
     about = (
         "Serve an agent to user interfaces: AG-UI, the Vercel AI UI message stream "
         "and a chat page at /; needs [ui]."
@@ -60,7 +61,27 @@ def _parser() -> argparse.ArgumentParser:
     agent.add_argument(
         "--store", help="keep threads in this SQLite file or redis:// URL (default: in memory)"
     )
+    _site_arguments(agent)
     return parser
+
+
+def _site_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a Host name served besides the loopback names (example.com, example.com:8443, "
+        "*.example.com, or * for any); repeatable; needed when bound to 0.0.0.0",
+    )
+    command.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser origin (https://app.example.com) whose pages may send requests "
+        "and get CORS headers; repeatable",
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -80,7 +101,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         from good_agent.server.serve import run_command
 
-        return run_command(args.config, host=args.host, port=args.port, workers=args.workers)
+        return run_command(
+            args.config,
+            host=args.host,
+            port=args.port,
+            workers=args.workers,
+            allowed_hosts=tuple(args.allowed_host),
+            allowed_origins=tuple(args.allowed_origin),
+        )
     if args.command == "serve-agent":
         require_extra("ui", "good-agent serve-agent")
         from good_agent.server.ui.serve import run_command as serve_agent
@@ -91,6 +119,8 @@ def _run(args: argparse.Namespace) -> int:
             port=args.port,
             api_keys_env=args.api_keys_env,
             store=args.store,
+            allowed_hosts=tuple(args.allowed_host),
+            allowed_origins=tuple(args.allowed_origin),
         )
     return 2  # pragma: no cover - argparse rejects unknown commands
 

@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Scope
 
 from good_agent.providers.http1_wire import Http1Wire, http1_available
 from good_agent.providers.http_wire import AiohttpWire, Wire, aiohttp_available
@@ -195,6 +195,15 @@ def _error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSO
     return JSONResponse(body, status_code=error.status, headers=headers)
 
 
+def _site_refusal(scope: Scope, error: BridgeError) -> Response:
+    """A request the site guard refused, in the error shape of the API it was sent to."""
+    path: str = scope.get("path", "")
+    request_id = new_request_id()
+    if path.startswith(("/v1beta/", "/v1/models/")):
+        return gemini_error(error, request_id)
+    return _error_response(error, path.startswith("/v1/messages"), request_id)
+
+
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
     exchange = Exchange(bridge, request)
 
@@ -302,6 +311,12 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
         Endpoint("GET", "/v1/models", models),
         Endpoint("GET", "/health", health),
     ]
-    app = BridgeApp(endpoints, error=http_error, lifespan=lifespan, secrets=bridge.secrets)
+    app = BridgeApp(
+        endpoints,
+        error=http_error,
+        lifespan=lifespan,
+        secrets=bridge.secrets,
+        site={**config.server.site_options(), "refuse": _site_refusal},
+    )
     app.state.bridge = bridge
     return app

@@ -52,6 +52,32 @@ class ConfigError(GoodAgentError, ValueError):
     """The configuration file is missing, not TOML, or has an invalid field."""
 
 
+def check_allowed_host(host: str) -> str:
+    """``host`` if it is an allowed-host entry (``name``, ``name:port``, ``*.domain``,
+    ``*``), lower-cased; a ``ValueError`` saying what one looks like otherwise."""
+    entry = host.strip().lower()
+    if not entry or "/" in entry or " " in entry or (entry != "*" and entry.strip("*.") == ""):
+        raise ValueError(
+            f"{host!r} is not a host name (example.com, example.com:8443, *.example.com or *)"
+        )
+    return entry
+
+
+def check_allowed_origin(origin: str) -> str:
+    """``origin`` if it is an origin (``https://app.example.com[:port]``) or ``*``,
+    lower-cased without a trailing slash; a ``ValueError`` otherwise."""
+    entry = origin.strip().lower().rstrip("/")
+    if entry == "*":
+        return entry
+    scheme, sep, rest = entry.partition("://")
+    if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+        raise ValueError(
+            f"{origin!r} is not an origin: write the scheme and host, with the port if "
+            "not the default, and no path (https://app.example.com, http://localhost:3000)"
+        )
+    return entry
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -78,6 +104,14 @@ class ServerConfig(_Strict):
     pins host names to addresses, like ``curl --resolve``, checked the same way.
     ``allow_private_fetch`` lifts the https and public-address rules for the hosts
     of ``fetch_media_hosts``: **unsafe, for tests against a loopback server only**.
+
+    ``allowed_hosts`` lists the ``Host`` names the bridge answers to besides the
+    loopback names (``example.com``, ``example.com:8443``, ``*.example.com``, or ``*``
+    for any; others get a 421), ``allowed_origins`` the browser origins
+    (``https://app.example.com``, or ``*``) that may send requests and get CORS headers
+    (a request from another origin is a 403), and ``body_timeout`` the seconds a
+    client has to send its whole request body (408 beyond). See
+    `good_agent.server.site_guard`.
     """
 
     host: str = DEFAULT_HOST
@@ -96,6 +130,28 @@ class ServerConfig(_Strict):
     fetch_media_timeout: float = Field(default=30.0, gt=0)
     allow_private_fetch: bool = False
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    allowed_hosts: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    body_timeout: float = Field(default=30.0, gt=0)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _allowed_hosts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(check_allowed_host(host) for host in value)
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _allowed_origins(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(check_allowed_origin(origin) for origin in value)
+
+    def site_options(self) -> dict[str, Any]:
+        """The keyword arguments of the bridge's
+        [`SiteGuard`][good_agent.server.site_guard.SiteGuard]."""
+        return {
+            "allowed_hosts": self.allowed_hosts,
+            "allowed_origins": self.allowed_origins,
+            "body_timeout": self.body_timeout,
+        }
 
     @field_validator("fetch_media_hosts")
     @classmethod

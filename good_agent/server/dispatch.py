@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -31,6 +31,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from good_agent.server.redaction import Secrets, enter, leave
+from good_agent.server.site_guard import SiteGuard
 
 EndpointFunction = Callable[[Request], Awaitable[ASGIApp]]
 """An endpoint: a request in, an ASGI response out."""
@@ -57,6 +58,10 @@ class BridgeApp(Starlette):
         lifespan: The application's lifespan.
         secrets: The bridge's secrets, redacted from the errors of each request it
             serves (see `good_agent.server.redaction`).
+        site: Keyword arguments of the
+            [`SiteGuard`][good_agent.server.site_guard.SiteGuard] every request passes
+            first (``Host``, ``Origin``, content type, CORS, body deadline); default:
+            its defaults.
     """
 
     def __init__(
@@ -66,7 +71,9 @@ class BridgeApp(Starlette):
         error: ErrorHandler,
         lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]] | None = None,
         secrets: Secrets | None = None,
+        site: dict[str, Any] | None = None,
     ) -> None:
+        self.guard = SiteGuard(self._dispatch, **(site or {}))
         self.secrets = secrets if secrets is not None else Secrets()
         self.fast: dict[tuple[str, str], EndpointFunction] = {}
         routes: list[Route] = []
@@ -89,17 +96,20 @@ class BridgeApp(Starlette):
         """Serve one connection scope, with the bridge's secrets as the request's."""
         token = enter(self.secrets)
         try:
-            if scope["type"] == "http" and not scope.get("root_path"):
-                endpoint = self.fast.get((scope["method"], scope["path"]))
-                if endpoint is not None:
-                    scope["app"] = self
-                    request = Request(scope, receive, send)
-                    try:
-                        response = await endpoint(request)
-                    except Exception as exc:
-                        response = await self.error(request, exc)
-                    await response(scope, receive, send)
-                    return
-            await super().__call__(scope, receive, send)
+            await self.guard(scope, receive, send)
         finally:
             leave(token)
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not scope.get("root_path"):
+            endpoint = self.fast.get((scope["method"], scope["path"]))
+            if endpoint is not None:
+                scope["app"] = self
+                request = Request(scope, receive, send)
+                try:
+                    response = await endpoint(request)
+                except Exception as exc:
+                    response = await self.error(request, exc)
+                await response(scope, receive, send)
+                return
+        await super().__call__(scope, receive, send)

@@ -2,15 +2,18 @@
 
 The bridge binds to loopback unless told otherwise, and refuses a non-loopback
 host unless client keys are configured (``[server].api_keys_env`` naming a
-non-empty variable). At startup it prints the models it serves with their modes,
-and warns about each ``api_key_env`` that is not set. With ``workers > 1``,
-uvicorn runs that many worker processes accepting on the same socket; the bridge
-keeps no state that workers would need to share.
+non-empty variable). It answers to the loopback names, plus the names given with
+``--allowed-host`` (or ``[server].allowed_hosts``); bound to every interface
+(``0.0.0.0``) it needs them (see :func:`hosts_for_bind`). At startup it prints the
+models it serves with their modes, and warns about each ``api_key_env`` that is not
+set. With ``workers > 1``, uvicorn runs that many worker processes accepting on the
+same socket; the bridge keeps no state that workers would need to share.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import os
 import socket
@@ -18,12 +21,18 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from pydantic import ValidationError
+
 from good_agent._extras import require_extra
 from good_agent.server.auth import ClientKeys, is_loopback
-from good_agent.server.config import BridgeConfig, ConfigError, load_config
+from good_agent.server.config import BridgeConfig, ConfigError, ServerConfig, load_config
 
 CONFIG_ENV = "GOOD_AGENT_BRIDGE_CONFIG"
 """The variable through which worker processes learn the configuration file."""
+
+SITES_ENV = "GOOD_AGENT_BRIDGE_SITES"
+"""The variable through which worker processes learn the hosts and origins given on the
+command line."""
 
 
 def check_exposure(config: BridgeConfig, host: str) -> None:
@@ -36,6 +45,24 @@ def check_exposure(config: BridgeConfig, host: str) -> None:
             f"refusing to listen on {host} without client keys: set {where} "
             "to a comma-separated list of keys, or bind to 127.0.0.1"
         )
+
+
+def hosts_for_bind(host: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``Host`` names a server bound to ``host`` answers to besides the loopback
+    names: ``allowed`` when given; else, bound to a named address or a specific IP,
+    that name or IP; bound to every interface (``0.0.0.0``, ``::``) without ``allowed``,
+    a :class:`ConfigError` asking for them (the names the machine is reached by are
+    not known here, and answering to any would let other sites in by DNS rebinding)."""
+    if allowed or is_loopback(host):
+        return allowed
+    bare = host.strip("[]")
+    if bare in ("0.0.0.0", "::", ""):
+        raise ConfigError(
+            f"listening on {host} (every interface): name the hosts clients reach this "
+            "server by with --allowed-host NAME (repeatable; [server].allowed_hosts in the "
+            "bridge's configuration), or --allowed-host '*' to answer to any"
+        )
+    return (f"[{bare}]" if ":" in bare else bare,)
 
 
 def check_port(host: str, port: int) -> None:
@@ -80,7 +107,32 @@ def app_from_env() -> Any:
     """The ASGI app of the configuration named by :data:`CONFIG_ENV` (a worker's factory)."""
     from good_agent.server.app import create_app
 
-    return create_app(load_config(os.environ[CONFIG_ENV]))
+    sites = json.loads(os.environ.get(SITES_ENV) or "{}")
+    config = with_sites(
+        load_config(os.environ[CONFIG_ENV]),
+        tuple(sites.get("hosts", ())),
+        tuple(sites.get("origins", ())),
+    )
+    return create_app(config)
+
+
+def with_sites(
+    config: BridgeConfig, hosts: tuple[str, ...], origins: tuple[str, ...]
+) -> BridgeConfig:
+    """``config`` with ``hosts`` and ``origins`` added to its allowed hosts and origins
+    (validated as the configuration's are)."""
+    if not hosts and not origins:
+        return config
+    server = config.server
+    data = server.model_dump()
+    data["allowed_hosts"] = tuple(dict.fromkeys((*server.allowed_hosts, *hosts)))
+    data["allowed_origins"] = tuple(dict.fromkeys((*server.allowed_origins, *origins)))
+    try:
+        checked = ServerConfig.model_validate(data)
+    except ValidationError as exc:
+        reasons = "; ".join(str(err["msg"]) for err in exc.errors())
+        raise ConfigError(reasons) from None
+    return config.model_copy(update={"server": checked})
 
 
 def serve(
@@ -89,9 +141,14 @@ def serve(
     host: str | None = None,
     port: int | None = None,
     workers: int = 1,
+    allowed_hosts: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
     out: TextIO | None = None,
 ) -> None:
-    """Load the configuration at ``path`` and serve until interrupted."""
+    """Load the configuration at ``path`` and serve until interrupted.
+
+    ``allowed_hosts`` and ``allowed_origins`` (``--allowed-host``, ``--allowed-origin``)
+    are added to the configuration's ``[server]`` lists."""
     require_extra("server", "The bridge server (good-agent serve)")
     import uvicorn
 
@@ -99,10 +156,12 @@ def serve(
 
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, not {workers}")
-    config = load_config(path)
+    config = with_sites(load_config(path), allowed_hosts, allowed_origins)
     host = host or config.server.host
     port = config.server.port if port is None else port
     check_exposure(config, host)
+    hosts = hosts_for_bind(host, config.server.allowed_hosts)
+    config = with_sites(config, hosts, ())
     check_port(host, port)
     logging.basicConfig(
         level=config.server.log_level.upper(), format="%(levelname)s %(name)s %(message)s"
@@ -119,15 +178,30 @@ def serve(
         uvicorn.run(create_app(config), **options)
         return
     os.environ[CONFIG_ENV] = str(Path(path).resolve())
+    os.environ[SITES_ENV] = json.dumps(
+        {"hosts": config.server.allowed_hosts, "origins": config.server.allowed_origins}
+    )
     uvicorn.run("good_agent.server.serve:app_from_env", factory=True, workers=workers, **options)
 
 
 def run_command(
-    config: str, host: str | None = None, port: int | None = None, workers: int = 1
+    config: str,
+    host: str | None = None,
+    port: int | None = None,
+    workers: int = 1,
+    allowed_hosts: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
 ) -> int:
     """``good-agent serve``: serve, or print why not and return 1."""
     try:
-        serve(config, host=host, port=port, workers=workers)
+        serve(
+            config,
+            host=host,
+            port=port,
+            workers=workers,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+        )
     except ConfigError as exc:
         print(f"good-agent serve: {exc}", file=sys.stderr)
         return 1

@@ -34,6 +34,7 @@ from good_agent.server.errors import BridgeError, internal_error
 from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.redaction import RedactWith, Secrets
 from good_agent.server.request_body import read_json_body
+from good_agent.server.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 from good_agent.server.ui import ag_ui_wire, vercel_wire
 from good_agent.server.ui.session import AgentSource, PreparedRun, ServedAgent, call_deps
 from good_agent.server.ui.threads import SQLiteThreadStore, ThreadStore
@@ -85,6 +86,9 @@ def agent_app(
     client_keys: ClientKeys | Iterable[str] | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     title: str = "good-agent",
+    allowed_hosts: Iterable[str] = (),
+    allowed_origins: Iterable[str] = (),
+    body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
 ) -> Starlette:
     """An ASGI (Starlette) application serving ``agent`` over AG-UI, the Vercel AI UI
     message stream and a chat page.
@@ -102,6 +106,18 @@ def agent_app(
         client_keys: The keys clients must present (none: no key is asked for).
         max_body_bytes: The largest request body accepted (413 beyond).
         title: The chat page's title.
+        allowed_hosts: ``Host`` names answered besides the loopback names
+            (``example.com``, ``example.com:8443``, ``*.example.com``, or ``*``); any other
+            is a 421.
+        allowed_origins: Browser origins (``https://app.example.com``, or ``*``) that may
+            send requests from their pages and get CORS headers; a state-changing request
+            from any other origin but the app's own is a 403.
+        body_timeout: Seconds a client has to send its whole request body (408 beyond;
+            ``None``: no limit).
+
+    Every request first passes a
+    [`SiteGuard`][good_agent.server.site_guard.SiteGuard]: besides ``Host`` and
+    ``Origin``, the body of a ``POST`` must be JSON (415 otherwise).
     """
     served = ServedAgent(
         agent, store=SQLiteThreadStore() if store is DEFAULT_STORE else store, models=models
@@ -178,7 +194,7 @@ def agent_app(
         return JSONResponse({"models": names, "default": names[0]})
 
     async def chat_page(request: Request) -> Response:
-        return HTMLResponse(page, headers={"content-security-policy": _PAGE_POLICY})
+        return HTMLResponse(page, headers=_PAGE_HEADERS)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -200,7 +216,15 @@ def agent_app(
             Route("/health", health, methods=["GET"]),
         ],
         exception_handlers={HTTPException: http_error, Exception: http_error},
-        middleware=[Middleware(RedactWith, secrets=secrets)],
+        middleware=[
+            Middleware(
+                SiteGuard,
+                allowed_hosts=tuple(allowed_hosts),
+                allowed_origins=tuple(allowed_origins),
+                body_timeout=body_timeout,
+            ),
+            Middleware(RedactWith, secrets=secrets),
+        ],
     )
     app.router.redirect_slashes = False
     app.state.served = served
@@ -209,6 +233,15 @@ def agent_app(
 
 _PAGE_POLICY = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
-    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
 )
-"""The chat page loads nothing from elsewhere: its script and style are inline."""
+"""The chat page loads nothing from elsewhere: its script and style are inline; no
+other page may frame it."""
+
+_PAGE_HEADERS = {
+    "content-security-policy": _PAGE_POLICY,
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}

@@ -3,7 +3,9 @@
 The target names an [`Agent`][good_agent.Agent] or a function returning one (then each
 run gets its own agent, so threads run concurrently). It binds to loopback unless told
 otherwise, and refuses a non-loopback host without client keys (the variable named by
-``--api-keys-env``), as the bridge does.
+``--api-keys-env``), as the bridge does. It answers to the loopback names and those
+given with ``--allowed-host`` (needed when bound to every interface), and accepts
+state-changing requests from pages of its own origin and of ``--allowed-origin``.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import sys
 from typing import Any, TextIO
 
 from good_agent.server.auth import ClientKeys, is_loopback
-from good_agent.server.config import ConfigError
-from good_agent.server.serve import check_port
+from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
+from good_agent.server.serve import check_port, hosts_for_bind
 from good_agent.server.ui.app import agent_app
 from good_agent.server.ui.threads import (
     PostgresThreadStore,
@@ -71,9 +73,12 @@ def serve_agent(
     port: int = DEFAULT_UI_PORT,
     api_keys_env: str = DEFAULT_KEYS_ENV,
     store: str | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
     out: TextIO | None = None,
 ) -> None:
-    """Serve ``target`` until interrupted."""
+    """Serve ``target`` until interrupted, answering to the loopback names and
+    ``allowed_hosts``, and to pages of its own origin and ``allowed_origins``."""
     import uvicorn
 
     keys = ClientKeys.from_env(api_keys_env)
@@ -82,8 +87,20 @@ def serve_agent(
             f"refusing to listen on {host} without client keys: set {api_keys_env} "
             "to a comma-separated list of keys, or bind to 127.0.0.1"
         )
+    try:
+        hosts = tuple(check_allowed_host(name) for name in allowed_hosts)
+        origins = tuple(check_allowed_origin(origin) for origin in allowed_origins)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    hosts = hosts_for_bind(host, hosts)
     check_port(host, port)
-    app = agent_app(load_agent(target), store=store_from(store), client_keys=keys)
+    app = agent_app(
+        load_agent(target),
+        store=store_from(store),
+        client_keys=keys,
+        allowed_hosts=hosts,
+        allowed_origins=origins,
+    )
     print(
         f"good-agent serve-agent: {target} on http://{host}:{port}/ "
         "(chat page at /, AG-UI at /ag-ui, Vercel AI at /vercel)",
@@ -100,6 +117,8 @@ def run_command(
     port: int | None = None,
     api_keys_env: str | None = None,
     store: str | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    allowed_origins: tuple[str, ...] = (),
 ) -> int:
     """``good-agent serve-agent``: serve, or print why not and return 1."""
     try:
@@ -109,6 +128,8 @@ def run_command(
             port=DEFAULT_UI_PORT if port is None else port,
             api_keys_env=api_keys_env or DEFAULT_KEYS_ENV,
             store=store,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
         )
     except (ConfigError, ImportError, AttributeError, ValueError) as exc:
         print(f"good-agent serve-agent: {exc}", file=sys.stderr)
