@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 import anyio
 import anyio.to_thread
 
+from good_agent._util.private_file import create_private
 from good_agent.extensions._common import redis_client
 from good_agent.types.errors import GoodAgentError
 
@@ -129,7 +130,8 @@ class SQLiteStore:
     each later operation tries to open it again (a released lock is picked up).
 
     Args:
-        path: Database file, ``":memory:"``, or an SQLite URI (``file:...?mode=ro``).
+        path: Database file (a new one is created with mode ``0600``), ``":memory:"``,
+            or an SQLite URI (``file:...?mode=ro``).
         table: Table name (created if missing).
         timeout: Seconds to wait for a lock held by another connection before the
             operation fails with ``sqlite3.OperationalError`` (the cache then runs the
@@ -159,6 +161,7 @@ class SQLiteStore:
     def _open(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = None
         try:
+            create_private(self.path)  # cached results may hold anything: mode 0600
             conn = sqlite3.connect(
                 self.path,
                 check_same_thread=False,
@@ -175,7 +178,7 @@ class SQLiteStore:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute(f"DELETE FROM {self.table} WHERE rowid = -1")
             conn.execute("ROLLBACK")
-        except sqlite3.Error as error:
+        except (sqlite3.Error, OSError) as error:
             if conn is not None:
                 conn.close()
             reason = f"{type(error).__name__}: {error}"

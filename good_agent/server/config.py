@@ -298,13 +298,18 @@ class ResponsesConfig(_Strict):
     without a ``path``, ``responses.sqlite3`` in the user's cache directory) or
     ``redis`` (the server whose URL is in the environment variable named by
     ``redis_url_env``, so every worker and machine can continue any response).
-    A stored response is kept ``ttl_seconds`` (30 days by default).
+    A stored response is kept ``ttl_seconds`` (30 days by default); one owner (client
+    key) keeps at most ``max_per_owner`` responses (1,000) and the store at most
+    ``max_responses`` (100,000): storing one more drops the oldest, of that owner first.
+    The SQLite file is created with mode ``0600``.
     """
 
     store: Literal["sqlite", "redis"] = "sqlite"
     path: str | None = None
     redis_url_env: str | None = None
     ttl_seconds: int = Field(default=30 * 24 * 3600, gt=0)
+    max_per_owner: int = Field(default=1000, gt=0)
+    max_responses: int = Field(default=100_000, gt=0)
 
     @model_validator(mode="after")
     def _redis_needs_url(self) -> ResponsesConfig:

@@ -9,7 +9,11 @@ store answers only its owner; another key finds nothing.
 :class:`SQLiteResponseStore` is the default (stdlib ``sqlite3``, run in a worker
 thread so the event loop never waits on the file; WAL mode, so the workers of
 ``--workers N`` share one file). :class:`RedisResponseStore` serves many machines
-(the ``redis`` extra). Both drop a response after ``ttl_seconds``.
+(the ``redis`` extra). Both drop a response after ``ttl_seconds``, and keep at most
+``max_per_owner`` responses of one owner and ``max_responses`` in all: storing one more
+drops the oldest (of that owner first), so one client key cannot fill the store. The
+SQLite file is created readable by its owner only (mode ``0600``): it holds
+conversations.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any, Protocol
 
 import anyio
 
+from good_agent._util.private_file import create_private
 from good_agent.extensions._common import redis_client
 from good_agent.providers.types import JSONDict
 from good_agent.server.auth import presented_key
@@ -81,23 +86,42 @@ def default_path() -> Path:
     return Path(base) / "good-agent" / "responses.sqlite3"
 
 
+DEFAULT_MAX_PER_OWNER = 1000
+"""How many stored responses one owner (client key) keeps by default."""
+
+DEFAULT_MAX_RESPONSES = 100_000
+"""How many stored responses a store keeps in all by default."""
+
+
 class SQLiteResponseStore:
     """Responses in one SQLite file, opened on first use.
 
     Args:
-        path: The database file (its directory is created if needed).
+        path: The database file (created with mode ``0600``, its directory with
+            ``0700``, if needed).
         ttl_seconds: How long a response is kept.
+        max_per_owner: The most responses one owner keeps (the oldest go first).
+        max_responses: The most responses kept in all (the oldest go first).
     """
 
-    def __init__(self, path: str | Path, ttl_seconds: float) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        ttl_seconds: float,
+        *,
+        max_per_owner: int = DEFAULT_MAX_PER_OWNER,
+        max_responses: int = DEFAULT_MAX_RESPONSES,
+    ) -> None:
         self.path = Path(path)
         self.ttl_seconds = ttl_seconds
+        self.max_per_owner = max_per_owner
+        self.max_responses = max_responses
         self._db: sqlite3.Connection | None = None
         self._lock = threading.Lock()
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            create_private(self.path, parents=True)
             db = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(
@@ -105,6 +129,9 @@ class SQLiteResponseStore:
                 " expires REAL NOT NULL, record TEXT NOT NULL)"
             )
             db.execute("CREATE INDEX IF NOT EXISTS responses_expires ON responses (expires)")
+            db.execute(
+                "CREATE INDEX IF NOT EXISTS responses_owner ON responses (owner, expires)"
+            )
             db.commit()
             self._db = db
         return self._db
@@ -131,6 +158,22 @@ class SQLiteResponseStore:
                     "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
                     (response_id, owner, now + self.ttl_seconds, record),
                 )
+                (mine,) = db.execute(
+                    "SELECT COUNT(*) FROM responses WHERE owner = ?", (owner,)
+                ).fetchone()
+                if mine > self.max_per_owner:
+                    db.execute(
+                        "DELETE FROM responses WHERE id IN (SELECT id FROM responses "
+                        "WHERE owner = ? ORDER BY expires LIMIT ?)",
+                        (owner, mine - self.max_per_owner),
+                    )
+                (total,) = db.execute("SELECT COUNT(*) FROM responses").fetchone()
+                if total > self.max_responses:
+                    db.execute(
+                        "DELETE FROM responses WHERE id IN (SELECT id FROM responses "
+                        "ORDER BY expires LIMIT ?)",
+                        (total - self.max_responses,),
+                    )
 
     async def get(self, response_id: str, owner: str) -> StoredResponse | None:
         """The response ``response_id`` if ``owner`` stored it and it has not expired."""
@@ -149,18 +192,37 @@ class SQLiteResponseStore:
 
 
 class RedisResponseStore:
-    """Responses in Redis, each under ``good-agent:response:<id>`` with an expiry.
+    """Responses in Redis, each under ``good-agent:response:<id>`` with an expiry; the
+    ids of each owner's responses, by time, in the sorted set
+    ``good-agent:response-owner:<owner>``, and of all in ``good-agent:response-all``.
 
     Args:
         url: The server's URL (``redis://host:6379/0``).
         ttl_seconds: How long a response is kept.
+        max_per_owner: The most responses one owner keeps (the oldest go first).
+        max_responses: The most responses kept in all (the oldest go first).
     """
 
     PREFIX = "good-agent:response:"
-    """The prefix of every key this store writes."""
+    """The prefix of every response key this store writes."""
 
-    def __init__(self, url: str, ttl_seconds: float) -> None:
+    OWNER_PREFIX = "good-agent:response-owner:"
+    """The prefix of the sorted set of one owner's response ids."""
+
+    ALL = "good-agent:response-all"
+    """The sorted set of every response id."""
+
+    def __init__(
+        self,
+        url: str,
+        ttl_seconds: float,
+        *,
+        max_per_owner: int = DEFAULT_MAX_PER_OWNER,
+        max_responses: int = DEFAULT_MAX_RESPONSES,
+    ) -> None:
         self.ttl_seconds = ttl_seconds
+        self.max_per_owner = max_per_owner
+        self.max_responses = max_responses
         self._redis: Any = redis_client(url, "The Redis response store")
 
     async def get(self, response_id: str, owner: str) -> StoredResponse | None:
@@ -174,7 +236,28 @@ class RedisResponseStore:
     async def put(self, response_id: str, owner: str, stored: StoredResponse) -> None:
         """Keep ``stored`` for ``ttl_seconds``."""
         value = json.dumps({"owner": owner, "record": stored.dumps()}, ensure_ascii=False)
-        await self._redis.set(self.PREFIX + response_id, value, ex=int(self.ttl_seconds))
+        now = time.time()
+        ttl = int(self.ttl_seconds)
+        mine = self.OWNER_PREFIX + owner
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.set(self.PREFIX + response_id, value, ex=ttl)
+            for index in (mine, self.ALL):
+                pipe.zremrangebyscore(index, "-inf", now - ttl)
+                pipe.zadd(index, {response_id: now})
+                pipe.expire(index, ttl)
+            pipe.zcard(mine)
+            pipe.zcard(self.ALL)
+            *_, owned, total = await pipe.execute()
+        dropped: list[Any] = []
+        if owned > self.max_per_owner:
+            dropped += await self._redis.zpopmin(mine, owned - self.max_per_owner)
+            await self._redis.zrem(self.ALL, *(item[0] for item in dropped))
+            total -= len(dropped)
+        if total > self.max_responses:
+            dropped += await self._redis.zpopmin(self.ALL, total - self.max_responses)
+        if dropped:
+            ids = {item[0].decode() if isinstance(item[0], bytes) else item[0] for item in dropped}
+            await self._redis.delete(*(self.PREFIX + old for old in ids))
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -190,5 +273,15 @@ def open_store(config: ResponsesConfig) -> ResponseStore:
                 f"[responses] store = 'redis', but the variable {config.redis_url_env} "
                 "(redis_url_env) is not set"
             )
-        return RedisResponseStore(url, config.ttl_seconds)
-    return SQLiteResponseStore(config.path or default_path(), config.ttl_seconds)
+        return RedisResponseStore(
+            url,
+            config.ttl_seconds,
+            max_per_owner=config.max_per_owner,
+            max_responses=config.max_responses,
+        )
+    return SQLiteResponseStore(
+        config.path or default_path(),
+        config.ttl_seconds,
+        max_per_owner=config.max_per_owner,
+        max_responses=config.max_responses,
+    )

@@ -326,4 +326,3 @@ def _with_cors(send: Send, origin: bytes) -> Send:
         await send(message)
 
     return cors_send
-

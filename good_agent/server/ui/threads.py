@@ -9,6 +9,7 @@ requests on one thread at the same time are not merged: the last run to end wins
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 
 import anyio.to_thread
 
+from good_agent._util.private_file import create_private
 from good_agent.types.history import dump_messages, load_messages
 from good_agent.types.messages import Message
 
@@ -38,12 +40,15 @@ class SQLiteThreadStore:
     Args:
         path: The database file; ``":memory:"`` (the default) keeps the threads for
             the life of the process only. Give a file for threads that outlive a
-            restart or that several worker processes on one machine share.
+            restart or that several worker processes on one machine share; a new
+            file is created readable by its owner only (mode ``0600``).
     """
 
     def __init__(self, path: str = ":memory:") -> None:
         self.path = path
         self._lock = threading.Lock()
+        with contextlib.suppress(OSError):  # sqlite3 says what is wrong with the path
+            create_private(path)  # a file holds conversations: mode 0600
         self._connection = sqlite3.connect(path, check_same_thread=False, timeout=30)
         with self._lock, self._connection:
             self._connection.execute(
