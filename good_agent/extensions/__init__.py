@@ -8,7 +8,7 @@ unwrapping parameters, and outermost around the call): :class:`ToolLogger` 10000
 
 from good_agent.core.components import AgentComponent
 from good_agent.core.specs import register_spec_resolver
-from good_agent.extensions._cache import ToolCache
+from good_agent.extensions._cache import CacheScopeError, ToolCache
 from good_agent.extensions._cache_stats import CacheEvent, CacheStats
 from good_agent.extensions._cache_stores import (
     CacheStore,
@@ -51,6 +51,7 @@ __all__ = [
     "AuthInjector",
     "BucketBackend",
     "CacheEvent",
+    "CacheScopeError",
     "CacheStats",
     "CacheStore",
     "CacheStoreUnavailable",

@@ -6,8 +6,15 @@ rate-limit token is spent), conflict strategy ``CHAIN`` (it only adds the option
 ``use_cache`` parameter).
 
 The key is the tool name, the canonical JSON of the unwrapped arguments (secrets
-left out) and the auth scope (a keyed hash of the call's credentials), hashed with
-SHA-256. Values are the JSON of the tool's :class:`~good_agent.ToolResponse` (with any
+left out) and the scope (a ``scope`` function's answer, which may read the run's
+context: its deps name the user; else the auth scope, a keyed hash of the call's
+credentials), hashed with SHA-256. Identical calls running at once are coalesced by
+the same key, so a call never waits for, nor gets, the result of another scope's.
+A tool that takes the [`RunContext`][good_agent.RunContext] may answer differently per
+run (its deps), so caching one without a ``scope`` is refused at install
+([`CacheScopeError`][good_agent.extensions.CacheScopeError]).
+
+Values are the JSON of the tool's :class:`~good_agent.ToolResponse` (with any
 injected secret redacted), with an expiry. A hit goes through ``adapt_response``
 like the tool's own response.
 
@@ -18,6 +25,7 @@ write returns the result unstored; both are logged (WARNING) and counted in
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import math
@@ -40,6 +48,7 @@ from good_agent.extensions._cache_stores import (
 from good_agent.extensions._common import canonical_json, digest, key_json
 from good_agent.extensions.auth import AuthInjector, cache_scope
 from good_agent.tools import Tool
+from good_agent.types.errors import GoodAgentError
 from good_agent.types.messages import ToolResponse
 
 logger = logging.getLogger("good_agent.extensions.cache")
@@ -54,6 +63,35 @@ USE_CACHE_SCHEMA = {
     "default": True,
     "description": "false: ignore any cached result and run the tool again.",
 }
+
+
+Scope = Callable[[str, Mapping[str, Any]], str | None] | Callable[
+    [Any, str, Mapping[str, Any]], str | None
+]
+"""A cache scope function: ``(tool_name, parameters)`` or ``(ctx, tool_name, parameters)``
+with ``ctx`` the run's [`RunContext`][good_agent.RunContext] (``None`` outside a run)."""
+
+
+class CacheScopeError(GoodAgentError, ValueError):
+    """A cached tool may answer differently per run (it takes the ``RunContext``) and
+    the cache has no ``scope`` telling runs apart."""
+
+
+def takes_run(scope: Callable[..., Any]) -> bool:
+    """Whether ``scope`` is the three-argument form ``(ctx, tool_name, parameters)``."""
+    try:
+        parameters = inspect.signature(scope).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = [
+        p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return len(positional) >= 3
+
+
+def reads_run(tool: Tool) -> bool:
+    """Whether ``tool`` is given the run's ``RunContext`` (so may read its deps)."""
+    return "run" in tool.injected.values()
 
 
 class CacheAdapter(ToolAdapter):
@@ -107,10 +145,14 @@ class ToolCache(AgentComponent):
         cache_errors: Also store error responses.
         use_cache_flag: Show the model an optional ``use_cache`` boolean; ``false``
             runs the tool again and stores the fresh result.
-        scope: ``(tool_name, parameters) -> str | None``, the auth scope of a call.
-            By default the installed [`AuthInjector`][good_agent.AuthInjector]'s
-            [`scope_of`][good_agent.AuthInjector.scope_of],
-            else `credential_scope`.
+        scope: What tells calls apart besides their arguments: ``(ctx, tool_name,
+            parameters) -> str | None`` with ``ctx`` the run's
+            [`RunContext`][good_agent.RunContext] (``ctx.deps`` names the user:
+            return their id), or ``(tool_name, parameters) -> str | None``. Only calls
+            of one scope share entries and in-flight results. Required for a tool that
+            takes the ``RunContext`` (refused at install otherwise). By default the
+            installed [`AuthInjector`][good_agent.AuthInjector]'s
+            [`scope_of`][good_agent.AuthInjector.scope_of], else `credential_scope`.
         clock: Wall-clock seconds used for expiry (inject one in tests).
         on_event: Called with every `CacheEvent`.
         flight_timeout: Seconds an identical call waits for a running one before it
@@ -127,7 +169,7 @@ class ToolCache(AgentComponent):
         ttl: float | None = 300.0,
         cache_errors: bool = False,
         use_cache_flag: bool = False,
-        scope: Callable[[str, Mapping[str, Any]], str | None] | None = None,
+        scope: Scope | None = None,
         clock: Callable[[], float] = time.time,
         on_event: Callable[[CacheEvent], Any] | None = None,
         flight_timeout: float = 30.0,
@@ -149,6 +191,7 @@ class ToolCache(AgentComponent):
         self.cache_errors = cache_errors
         self.use_cache_flag = use_cache_flag
         self.scope = scope
+        self._scope_takes_run = scope is not None and takes_run(scope)
         self.clock = clock
         self.on_event = on_event
         self.flight_timeout = flight_timeout
@@ -159,6 +202,26 @@ class ToolCache(AgentComponent):
         self.adapter: CacheAdapter = adapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
 
+    async def install(self, agent: Any) -> None:
+        """Attach to ``agent``; refuse a cached tool that takes the ``RunContext`` when
+        this cache has no ``scope``."""
+        if self.scope is None:
+            for name in self.ttls:
+                if name in agent.tools and reads_run(agent.tools.get(name)):
+                    raise self._unscoped(name)
+        await super().install(agent)
+
+    @staticmethod
+    def _unscoped(name: str) -> CacheScopeError:
+        return CacheScopeError(
+            f"ToolCache: tool '{name}' takes the RunContext, so its result may depend on "
+            "the run (ctx.deps, e.g. the current user), and this cache has no scope: one "
+            "user would be served another's result. Give the cache a scope that tells "
+            "runs apart, e.g. ToolCache(tools=[...], scope=lambda ctx, tool, params: "
+            "ctx.deps.user_id), or return one constant from it to share entries "
+            "knowingly."
+        )
+
     def _auth(self) -> AuthInjector | None:
         for component in getattr(self.agent, "components", ()):
             if isinstance(component, AuthInjector):
@@ -168,14 +231,19 @@ class ToolCache(AgentComponent):
     def _scope(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
         return cache_scope(self.agent, tool_name, parameters, self.store)
 
-    def key_for(self, tool_name: str, parameters: Mapping[str, Any]) -> str:
-        """The store key of a call with these unwrapped ``parameters``."""
+    def key_for(self, tool_name: str, parameters: Mapping[str, Any], run: Any = None) -> str:
+        """The store key of a call with these unwrapped ``parameters`` in the run whose
+        context is ``run``."""
         try:
             arguments, found = key_json(parameters)
         except (TypeError, ValueError):
             arguments, found = canonical_json(parameters), [None]
         if self.scope is not None:
-            scope = self.scope(tool_name, parameters)
+            function: Callable[..., str | None] = self.scope
+            if self._scope_takes_run:
+                scope = function(run, tool_name, parameters)
+            else:
+                scope = function(tool_name, parameters)
         elif not found:
             scope = None  # plain JSON arguments carry no secret, so no credential scope
         else:
@@ -258,7 +326,9 @@ class ToolCache(AgentComponent):
         to the tool, not one per step).
         """
         tool_name = ctx.call.name
-        key = self.key_for(tool_name, ctx.parameters)
+        if self.scope is None and ctx.tool.injected and reads_run(ctx.tool):
+            raise self._unscoped(tool_name)  # a tool added after install
+        key = self.key_for(tool_name, ctx.parameters, ctx.run)
         flight: str | None = None
         in_flight = self.in_flight
         if self.use_cache_flag and ctx.arguments.get("use_cache") is False:

@@ -132,17 +132,22 @@ def test_a_page_of_another_origin_cannot_start_a_run_with_a_no_cors_fetch(
     chromium: Any, attacker: str
 ) -> None:
     sent: list[str] = []
-    with served(agent_app(side_effect_agent(sent))) as server:
+    agent = side_effect_agent(sent)
+    model = agent.model
+    assert isinstance(model, ScriptedModel)
+    with served(agent_app(agent)) as server:
         page = chromium.new_page()
         page.goto(attacker + "/")
         body = json.dumps(run_input("t1", [user("email my boss")]))
         assert page.evaluate(NO_CORS_POST, [server.url + "/ag-ui", body]) == "sent"
         body = json.dumps(vercel_body("email my boss"))
         assert page.evaluate(NO_CORS_POST, [server.url + "/vercel", body]) == "sent"
+        page.wait_for_timeout(1000)  # time for a run the page started to call its tool
         page.close()
+        assert (sent, model.remaining) == ([], 2)  # no run started: the model was not asked
         # the same request without a page behind it (no Origin) is still served
         events = ag_ui(server, run_input("t2", [user("email my boss")]))
-    assert sent == ["boss@example.com"]  # once: the direct request's, none of the page's
+    assert sent == ["boss@example.com"]
     assert any(getattr(e, "delta", "") == "The email is sent: secret-reply-text." for e in events)
 
 
