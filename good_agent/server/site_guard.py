@@ -9,7 +9,9 @@ For each HTTP request:
   (``localhost``, ``127.0.0.1``, ``[::1]``, any port, always), or one of the configured
   allowed hosts (``example.com`` at any port, ``example.com:8443`` at that port only,
   ``*.example.com`` for its subdomains, ``*`` for any). Anything else is a **421**: a page
-  on a foreign name that rebinds to ``127.0.0.1`` (DNS rebinding) reaches nothing.
+  on a foreign name that rebinds to ``127.0.0.1`` (DNS rebinding) reaches nothing. A
+  request without ``Host`` (HTTP/1.0, an ASGI call made in code) comes from no browser
+  and is served.
 - **Origin.** A state-changing request (``POST``, ``PUT``, ``PATCH``, ``DELETE``) that
   carries an ``Origin`` must come from the server's own origin (the ``Origin`` names the
   ``Host`` it was sent to) or from a configured allowed origin; otherwise it is a
@@ -185,16 +187,15 @@ class SiteGuard:
                 content_type = value
             elif name == b"access-control-request-method":
                 preflight = value
-        if host is None or not self._host_allowed(host):
-            named = host.decode("latin-1") if host is not None else "(none)"
+        if host is not None and not self._host_allowed(host):
             await self._refuse(
                 scope,
                 receive,
                 send,
                 BridgeError(
                     421,
-                    f"this server does not answer to the host {named!r}; add it to the "
-                    "allowed hosts (--allowed-host) if it names this server",
+                    f"this server does not answer to the host {host.decode('latin-1')!r}; add "
+                    "it to the allowed hosts (--allowed-host) if it names this server",
                     param="Host",
                     code="host_not_allowed",
                 ),
@@ -203,7 +204,7 @@ class SiteGuard:
         method = scope["method"]
         cors: bytes | None = None
         if origin is not None:
-            host_text = host.decode("latin-1")
+            host_text = host.decode("latin-1") if host is not None else ""
             origin_text = origin.decode("latin-1")
             listed = self.any_origin or normalize_origin(origin_text) in self.origins
             if method == "OPTIONS" and preflight is not None:
