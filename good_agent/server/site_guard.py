@@ -35,9 +35,11 @@ body.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import anyio
 from starlette.responses import JSONResponse, Response
@@ -155,6 +157,7 @@ class SiteGuard:
         self.body_timeout = body_timeout
         self.refuse = refuse or _default_refuse
         self._seen_hosts: dict[bytes, bool] = {}
+        self.deadlines = BodyDeadlines(min(1.0, (body_timeout or 4.0) / 4))
 
     def _host_allowed(self, raw: bytes) -> bool:
         known = self._seen_hosts.get(raw)
@@ -246,11 +249,7 @@ class SiteGuard:
         async def timed_receive() -> Message:
             if state["body_done"]:
                 return await receive()
-            remaining = deadline - time.monotonic()
-            message: Message | None = None
-            if remaining > 0:
-                with anyio.move_on_after(remaining):
-                    message = await receive()
+            message = await self.deadlines.receive(receive, deadline)
             if message is None:
                 state["body_done"] = True
                 if not state["started"]:
@@ -298,6 +297,61 @@ class SiteGuard:
             }
         )
         await send({"type": "http.response.body", "body": b""})
+
+
+class BodyDeadlines:
+    """The tasks waiting for a request body, with their deadlines; one sweeper task per
+    event loop cancels those past theirs, every ``tick`` seconds (and stops after a
+    minute with none waiting). A request pays two dictionary operations, not a timer
+    of its own (a cancel scope or a timer handle each cost several times the guard's
+    other checks).
+    """
+
+    def __init__(self, tick: float) -> None:
+        self.tick = tick
+        self.waiting: dict[asyncio.Task[Any], float] = {}
+        self.expired: set[asyncio.Task[Any]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def receive(self, receive: Receive, deadline: float) -> Message | None:
+        """The next message of ``receive``, or ``None`` once ``deadline`` (a
+        ``time.monotonic`` value) has passed."""
+        if deadline <= time.monotonic():
+            return None
+        try:
+            loop = asyncio.get_running_loop()
+            task = asyncio.current_task()
+        except RuntimeError:  # not asyncio (trio): a cancel scope does it
+            task = None
+        if task is None:
+            with anyio.move_on_after(deadline - time.monotonic()):
+                return await receive()
+            return None
+        if self._loop is not loop or self._sweeper is None or self._sweeper.done():
+            self._loop = loop
+            self._sweeper = loop.create_task(self._sweep())
+        self.waiting[task] = deadline
+        try:
+            return await receive()
+        except asyncio.CancelledError:
+            if task not in self.expired or task.uncancel() > 0:
+                raise  # cancelled from elsewhere as well: not ours to swallow
+            return None
+        finally:
+            del self.waiting[task]
+            self.expired.discard(task)
+
+    async def _sweep(self) -> None:
+        idle = 0.0
+        while idle < 60:
+            await asyncio.sleep(self.tick)
+            idle = idle + self.tick if not self.waiting else 0.0
+            now = time.monotonic()
+            for task, deadline in list(self.waiting.items()):
+                if deadline <= now and task not in self.expired:
+                    self.expired.add(task)
+                    task.cancel()
 
 
 def _origin_error(origin: str) -> BridgeError:
