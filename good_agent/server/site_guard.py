@@ -302,9 +302,9 @@ class SiteGuard:
 class BodyDeadlines:
     """The tasks waiting for a request body, with their deadlines; one sweeper task per
     event loop cancels those past theirs, every ``tick`` seconds (and stops after two
-    ticks with none waiting: an idle server keeps no task of its own). A request pays two dictionary operations, not a timer
-    of its own (a cancel scope or a timer handle each cost several times the guard's
-    other checks).
+    ticks with none waiting: an idle server keeps no task of its own). A request pays
+    two dictionary operations, not a timer of its own (a cancel scope or a timer handle
+    each cost several times the guard's other checks).
     """
 
     def __init__(self, tick: float) -> None:
