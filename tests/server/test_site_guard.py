@@ -361,3 +361,21 @@ def test_serve_agent_on_every_interface_asks_for_allowed_hosts(tmp_path: Path) -
         timeout=60,
     )
     assert bad.returncode == 1 and "not an origin" in bad.stderr
+
+
+def test_serve_on_every_interface_asks_for_allowed_hosts_and_checks_origins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from good_agent.cli import main
+
+    path = tmp_path / "bridge.toml"
+    path.write_text(
+        '[server]\napi_keys_env = "GA_SITE_BRIDGE_KEYS"\n\n[[models]]\n'
+        'name = "m"\nprovider = "openai"\nmodel = "x"\n'
+    )
+    os.environ["GA_SITE_BRIDGE_KEYS"] = "k-123456"
+    assert main(["serve", "--config", str(path), "--host", "0.0.0.0", "--port", "1"]) == 1
+    assert "--allowed-host" in capsys.readouterr().err
+    bad = ["serve", "--config", str(path), "--allowed-origin", "app.example.com"]
+    assert main(bad) == 1
+    assert "not an origin" in capsys.readouterr().err
