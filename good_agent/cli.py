@@ -27,10 +27,19 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help=about, description=about)
     demo.add_argument("--model", help="a real model, e.g. gpt-4o-mini (default: scripted)")
     demo.add_argument("--base-url", help="an OpenAI-compatible endpoint for --model")
-    about = "Serve an agent's tools (adapters applied) as an MCP server over stdio; needs [mcp]."
+    about = (
+        "Serve an agent's tools (adapters applied) as an MCP server over stdio, or over "
+        "Streamable HTTP with --http; needs [mcp]."
+    )
     serve = commands.add_parser("mcp-serve", help=about, description=about)
     serve.add_argument("target", help="module:attr naming an Agent or a list of tools")
     serve.add_argument("--name", help="the server name reported to clients")
+    serve.add_argument(
+        "--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio"
+    )
+    serve.add_argument("--host", help="with --http: loopback address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="with --http: port (default: 7287)")
+    _site_arguments(serve)
     about = (
         "Run the OpenAI-compatible bridge (Chat Completions and Anthropic Messages) "
         "over the models in a TOML file; needs [server]."
@@ -95,6 +104,18 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         return 0
     if args.command == "mcp-serve":
+        if args.http:
+            from good_agent.server.mcp_http import DEFAULT_MCP_PORT
+            from good_agent.server.mcp_http import run_command as serve_http
+
+            return serve_http(
+                args.target,
+                name=args.name,
+                host=args.host or "127.0.0.1",
+                port=DEFAULT_MCP_PORT if args.port is None else args.port,
+                allowed_hosts=tuple(args.allowed_host),
+                allowed_origins=tuple(args.allowed_origin),
+            )
         from good_agent.extensions.mcp.__main__ import run
 
         return run(args)
