@@ -2,7 +2,8 @@
 request-body deadlines, checked before a request reaches the application.
 
 [`SiteGuard`][good_agent.server.site_guard.SiteGuard] is a plain ASGI middleware shared by
-the bridge (`good-agent serve`) and the agent app (`agent_app`, `good-agent serve-agent`).
+the bridge (`good-agent serve`), the agent app (`agent_app`, `good-agent serve-agent`)
+and MCP over HTTP (`good-agent mcp-serve --http`).
 For each HTTP request:
 
 - **Host.** The ``Host`` header must name this server: a loopback name
