@@ -131,7 +131,8 @@ async def test_deps_and_the_credential_from_deps_appear_in_no_channel(
             TokenFromDeps()
             if injector == "adapter"
             else AuthInjector().inject("token", lambda ctx: ctx.deps.token, tools=["lookup"]),
-            ToolCache(store, tools=["lookup"]),
+            # lookup reads the RunContext: its entries are the run's user's
+            ToolCache(store, tools=["lookup"], scope=lambda ctx, tool, params: ctx.deps.user),
             ToolLogger(level=logging.DEBUG),
             Telemetry(exporter.tracer, agent_name="bot"),  # type: ignore[attr-defined]
         ],
