@@ -3,7 +3,9 @@
 :class:`BridgeApp` is a Starlette application whose own routes (an
 :class:`Endpoint` list: method, path, endpoint) are looked up in one dictionary,
 each at its path and with a trailing slash, and called directly: no router walk,
-no middleware, no exception wrappers per request. An endpoint takes a Starlette
+no middleware but the [`SiteGuard`][good_agent.server.site_guard.SiteGuard] every
+request passes first (``Host``, ``Origin``, content type, body deadline: a few
+microseconds), no exception wrappers per request. An endpoint takes a Starlette
 ``Request`` and returns an ASGI response (a Starlette ``Response``, or the bridge's
 own :class:`~good_agent.server.coalesce.EventStream`); an exception it lets out is
 answered by the error handler. Anything else (another method, an unknown path, the
