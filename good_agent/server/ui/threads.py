@@ -77,7 +77,7 @@ class SQLiteThreadStore:
             the life of the process only. Give a file for threads that outlive a
             restart or that several worker processes on one machine share.
         ttl: Seconds a thread is kept after its last run. ``None``: one hour
-            ([`MEMORY_TTL`][good_agent.server.ui.threads.MEMORY_TTL]) in memory, for
+            (`MEMORY_TTL`) in memory, for
             ever in a file; ``float("inf")``: for ever.
         max_threads: The most threads kept; the least recently used go first.
             ``None``: 1,000 in memory, no limit in a file.
