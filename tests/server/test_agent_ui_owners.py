@@ -437,3 +437,25 @@ def test_an_sqlite_file_written_before_owners_gets_its_owner_column(tmp_path: Pa
         )
     store = SQLiteThreadStore(str(path))
     assert anyio.run(store.load, "old") == [UserMessage(content="hi")]
+
+
+class DictStore:
+    """A store of the shape before owners: ``load(thread_id)``, ``save(thread_id, messages)``."""
+
+    def __init__(self) -> None:
+        self.threads: dict[str, list[Any]] = {}
+
+    async def load(self, thread_id: str) -> list[Any] | None:
+        return self.threads.get(thread_id)
+
+    async def save(self, thread_id: str, messages: list[Any]) -> None:
+        self.threads[thread_id] = messages
+
+
+def test_a_store_of_the_shape_before_owners_still_serves_the_local_owner() -> None:
+    model = ScriptedModel(["One.", "Two."])
+    store = DictStore()
+    with served(agent_app(Agent(model=model), store=store)) as server:  # type: ignore[arg-type]
+        ag_ui(server, run_input("old", [user("first")]))
+        events = ag_ui(server, run_input("old", [user("second")]))
+    assert text_of(events) == "Two." and len(store.threads["old"]) == 4

@@ -195,7 +195,12 @@ class ServedAgent:
             history = list(turn.history)  # the client keeps the thread
         else:  # the server keeps it: what a client sends of the past is not taken
             try:
-                history = list(await self.store.load(turn.thread_id, owner) or [])
+                loaded = (  # a store written before owners serves the local owner still
+                    await self.store.load(turn.thread_id, owner)
+                    if owner
+                    else await self.store.load(turn.thread_id)
+                )
+                history = list(loaded or [])
             except ThreadNotFound:
                 raise thread_not_found(thread_field) from None
             size = len(dump_messages(history))
@@ -277,9 +282,11 @@ class ServedAgent:
                 if self.store is not None:
                     with anyio.CancelScope(shield=True):
                         try:
-                            await self.store.save(
-                                turn.thread_id, list(agent.messages), prepared.owner
-                            )
+                            messages = list(agent.messages)
+                            if prepared.owner:
+                                await self.store.save(turn.thread_id, messages, prepared.owner)
+                            else:
+                                await self.store.save(turn.thread_id, messages)
                         except ThreadNotFound:  # another owner took the id meanwhile
                             logger.warning("a run's thread was taken by another owner; not saved")
 
