@@ -459,3 +459,11 @@ def test_a_store_of_the_shape_before_owners_still_serves_the_local_owner() -> No
         ag_ui(server, run_input("old", [user("first")]))
         events = ag_ui(server, run_input("old", [user("second")]))
     assert text_of(events) == "Two." and len(store.threads["old"]) == 4
+
+
+def test_an_approval_id_that_is_not_ascii_is_a_400_not_a_500() -> None:
+    with served(agent_app(approval_agent("Done."))) as server:
+        ag_ui(server, run_input("utf", [user("rm")]))
+        resume = [{"interruptId": "é" * 64, "status": "resolved", "payload": {"approved": True}}]
+        status, body = refusal(server, "/ag-ui", run_input("utf", resume=resume))
+    assert (status, body["error"]["param"]) == (400, "resume.0.interruptId")

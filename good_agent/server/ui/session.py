@@ -353,7 +353,7 @@ def _approvals(
     pending: list[ToolCall] = unanswered_calls(history)
     by_id = {approval_id(call_digest(call)): call for call in pending}
     for given, decision in turn.decisions.items():
-        if not any(hmac.compare_digest(given, known) for known in by_id):
+        if not any(hmac.compare_digest(given.encode(), known.encode()) for known in by_id):
             raise bad_request(
                 "this approval id answers no call waiting in the thread: the call was "
                 "already decided, or it is not the id the server sent",
