@@ -95,7 +95,7 @@ class _Calls:
 
     def new(self, name: str, given: Any) -> str:
         self.made += 1
-        call_id = given if isinstance(given, str) and given else f"call_{self.made}"
+        call_id = given if isinstance(given, str) and given else f"call_{uuid.uuid4().hex[:24]}"
         self.pending.append((call_id, name))
         return call_id
 

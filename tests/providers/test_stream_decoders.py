@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from typing import Any
 
 import pytest
@@ -379,7 +381,14 @@ def test_ollama_equals_the_codec() -> None:
             "eval_count": 4,
         }
     )
-    assert decoder.finish() == whole
+    streamed = decoder.finish()
+    # Ollama gives no call id: each side draws a random one, never a guessable "call_0"
+    ids = [streamed.tool_calls[0].id, whole.tool_calls[0].id]
+    assert all(re.fullmatch(r"call_[0-9a-f]{24}", i) for i in ids) and ids[0] != ids[1]
+    same_id = [c.model_copy(update={"id": "x"}) for c in streamed.tool_calls]
+    assert dataclasses.replace(streamed, tool_calls=same_id) == dataclasses.replace(
+        whole, tool_calls=[c.model_copy(update={"id": "x"}) for c in whole.tool_calls]
+    )
 
 
 def test_names_map_back_to_the_original_tool_names() -> None:
@@ -434,3 +443,23 @@ def test_openai_chat_done_marker_ends_a_stream_without_finish_reason() -> None:
     run(decoder, [chat_chunk({"content": "Hi"}), DONE_EVENT])
     reply = decoder.finish()
     assert (reply.content, reply.finish_reason) == ("Hi", None)
+
+
+def test_a_call_without_an_id_gets_a_random_one_never_call_0() -> None:
+    """An id the framework assigns is not guessable: approvals are bound to call ids."""
+    item = {"function": {"name": "f", "arguments": "{}"}}
+    chat = {"choices": [{"message": {"role": "assistant", "tool_calls": [item]}}]}
+    responses = {"output": [{"type": "function_call", "name": "f", "arguments": "{}"}]}
+    ollama_reply = {"message": {"role": "assistant", "tool_calls": [item]}, "done": True}
+    ids = []
+    for _ in range(2):
+        ids.append(openai_chat.decode_response(chat).tool_calls[0].id)
+        ids.append(openai_responses.decode_response(responses).tool_calls[0].id)
+        ids.append(ollama.decode_response(ollama_reply).tool_calls[0].id)
+        decoder = OpenAIChatDecoder()
+        delta = {"tool_calls": [{"index": 0, **item}]}
+        end = {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+        run(decoder, [{"choices": [{"index": 0, "delta": delta}]}, {"choices": [end]}])
+        ids.append(decoder.finish().tool_calls[0].id)
+    assert all(re.fullmatch(r"call_[0-9a-f]{24}", i) for i in ids), ids
+    assert len(set(ids)) == len(ids)

@@ -9,6 +9,7 @@ Reference: https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-cha
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
@@ -138,13 +139,13 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         raise ReplyShapeError("ollama", "no 'message' in the reply", raw)
     calls = []
     tool_calls = field_list(message, "tool_calls", "ollama", required=False)
-    for index, item in enumerate(items_of(tool_calls, "tool_calls", "ollama")):
+    for item in items_of(tool_calls, "tool_calls", "ollama"):
         function: JSONDict = item.get("function") or {}
         name = str(function.get("name", ""))
         arguments: Any = function.get("arguments")
         calls.append(
             parsed_call(
-                str(item.get("id") or f"call_{index}"),
+                str(item.get("id") or f"call_{uuid.uuid4().hex[:24]}"),
                 names.to_original(name) if names else name,
                 arguments,
             )

@@ -10,6 +10,7 @@ Reference: https://github.com/ollama/ollama/blob/main/docs/api.md#generate-a-cha
 from __future__ import annotations
 
 import json
+import uuid
 
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
@@ -36,7 +37,7 @@ class OllamaDecoder(StreamDecoder):
             arguments = function.get("arguments")
             text = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
             key = self.calls_started
-            call_id = str(item.get("id") or f"call_{key}")
+            call_id = str(item.get("id") or f"call_{uuid.uuid4().hex[:24]}")
             self.whole_call(key, call_id, str(function.get("name") or ""), text, out)
         if event.get("done"):
             self.usage(event.get("prompt_eval_count"), event.get("eval_count"), out)

@@ -10,6 +10,7 @@ https://platform.openai.com/docs/guides/function-calling
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
@@ -145,13 +146,13 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     calls = [
         restore_call(
             parsed_call(
-                str(item.get("id") or f"call_{index}"),
+                str(item.get("id") or f"call_{uuid.uuid4().hex[:24]}"),
                 str(field_object(item, "function", PROVIDER, where="tool_calls").get("name", "")),
                 (item.get("function") or {}).get("arguments"),
             ),
             names,
         )
-        for index, item in enumerate(items)
+        for item in items
     ]
     content = message.get("content")
     if isinstance(content, list):

@@ -16,6 +16,7 @@ Reference: https://platform.openai.com/docs/api-reference/chat-streaming
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from good_agent.providers.reply_shape import ReplyShapeError
@@ -94,7 +95,7 @@ class OpenAIChatDecoder(StreamDecoder):
         current = self._slots.get(slot)
         if current is None or (call_id and call_id != current[1]):
             key = self.calls_started
-            fresh_id = call_id or f"call_{key}"
+            fresh_id = call_id or f"call_{uuid.uuid4().hex[:24]}"
             self.start_call(key, fresh_id, str(function.get("name") or ""), out)
             self._slots[slot] = current = (key, call_id or fresh_id)
         self.call_args(current[0], function.get("arguments"), out)

@@ -14,6 +14,7 @@ https://platform.openai.com/docs/guides/function-calling
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from good_agent.providers.arguments import parsed_call
@@ -178,7 +179,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
                     texts.append(str(part.get("refusal") or ""))
         elif kind == "function_call":
             call = parsed_call(
-                str(item.get("call_id") or item.get("id") or f"call_{len(calls)}"),
+                str(item.get("call_id") or item.get("id") or f"call_{uuid.uuid4().hex[:24]}"),
                 str(item.get("name", "")),
                 item.get("arguments"),
             )

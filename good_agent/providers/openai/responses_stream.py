@@ -10,6 +10,7 @@ Reference: https://platform.openai.com/docs/api-reference/responses-streaming
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 
 from good_agent.providers.openai import responses_codec as openai_responses
@@ -62,7 +63,7 @@ class OpenAIResponsesDecoder(StreamDecoder):
             return
         key = item.get("id") or item.get("call_id")
         if not self.has_call(key):
-            call_id = str(item.get("call_id") or item.get("id") or f"call_{self.calls_started}")
+            call_id = str(item.get("call_id") or item.get("id") or f"call_{uuid.uuid4().hex[:24]}")
             self.start_call(key, call_id, str(item.get("name") or ""), out)
         if kind == "response.output_item.done":
             self.set_args(key, str(item.get("arguments") or ""), out)

@@ -15,6 +15,7 @@ from good_agent.server.ui.threads import (  # noqa: E402
     PostgresThreadStore,
     RedisThreadStore,
     SQLiteThreadStore,
+    ThreadNotFound,
     ThreadStore,
 )
 
@@ -24,6 +25,7 @@ __all__ = [
     "RedisThreadStore",
     "SQLiteThreadStore",
     "ServedAgent",
+    "ThreadNotFound",
     "ThreadStore",
     "ToolResult",
     "Turn",

@@ -6,7 +6,7 @@ the prompt, a tool message answers a call the frontend ran. The messages before 
 are the history, used only when the server keeps no store. ``tools`` are frontend
 tools: the agent may call them, and the run ends at such a call, which the frontend
 answers in the next input. ``resume`` answers approvals:
-``interruptId`` is the digest of the call that was shown; status ``resolved`` with
+``interruptId`` is the approval id of the call that was shown; status ``resolved`` with
 payload ``{"approved": true}`` runs it, any other answer denies it (``payload.reason``
 is told to the model). ``forwardedProps.model`` picks a model.
 
@@ -14,7 +14,8 @@ Output. Run started; reasoning start/message start/content/message end/end; text
 start/content/end; tool call start/args/end; a tool
 call result per call the server ran; a messages snapshot of the whole thread; run
 finished, whose outcome is an interrupt per call waiting for approval (``id`` = its
-digest, ``toolCallId``, and ``metadata`` holding the tool name, arguments and the
+approval id, a keyed digest bound to the thread's owner, the thread and the call;
+``toolCallId``, and ``metadata`` holding the tool name, arguments and the
 parameters after the adapter chain, secrets hidden), or success naming the frontend
 calls left to answer. A failed run ends with run error.
 """
@@ -213,9 +214,17 @@ def snapshot(messages: list[Message]) -> list[Any]:
 class EventTranslator:
     """Turns a run's events into AG-UI events (text and tool calls framed start...end)."""
 
-    def __init__(self, thread_id: str, run_id: str, frontend: set[str]) -> None:
+    def __init__(
+        self,
+        thread_id: str,
+        run_id: str,
+        frontend: set[str],
+        approval_id: Callable[[str], str] = str,
+    ) -> None:
         self.thread_id, self.run_id = thread_id, run_id
         self.frontend = frontend
+        self.approval_id = approval_id
+        """The id shown for a waiting call, from its digest."""
         self.text_id: str | None = None
         self.reasoning_id: str | None = None
         self.turn_text = False
@@ -317,7 +326,7 @@ class EventTranslator:
             outcome = ag.RunFinishedInterruptOutcome(
                 interrupts=[
                     ag.Interrupt(
-                        id=d.digest,
+                        id=self.approval_id(d.digest),
                         reason=APPROVAL_REASON,
                         message=f"Run {d.tool_name}?",
                         tool_call_id=d.call_id,

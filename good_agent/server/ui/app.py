@@ -3,7 +3,9 @@
 ``POST /ag-ui`` (AG-UI), ``POST /vercel`` (the Vercel AI SDK's UI message stream),
 ``GET /models`` (the models a client may pick), ``GET /`` (the chat page) and
 ``GET /health``. Client keys work as in the bridge (``Authorization: Bearer`` or
-``x-api-key``); the chat page itself needs none, its requests do. An input that is not
+``x-api-key``); the chat page itself needs none, its requests do. Each thread belongs
+to whoever started it (the SHA-256 of the client key, or the identity the ``owner``
+hook returns); anyone else naming its id gets a 404 ``thread not found``. An input that is not
 valid is a 400 whose JSON body names the field (``{"error": {"message", "param"...}}``);
 nothing is streamed before the input was checked against the thread. A client that
 disconnects cancels the run: calls that had finished keep their results in the saved
@@ -34,9 +36,16 @@ from good_agent.server.errors import BridgeError, internal_error
 from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.redaction import RedactWith, Secrets
 from good_agent.server.request_body import read_json_body
+from good_agent.server.response_store import owner_of
 from good_agent.server.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 from good_agent.server.ui import ag_ui_wire, vercel_wire
-from good_agent.server.ui.session import AgentSource, PreparedRun, ServedAgent, call_deps
+from good_agent.server.ui.session import (
+    DEFAULT_MAX_HISTORY_BYTES,
+    AgentSource,
+    PreparedRun,
+    ServedAgent,
+    call_deps,
+)
 from good_agent.server.ui.threads import SQLiteThreadStore, ThreadStore
 
 logger = logging.getLogger("good_agent.server.ui")
@@ -89,6 +98,9 @@ def agent_app(
     allowed_hosts: Iterable[str] = (),
     allowed_origins: Iterable[str] = (),
     body_timeout: float | None = DEFAULT_BODY_TIMEOUT,
+    owner: Callable[[Request], Any] | None = None,
+    approval_key: str | bytes | None = None,
+    max_history_bytes: int = DEFAULT_MAX_HISTORY_BYTES,
 ) -> Starlette:
     """An ASGI (Starlette) application serving ``agent`` over AG-UI, the Vercel AI UI
     message stream and a chat page.
@@ -99,7 +111,8 @@ def agent_app(
         deps: Turns the HTTP request into the run's deps (sync or async); raising
             ``starlette.exceptions.HTTPException`` refuses the request with its status.
         store: Where thread histories are kept (default: an in-memory
-            [`SQLiteThreadStore`][good_agent.server.ui.SQLiteThreadStore]), the only
+            [`SQLiteThreadStore`][good_agent.server.ui.SQLiteThreadStore], at most
+            1,000 threads and 256 MB, each kept an hour after its last run), the only
             source of a thread's past; ``None`` keeps none, so clients send the whole
             history (and are trusted with it: they could write tool calls into it).
         models: The models a client may pick, by name (default: the agent's own).
@@ -118,9 +131,23 @@ def agent_app(
     Every request first passes a
     [`SiteGuard`][good_agent.server.site_guard.SiteGuard]: besides ``Host`` and
     ``Origin``, the body of a ``POST`` must be JSON (415 otherwise).
+        owner: Turns the HTTP request into the identity that owns its threads (a
+            non-empty string; sync or async), for an app with its own login; raising
+            ``starlette.exceptions.HTTPException`` refuses the request with its status.
+            Without it a thread's owner is the SHA-256 of the client key, or one local
+            owner on a server without keys.
+        approval_key: The secret approval ids are keyed with (default: the variable
+            ``GOOD_AGENT_APPROVAL_KEY``, else random per process; workers sharing a
+            store must share it).
+        max_history_bytes: The largest history a thread may reach and still be
+            continued (a 400 naming the thread field beyond).
     """
     served = ServedAgent(
-        agent, store=SQLiteThreadStore() if store is DEFAULT_STORE else store, models=models
+        agent,
+        store=SQLiteThreadStore() if store is DEFAULT_STORE else store,
+        models=models,
+        approval_key=approval_key,
+        max_history_bytes=max_history_bytes,
     )
     keys = (
         client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
@@ -134,24 +161,39 @@ def agent_app(
         if not keys.allows(request.headers):
             raise BridgeError(401, "missing or invalid API key", code="invalid_api_key")
 
-    async def prepare(request: Request, parse: Callable[[Any], Any]) -> tuple[Any, PreparedRun]:
+    async def owner_of_request(request: Request) -> str:
+        if owner is None:
+            return owner_of(request.headers) if keys.required else ""
+        try:
+            identity = await call_deps(owner, request)
+        except HTTPException as exc:
+            raise BridgeError(exc.status_code, str(exc.detail), code="refused") from None
+        if not isinstance(identity, str) or not identity:
+            raise BridgeError(401, "the request names no user", code="no_owner")
+        return identity
+
+    async def prepare(
+        request: Request, parse: Callable[[Any], Any], thread_field: str
+    ) -> tuple[Any, PreparedRun]:
         authorize(request)
         body = await read_json_body(request, max_body_bytes)
         data, turn = parse(body)
+        run_owner = await owner_of_request(request)
         try:
             run_deps = await call_deps(deps, request)
         except HTTPException as exc:
             raise BridgeError(exc.status_code, str(exc.detail), code="refused") from None
-        return data, await served.prepare(turn, run_deps)
+        return data, await served.prepare(turn, run_deps, run_owner, thread_field)
 
     async def endpoint(
         request: Request,
         parse: Callable[[Any], Any],
         respond: Callable[[Any, PreparedRun, str], Response],
+        thread_field: str,
     ) -> Response:
         request_id = new_request_id()
         try:
-            data, prepared = await prepare(request, parse)
+            data, prepared = await prepare(request, parse, thread_field)
         except ClientDisconnect:
             return Response(status_code=499)
         except BridgeError as exc:
@@ -167,7 +209,9 @@ def agent_app(
 
     def ag_ui_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
         frontend = {tool.name for tool in prepared.turn.frontend_tools}
-        translator = ag_ui_wire.EventTranslator(data.thread_id, data.run_id, frontend)
+        translator = ag_ui_wire.EventTranslator(
+            data.thread_id, data.run_id, frontend, prepared.approval_id
+        )
         chunks = ag_ui_wire.encode_run(
             served.stream(prepared), translator, lambda: prepared.messages, request_id
         )
@@ -175,15 +219,15 @@ def agent_app(
         return EventStream(chunks, media_type="text/event-stream", headers=headers)
 
     def vercel_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
-        chunks = vercel_wire.encode_run(served.stream(prepared), request_id)
+        chunks = vercel_wire.encode_run(served.stream(prepared), request_id, prepared.approval_id)
         headers = {**_SSE_HEADERS, **vercel_wire.HEADERS, REQUEST_ID_HEADER: request_id}
         return EventStream(chunks, media_type="text/event-stream", headers=headers)
 
     async def ag_ui(request: Request) -> Response:
-        return await endpoint(request, ag_ui_parse, ag_ui_respond)
+        return await endpoint(request, ag_ui_parse, ag_ui_respond, "threadId")
 
     async def vercel(request: Request) -> Response:
-        return await endpoint(request, vercel_wire.parse_request, vercel_respond)
+        return await endpoint(request, vercel_wire.parse_request, vercel_respond, "id")
 
     async def list_models(request: Request) -> Response:
         try:

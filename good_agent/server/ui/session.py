@@ -7,11 +7,22 @@ calls waiting for approval (each keyed by the digest of the call that was shown)
 the server keeps no store), checks the turn against it and refuses a bad one with a 400
 naming the field, before anything is streamed; :meth:`ServedAgent.stream` runs it and yields the
 agent's own run events, saving the history however the run ends.
+
+Every thread has an owner (see [`agent_app`][good_agent.server.ui.agent_app]); another
+owner's thread id is a 404 ``thread not found``, whatever the request asks. The approval
+id a client is shown for a waiting call is a keyed digest (HMAC-SHA256 under the
+server's approval key) of the owner, the thread and the call (id, tool name,
+arguments): it approves that call on that thread for that owner, and nothing else.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import inspect
+import logging
+import os
+import secrets
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -23,16 +34,30 @@ from good_agent.core.agent import Agent
 from good_agent.core.approvals import Approval, Approved, call_digest, unanswered_calls
 from good_agent.core.run_events import RunEvent
 from good_agent.models.base import LanguageModel
-from good_agent.server.errors import bad_request
-from good_agent.server.ui.threads import ThreadStore
+from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.ui.threads import ThreadNotFound, ThreadStore
 from good_agent.tools.tool import Tool
+from good_agent.types.history import dump_messages
 from good_agent.types.messages import Message, SystemMessage, ToolCall, ToolMessage
+
+logger = logging.getLogger("good_agent.server.ui")
 
 AgentSource = Agent[Any, Any] | Callable[[], Agent[Any, Any]]
 """An agent to serve, or a function building one (one agent per run: concurrent threads)."""
 
 DEFAULT_MODEL = "default"
 """The name the model picker shows for the agent's own model."""
+
+DEFAULT_MAX_HISTORY_BYTES = 4_000_000
+"""The largest history a thread may have to be continued, by default (as dumped)."""
+
+APPROVAL_KEY_ENV = "GOOD_AGENT_APPROVAL_KEY"
+"""The variable read for the approval key when none is given (else a random one)."""
+
+
+def thread_not_found(param: str = "threadId") -> BridgeError:
+    """The 404 for a thread id the requester does not own: the same for every such id."""
+    return BridgeError(404, "thread not found", "not_found_error", param, "thread_not_found")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +106,10 @@ class PreparedRun:
     deps: Any
     messages: list[Message] = field(default_factory=list)
     """The running agent's history (this run's messages included, as they are added)."""
+    owner: str = ""
+    """Whose thread this is."""
+    approval_id: Callable[[str], str] = str
+    """The id shown for a waiting call, from its `call_digest` (bound to owner and thread)."""
 
 
 def frontend_tool(name: str, description: str, parameters: Any) -> Tool:
@@ -101,6 +130,12 @@ class ServedAgent:
             the whole history each time).
         models: The models a client may pick, by the name it sends (``None``: the
             agent's own model only, named ``"default"``).
+        approval_key: The secret the approval ids are keyed with. ``None``: the
+            variable ``GOOD_AGENT_APPROVAL_KEY``, else a random key for this process
+            (workers that share a store must share the key for one to accept another's
+            approval ids).
+        max_history_bytes: The largest history a thread may have (as dumped) to be
+            continued; beyond it a request is refused with a 400 naming the thread.
     """
 
     def __init__(
@@ -109,6 +144,8 @@ class ServedAgent:
         *,
         store: ThreadStore | None,
         models: Mapping[str, LanguageModel | str] | None = None,
+        approval_key: str | bytes | None = None,
+        max_history_bytes: int = DEFAULT_MAX_HISTORY_BYTES,
     ) -> None:
         self._factory = None if isinstance(agent, Agent) else agent
         self._shared = agent if isinstance(agent, Agent) else None
@@ -117,6 +154,12 @@ class ServedAgent:
         self.models: dict[str, LanguageModel | str | None] = (
             dict(models) if models else {DEFAULT_MODEL: None}
         )
+        key = approval_key if approval_key is not None else os.environ.get(APPROVAL_KEY_ENV)
+        self._approval_key = (
+            key.encode() if isinstance(key, str) else key if key else secrets.token_bytes(32)
+        )
+        self.max_history_bytes = max_history_bytes
+        self._tool_names: frozenset[str] | None = None
 
     def _new_agent(self) -> Agent[Any, Any]:
         if self._shared is not None:
@@ -127,8 +170,17 @@ class ServedAgent:
             raise TypeError(f"the agent factory returned {type(built).__name__}, not an Agent")
         return built
 
-    async def prepare(self, turn: Turn, deps: Any) -> PreparedRun:
-        """Load the thread and check ``turn`` against it (a 400 naming the field if wrong)."""
+    def approval_id(self, owner: str, thread_id: str, digest: str) -> str:
+        """The id a client is shown for the waiting call whose `call_digest` is ``digest``
+        on ``owner``'s thread ``thread_id``: an HMAC-SHA256 under the approval key."""
+        message = "\x00".join((owner, thread_id, digest)).encode()
+        return hmac.new(self._approval_key, message, hashlib.sha256).hexdigest()
+
+    async def prepare(
+        self, turn: Turn, deps: Any, owner: str = "", thread_field: str = "threadId"
+    ) -> PreparedRun:
+        """Load the thread and check ``turn`` against it (a 400 naming the field if wrong;
+        a 404 when ``owner`` does not own the thread). Nothing is saved here."""
         if turn.model is not None and turn.model not in self.models:
             known = ", ".join(self.models)
             raise bad_request(
@@ -142,24 +194,53 @@ class ServedAgent:
         if self.store is None:
             history = list(turn.history)  # the client keeps the thread
         else:  # the server keeps it: what a client sends of the past is not taken
-            history = list(await self.store.load(turn.thread_id) or [])
-        agent_tools = set(self._agent_tool_names())
-        for tool in turn.frontend_tools:
+            try:
+                loaded = (  # a store written before owners serves the local owner still
+                    await self.store.load(turn.thread_id, owner)
+                    if owner
+                    else await self.store.load(turn.thread_id)
+                )
+                history = list(loaded or [])
+            except ThreadNotFound:
+                raise thread_not_found(thread_field) from None
+            size = len(dump_messages(history))
+            if size > self.max_history_bytes:
+                raise bad_request(
+                    f"the thread holds {size} bytes of history, more than this server "
+                    f"continues ({self.max_history_bytes}): start a new thread",
+                    thread_field,
+                    "thread_too_long",
+                )
+        agent_tools = set(await self._agent_tool_names())
+        for index, tool in enumerate(turn.frontend_tools):
             if tool.name in agent_tools:
                 raise bad_request(
                     f"the frontend tool '{tool.name}' has the name of one of the agent's tools",
-                    "tools",
+                    f"tools.{index}.name",
                 )
         frontend = {tool.name for tool in turn.frontend_tools}
         history = _with_results(history, turn.results, frontend)
-        approvals = _approvals(history, turn, agent_tools)
-        return PreparedRun(turn, history, approvals, model, deps)
 
-    def _agent_tool_names(self) -> list[str]:
-        probe = self._shared if self._shared is not None else None
-        if probe is None:
-            return []  # a factory's agent is built per run; its tools are checked then
-        return list(probe.tools.names())
+        def approval_id(digest: str) -> str:
+            return self.approval_id(owner, turn.thread_id, digest)
+
+        approvals = _approvals(history, turn, agent_tools, approval_id)
+        return PreparedRun(
+            turn, history, approvals, model, deps, owner=owner, approval_id=approval_id
+        )
+
+    async def _agent_tool_names(self) -> frozenset[str]:
+        """The agent's tool names; a factory's agent is built once to learn them."""
+        if self._shared is not None:
+            return frozenset(self._shared.tools.names())
+        if self._tool_names is None:
+            probe = self._new_agent()
+            try:
+                self._tool_names = frozenset(probe.tools.names())
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await probe.close()
+        return self._tool_names
 
     @asynccontextmanager
     async def _checkout(self, history: list[Message]) -> AsyncIterator[Agent[Any, Any]]:
@@ -200,7 +281,14 @@ class ServedAgent:
             finally:
                 if self.store is not None:
                     with anyio.CancelScope(shield=True):
-                        await self.store.save(turn.thread_id, list(agent.messages))
+                        try:
+                            messages = list(agent.messages)
+                            if prepared.owner:
+                                await self.store.save(turn.thread_id, messages, prepared.owner)
+                            else:
+                                await self.store.save(turn.thread_id, messages)
+                        except ThreadNotFound:  # another owner took the id meanwhile
+                            logger.warning("a run's thread was taken by another owner; not saved")
 
 
 async def call_deps(hook: Callable[[Any], Any] | None, request: Any) -> Any:
@@ -233,16 +321,9 @@ def _with_results(
         if call is None:
             if result.call_id in answered:
                 continue  # the client sent back a result the thread already has
-            raise bad_request(
-                f"the tool result for '{result.call_id}' answers no call waiting in the thread",
-                result.field,
-            )
-        if call.name not in frontend:
-            raise bad_request(
-                f"the call '{call.id}' is to the agent's tool '{call.name}', not a frontend "
-                "tool of this request: approve or deny it instead of answering it",
-                result.field,
-            )
+            raise bad_request(_NOT_A_FRONTEND_CALL, result.field)
+        if call.name not in frontend:  # the server's own call: approved or denied, never answered
+            raise bad_request(_NOT_A_FRONTEND_CALL, result.field)
         out.append(
             ToolMessage(
                 tool_call_id=call.id,
@@ -254,32 +335,47 @@ def _with_results(
     return out
 
 
-def _approvals(history: list[Message], turn: Turn, agent_tools: set[str]) -> dict[str, Approval]:
-    """The ``approvals=`` of the run: each waiting call decided by the answer bound to it."""
+_NOT_A_FRONTEND_CALL = (
+    "this tool result answers no call of a frontend tool waiting in the thread (a call "
+    "to one of the agent's own tools is approved or denied, never answered)"
+)
+
+
+def _approvals(
+    history: list[Message],
+    turn: Turn,
+    agent_tools: set[str],
+    approval_id: Callable[[str], str],
+) -> dict[str, Approval]:
+    """The ``approvals=`` of the run: each waiting call decided by the answer bound to it.
+
+    The errors name the field only: never a call id or a tool name of the thread."""
     pending: list[ToolCall] = unanswered_calls(history)
-    by_digest = {call_digest(call): call for call in pending}
-    for digest, decision in turn.decisions.items():
-        if digest not in by_digest:
+    by_id = {approval_id(call_digest(call)): call for call in pending}
+    for given, decision in turn.decisions.items():
+        if not any(hmac.compare_digest(given.encode(), known.encode()) for known in by_id):
             raise bad_request(
-                f"the approval '{digest[:16]}...' answers no call waiting in the thread: the "
-                "call was already decided, or it is not the call that was shown",
+                "this approval id answers no call waiting in the thread: the call was "
+                "already decided, or it is not the id the server sent",
                 decision.field,
             )
     frontend = {tool.name for tool in turn.frontend_tools}
     approvals: dict[str, Approval] = {}
-    for digest, call in by_digest.items():
-        answer = turn.decisions.get(digest)
+    for given, call in by_id.items():
+        answer = turn.decisions.get(given)
         if answer is None:
             if call.name in frontend or (agent_tools and call.name not in agent_tools):
                 raise bad_request(
-                    f"the thread waits for the result of the frontend call '{call.id}' "
-                    f"({call.name}): send it as a tool message",
+                    "the thread waits for the results of the frontend tool calls of its last "
+                    "turn: send each as a tool message",
                     "messages",
                 )
             raise bad_request(
-                f"the thread waits for a decision on the call '{call.id}' ({call.name}): "
-                "approve or deny it",
+                "the thread waits for a decision on each call of its last turn that asks "
+                "for approval: approve or deny it by the id the server sent",
                 "approval",
             )
-        approvals[call.id] = Approved(digest) if answer.approved else (answer.reason or False)
+        approvals[call.id] = (
+            Approved(call_digest(call)) if answer.approved else (answer.reason or False)
+        )
     return approvals

@@ -5,13 +5,14 @@ has ``id``, ``role`` and ``parts`` (``text``, ``step-start``, and tool parts typ
 ``tool-<name>`` or ``dynamic-tool`` with ``toolCallId``, ``state``, ``input``,
 ``output``, ``errorText`` and ``approval``). A last message from the user is the prompt;
 a last assistant message carries the user's answers to approval requests
-(``approval: {"id": digest, "approved", "reason"}``, state ``approval-responded``) or
+(``approval: {"id": approval id, "approved", "reason"}``, state ``approval-responded``) or
 results of calls the client ran. The messages before are the history, used only when the
 server keeps no store.
 
 Response: the ``x-vercel-ai-ui-message-stream: v1`` stream of JSON chunks (``start``,
 ``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``,
-``tool-approval-request`` whose ``approvalId`` is the digest of the call, ``finish-step``,
+``tool-approval-request`` whose ``approvalId`` is the call's approval id (a keyed digest
+bound to the thread's owner, the thread and the call), ``finish-step``,
 ``finish``, ``error``), ended by ``data: [DONE]``. No maintained Python package defines
 these shapes, so the pydantic models here do (:data:`Chunk` parses any of them).
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Annotated, Any, Literal
 
@@ -157,7 +158,7 @@ class ToolInputAvailableChunk(_Chunk):
 
 
 class ToolApprovalRequestChunk(_Chunk):
-    """The call waits for the user's approval; ``approval_id`` is its digest."""
+    """The call waits for the user's approval; ``approval_id`` answers it."""
 
     type: Literal["tool-approval-request"] = "tool-approval-request"
     approval_id: str
@@ -312,7 +313,8 @@ def _step(parts: list[UIPart]) -> list[Message]:
 class _Encoder:
     """Frames a run's events as UI message stream chunks."""
 
-    def __init__(self) -> None:
+    def __init__(self, approval_id: Callable[[str], str] = str) -> None:
+        self.approval_id = approval_id
         self.step_open = False
         self.turn_ended = False
         self.part: tuple[str, str] | None = None  # ("text" | "reasoning", id)
@@ -383,7 +385,9 @@ class _Encoder:
         if isinstance(event, RunEndEvent):
             deferred = event.result.deferred
             chunks = [
-                ToolApprovalRequestChunk(approval_id=d.digest, tool_call_id=d.call_id)
+                ToolApprovalRequestChunk(
+                    approval_id=self.approval_id(d.digest), tool_call_id=d.call_id
+                )
                 for d in deferred
             ]
             chunks += self._close_part()
@@ -394,9 +398,14 @@ class _Encoder:
         return []
 
 
-async def encode_run(events: AsyncGenerator[RunEvent, None], request_id: str) -> AsyncIterator[str]:
-    """The SSE text of a run, from ``start`` to ``data: [DONE]``."""
-    encoder = _Encoder()
+async def encode_run(
+    events: AsyncGenerator[RunEvent, None],
+    request_id: str,
+    approval_id: Callable[[str], str] = str,
+) -> AsyncIterator[str]:
+    """The SSE text of a run, from ``start`` to ``data: [DONE]``; ``approval_id`` gives
+    the id shown for a waiting call from its digest."""
+    encoder = _Encoder(approval_id)
     yield StartChunk(message_id=f"msg_{uuid.uuid4().hex[:16]}").sse()
     try:
         async with aclosing(events):
