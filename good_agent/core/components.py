@@ -94,7 +94,7 @@ class AgentComponent:
         for adapter in self._adapters:
             agent.adapter_chain.add(adapter)
         if self._wraps_model_requests():
-            agent._model_wrappers.append(self.around_model_request)
+            agent.model_wrappers.append(self.around_model_request)
 
     async def uninstall(self, agent: Agent) -> None:
         """Detach from ``agent``: disconnect handlers, remove tools and adapters."""
@@ -107,7 +107,7 @@ class AgentComponent:
         for adapter in self._adapters:
             agent.adapter_chain.remove(adapter)
         if self._wraps_model_requests():
-            agent._model_wrappers.remove(self.around_model_request)
+            agent.model_wrappers.remove(self.around_model_request)
         self.agent = None
 
     def _wraps_model_requests(self) -> bool:
