@@ -17,6 +17,13 @@ from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.iteration import AgentRun
 from good_agent.core.output import OutputMode
+from good_agent.core.conversation import (
+    Conversation,
+    ConversationState,
+    HistoryError,
+    StateKey,
+    current_conversation,
+)
 from good_agent.core.payloads import (
     RunEndPayload,
     RunStartPayload,
@@ -152,6 +159,8 @@ __all__ = [
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",
+    "Conversation",
+    "ConversationState",
     "DeferredCall",
     "DocumentUrl",
     "EndStep",
@@ -160,6 +169,7 @@ __all__ = [
     "FallbackModel",
     "GeminiModel",
     "GoodAgentError",
+    "HistoryError",
     "HistoryProcessorError",
     "ImageUrl",
     "LanguageModel",
@@ -205,6 +215,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SecretRegistry",
     "SignaturePayload",
+    "StateKey",
     "StreamedRun",
     "SystemMessage",
     "Telemetry",
@@ -244,6 +255,7 @@ __all__ = [
     "UserPrompt",
     "__version__",
     "agent_secrets",
+    "current_conversation",
     "get_adapter",
     "load_profiles",
     "on",
