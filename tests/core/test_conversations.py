@@ -20,6 +20,7 @@ from good_agent import (
     ModelRequest,
     ModelResponse,
     ModelStep,
+    RunContext,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -329,3 +330,45 @@ async def test_calls_waiting_at_the_end_of_a_history_resume_with_approvals() -> 
     done = await first.run(approvals={call_id: True})
     assert done.output == "done"
     assert agent.messages == []
+
+
+SUB_AGENT = Agent("You research.", model=EchoModel(delay=0.02))
+"""A module-level sub-agent, shared by every delegation."""
+
+
+async def test_two_delegations_to_a_module_level_agent_in_one_turn() -> None:
+    @tool
+    async def research(ctx: RunContext[Any], question: str) -> str:
+        """Ask the research agent."""
+        result = await SUB_AGENT.run(question, message_history=[], usage=ctx.usage)
+        return str(result.output)
+
+    research_tool = research
+
+    async def parent_run(user: str) -> Any:
+        parent = Agent(
+            model=ScriptedModel(
+                [
+                    ScriptedModel.tool_calls(
+                        ("research", {"question": f"{user}-private-1"}, "c1"),
+                        ("research", {"question": f"{user}-private-2"}, "c2"),
+                    ),
+                    "done",
+                ]
+            ),
+            tools=[research_tool],
+        )
+        return await parent.run("go"), parent
+
+    (result_a, parent_a) = await parent_run("alice")
+    (result_b, parent_b) = await parent_run("bob")
+    for result, parent, user in ((result_a, parent_a, "alice"), (result_b, parent_b, "bob")):
+        assert result.output == "done"
+        assert result.usage.requests == 4  # 2 of the parent, 1 per delegation
+        answers = [m for m in parent.messages if isinstance(m, ToolMessage)]
+        assert [a.content for a in answers] == [f"{user}-private-1", f"{user}-private-2"]
+    assert texts(SUB_AGENT.messages) == [("system", "You research.")]
+    sub_model = SUB_AGENT.model
+    assert isinstance(sub_model, EchoModel)
+    for request in sub_model.requests:  # each delegation saw only its own question
+        assert len([m for m in request.messages if isinstance(m, UserMessage)]) == 1
