@@ -13,10 +13,6 @@ from good_agent.adapters import (
 from good_agent.core.agent import Agent
 from good_agent.core.approvals import Approved
 from good_agent.core.components import AgentComponent, on
-from good_agent.core.events import AgentEvents, EventBus, EventContext
-from good_agent.core.history_processors import HistoryProcessorError
-from good_agent.core.iteration import AgentRun
-from good_agent.core.output import OutputMode
 from good_agent.core.conversation import (
     Conversation,
     ConversationState,
@@ -24,6 +20,10 @@ from good_agent.core.conversation import (
     StateKey,
     current_conversation,
 )
+from good_agent.core.events import AgentEvents, EventBus, EventContext
+from good_agent.core.history_processors import HistoryProcessorError
+from good_agent.core.iteration import AgentRun
+from good_agent.core.output import OutputMode
 from good_agent.core.payloads import (
     RunEndPayload,
     RunStartPayload,

@@ -57,7 +57,9 @@ StepHook = Callable[[RunStep], Awaitable[None]]
 """Receives each step of a run driven by :meth:`~good_agent.Agent.iter`; the run
 waits until it returns."""
 
-ModelWrapper = Callable[[ModelRequest, Callable[[ModelRequest], Awaitable[ModelResponse]]], Awaitable[ModelResponse]]
+ModelWrapper = Callable[
+    [ModelRequest, Callable[[ModelRequest], Awaitable[ModelResponse]]], Awaitable[ModelResponse]
+]
 """A component's ``around_model_request`` hook."""
 
 __all__ = ["RunOptions", "RunSetup", "RunState", "Sink", "StepHook", "result_message"]

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any, ClassVar, Generic, Literal, Self, Unpack, overload
 
 import anyio
@@ -20,7 +20,6 @@ from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
 from good_agent.core._loop import RunOptions, RunSetup, StepHook, run_engine
 from good_agent.core.agent_options import AgentOptions, RunOptionsDict
-from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent, ModelCall
 from good_agent.core.conversation import Conversation, check_history
@@ -70,7 +69,9 @@ class _Override:
     deps: Any
 
 
-_OVERRIDES: ContextVar[dict[int, _Override]] = ContextVar("good_agent_overrides", default={})
+_OVERRIDES: ContextVar[Mapping[int, _Override]] = ContextVar(
+    "good_agent_overrides", default=MappingProxyType({})
+)
 """The ``Agent.override`` blocks in force in this task, by agent id."""
 
 _RUN_KEYS = frozenset(
@@ -214,7 +215,7 @@ class Agent(Generic[DepsT, OutputT]):
         system = "\n\n".join(part for part in system_prompt_parts if part)
         if system and not any(isinstance(m, SystemMessage) for m in history):
             history.insert(0, SystemMessage(content=system))
-        self._own: Conversation = Conversation(self, history, own=True)
+        self._own: Conversation[DepsT, OutputT] = Conversation(self, history, own=True)
         self._model_spec = model
         self._model: LanguageModel | None = None
         self._base_url, self._api_key = base_url, api_key
@@ -231,7 +232,9 @@ class Agent(Generic[DepsT, OutputT]):
         self.model_settings = dict(model_settings or {})
         self.context: dict[str, Any] = dict(context or {})
         self._installed: list[AgentComponent] = []
-        self.model_wrappers: list[Callable[[ModelRequest, ModelCall], Awaitable[ModelResponse]]] = []
+        self.model_wrappers: list[
+            Callable[[ModelRequest, ModelCall], Awaitable[ModelResponse]]
+        ] = []
         """The installed components' ``around_model_request`` hooks, first installed first."""
         self._entered = False
         self._invocations = itertools.count(1)
@@ -259,12 +262,12 @@ class Agent(Generic[DepsT, OutputT]):
         self._own.messages = value
 
     @property
-    def own_conversation(self) -> Conversation:
+    def own_conversation(self) -> Conversation[DepsT, OutputT]:
         """The agent's own [`Conversation`][good_agent.Conversation]: ``agent.messages``,
         ``agent.run(prompt)``."""
         return self._own
 
-    def conversation(self, history: Iterable[Message] = ()) -> Conversation:
+    def conversation(self, history: Iterable[Message] = ()) -> Conversation[DepsT, OutputT]:
         """A new conversation on this agent's definition, seeded from ``history``.
 
         It shares the model, tools, adapter chain, components and instructions (nothing
@@ -529,7 +532,9 @@ class Agent(Generic[DepsT, OutputT]):
         """
         history = options.pop("message_history", None)
         return await self._run_in(
-            self._conversation_for(history), prompt, dict(options, output_type=output_type, deps=deps)
+            self._conversation_for(history),
+            prompt,
+            dict(options, output_type=output_type, deps=deps),
         )
 
     @overload
@@ -619,7 +624,9 @@ class Agent(Generic[DepsT, OutputT]):
         """
         history = options.pop("message_history", None)
         return self._stream_in(
-            self._conversation_for(history), prompt, dict(options, output_type=output_type, deps=deps)
+            self._conversation_for(history),
+            prompt,
+            dict(options, output_type=output_type, deps=deps),
         )
 
     @overload
@@ -670,7 +677,9 @@ class Agent(Generic[DepsT, OutputT]):
         """
         history = options.pop("message_history", None)
         return self._iter_in(
-            self._conversation_for(history), prompt, dict(options, output_type=output_type, deps=deps)
+            self._conversation_for(history),
+            prompt,
+            dict(options, output_type=output_type, deps=deps),
         )
 
     # The runs of one conversation (the agent's own, or another).

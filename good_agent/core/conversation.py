@@ -15,9 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Unpack, overload
 
+from typing_extensions import TypeVar
+
+from good_agent.core.agent_options import RunOptionsDict
 from good_agent.core.approvals import unanswered_calls
+from good_agent.core.run_context import DepsT
 from good_agent.types.errors import GoodAgentError
 from good_agent.types.messages import (
     AssistantMessage,
@@ -30,8 +34,13 @@ from good_agent.types.usage import RunUsage
 
 if TYPE_CHECKING:
     from good_agent.core.events import EventBus
+    from good_agent.core.iteration import AgentRun
+    from good_agent.core.results import RunResult
+    from good_agent.core.streaming import StreamedRun
+    from good_agent.types.content import UserPrompt
 
 T = TypeVar("T")
+OutputT = TypeVar("OutputT", default=Any)
 
 __all__ = [
     "Conversation",
@@ -108,7 +117,7 @@ class ConversationState:
         return len(self._values)
 
 
-class Conversation:
+class Conversation(Generic[DepsT, OutputT]):
     """One conversation on an agent's definition: its history and its own state.
 
     Built by [`Agent.conversation`][good_agent.Agent.conversation] (or for one run by
@@ -161,7 +170,7 @@ class Conversation:
         self.messages.append(message)
         return message
 
-    async def __aenter__(self) -> Conversation:
+    async def __aenter__(self) -> Conversation[DepsT, OutputT]:
         await self.agent.install()
         return self
 
@@ -170,27 +179,153 @@ class Conversation:
 
     # The run methods: the agent's, on this conversation.
 
-    async def run(self, prompt: Any = None, **options: Any) -> Any:
-        """[`Agent.run`][good_agent.Agent.run] on this conversation."""
-        return await self.agent._run_in(self, prompt, options)
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[OutputT]: ...
 
-    def run_sync(self, prompt: Any = None, **options: Any) -> Any:
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[Any]: ...
+
+    async def run(self, prompt: UserPrompt | None = None, **options: Any) -> RunResult[Any]:
+        """[`Agent.run`][good_agent.Agent.run] on this conversation (without
+        ``message_history``: the history is this conversation's)."""
+        result: RunResult[Any] = await self.agent._run_in(self, prompt, options)
+        return result
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[OutputT]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[Any]: ...
+
+    def run_sync(self, prompt: UserPrompt | None = None, **options: Any) -> RunResult[Any]:
         """[`Agent.run_sync`][good_agent.Agent.run_sync] on this conversation."""
-        return self.agent._run_sync_in(self, prompt, options)
+        result: RunResult[Any] = self.agent._run_sync_in(self, prompt, options)
+        return result
 
-    def stream(self, prompt: Any = None, **options: Any) -> Any:
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[OutputT]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[Any]: ...
+
+    def stream(self, prompt: UserPrompt | None = None, **options: Any) -> StreamedRun[Any]:
         """[`Agent.stream`][good_agent.Agent.stream] on this conversation."""
-        return self.agent._stream_in(self, prompt, options)
+        run: StreamedRun[Any] = self.agent._stream_in(self, prompt, options)
+        return run
 
-    def iter(self, prompt: Any = None, **options: Any) -> Any:
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: None = None,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[OutputT]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Any,
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[Any]: ...
+
+    def iter(self, prompt: UserPrompt | None = None, **options: Any) -> AgentRun[Any]:
         """[`Agent.iter`][good_agent.Agent.iter] on this conversation."""
-        return self.agent._iter_in(self, prompt, options)
+        run: AgentRun[Any] = self.agent._iter_in(self, prompt, options)
+        return run
 
-    async def call(self, prompt: Any = None, **options: Any) -> AssistantMessage:
+    async def call(
+        self, prompt: UserPrompt | None = None, *, deps: DepsT | None = None, **options: Any
+    ) -> AssistantMessage:
         """[`Agent.call`][good_agent.Agent.call] on this conversation."""
-        result = await self.run(prompt, output_type=str, **options)
-        message: AssistantMessage = result.message
-        return message
+        result: RunResult[str] = await self.run(prompt, output_type=str, deps=deps, **options)
+        return result.message
 
     @property
     def pending_calls(self) -> list[Any]:

@@ -11,8 +11,8 @@ import pytest
 
 from good_agent import (
     Agent,
-    ApprovalError,
     AgentComponent,
+    ApprovalError,
     AssistantMessage,
     Conversation,
     HistoryError,

@@ -121,17 +121,16 @@ def test_a_client_that_never_reads_its_stream_does_not_block_other_threads(
     model = ThreadModel()
     agent = Agent(model=model)
     store = SQLiteThreadStore(str(tmp_path / "threads.db"))
-    with served(agent_app(agent, store=store)) as server:
-        with httpx.stream(
-            "POST", f"{server.url}/ag-ui", json=run_input("slow", [user("flood")]), timeout=60
-        ) as stalled:
-            assert stalled.status_code == 200
-            assert model.flood_started.wait(20)
-            time.sleep(0.5)  # the socket buffers fill up; this client reads nothing
-            assert not model.flood_done.is_set(), "the run should wait for its reader"
-            started = time.monotonic()
-            events = ag_ui(server, run_input("other", [user("hello")]))
-            assert time.monotonic() - started < 10
-            assert text_of(events) == "hello"
-            assert any(isinstance(e, ag.RunFinishedEvent) for e in events)
-            assert not model.flood_done.is_set()
+    with served(agent_app(agent, store=store)) as server, httpx.stream(
+        "POST", f"{server.url}/ag-ui", json=run_input("slow", [user("flood")]), timeout=60
+    ) as stalled:
+        assert stalled.status_code == 200
+        assert model.flood_started.wait(20)
+        time.sleep(0.5)  # the socket buffers fill up; this client reads nothing
+        assert not model.flood_done.is_set(), "the run should wait for its reader"
+        started = time.monotonic()
+        events = ag_ui(server, run_input("other", [user("hello")]))
+        assert time.monotonic() - started < 10
+        assert text_of(events) == "hello"
+        assert any(isinstance(e, ag.RunFinishedEvent) for e in events)
+        assert not model.flood_done.is_set()
