@@ -20,6 +20,7 @@ from good_agent.core.conversation import (
     StateKey,
     current_conversation,
 )
+from good_agent.core.definition import AgentDefinition
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.iteration import AgentRun
@@ -144,6 +145,7 @@ __all__ = [
     "AdapterMetadata",
     "Agent",
     "AgentComponent",
+    "AgentDefinition",
     "AgentEvents",
     "AgentRun",
     "AgentRunError",

@@ -20,8 +20,8 @@ from good_agent.types.content import UserPrompt
 from good_agent.types.usage import RunUsage
 
 if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
     from good_agent.core.conversation import Conversation
+    from good_agent.core.definition import AgentDefinition
     from good_agent.models.base import LanguageModel
     from good_agent.types.messages import Message, ToolCall
 
@@ -60,7 +60,7 @@ class RunContext(Generic[DepsT]):
     __tool_injection__: ClassVar[str] = "run"
 
     deps: DepsT = field(repr=False)
-    agent: Agent = field(repr=False)
+    agent: AgentDefinition = field(repr=False)
     usage: RunUsage
     messages: list[Message] = field(repr=False)
     run_id: str
