@@ -21,6 +21,7 @@ from typing_extensions import TypeVar
 
 from good_agent.core.agent_options import RunOptionsDict
 from good_agent.core.approvals import unanswered_calls
+from good_agent.core.events import AgentEvents
 from good_agent.core.run_context import DepsT
 from good_agent.types.errors import GoodAgentError
 from good_agent.types.messages import (
@@ -160,13 +161,14 @@ class Conversation(Generic[DepsT, OutputT]):
     async def append(self, message: Message) -> Message:
         """Append ``message`` through ``MESSAGE_APPEND`` (handlers see this conversation
         as [`current_conversation`][good_agent.current_conversation])."""
-        from good_agent.core.events import AgentEvents
-
-        token = _current.set(self)
-        try:
+        if _current.get() is self:  # inside this conversation's run: the usual case
             message = await self.agent.events.emit(AgentEvents.MESSAGE_APPEND, message)
-        finally:
-            _current.reset(token)
+        else:
+            token = _current.set(self)
+            try:
+                message = await self.agent.events.emit(AgentEvents.MESSAGE_APPEND, message)
+            finally:
+                _current.reset(token)
         self.messages.append(message)
         return message
 
