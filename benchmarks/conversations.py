@@ -10,11 +10,11 @@ Three measurements, each with its target (issue #38) and a verdict:
 * ``concurrent``: 200 concurrent runs of one module-level ``Agent``
   (``run(prompt, message_history=[])``) against a fake OpenAI-compatible upstream
   over loopback HTTP that waits 50 ms before each answer (plain asyncio, in its own
-  process, so its CPU is not counted); the model's HTTP pool holds 200 connections. Target: the 200 runs finish within 1.5x of
-  (one run's wall time + the 200 runs' CPU time in this process); each result holds
-  only its own history (checked). After a warm-up batch (the pool's connections
-  opened), 5 rounds; the best round is reported, since other processes on a shared
-  machine only add wall time.
+  process, so its CPU is not counted); the model's HTTP pool holds 200 connections.
+  Target: the 200 runs finish within 1.5x of (one run's wall time + the 200 runs'
+  CPU time in this process); each result holds only its own history (checked).
+  After a warm-up batch (the pool's connections opened), 5 rounds; the best round is
+  reported, since other processes on a shared machine only add wall time.
 * ``memory``: an idle conversation of 20 messages (``tracemalloc``): the memory the
   conversation holds over the memory of its messages. Target: at most 2x.
 
