@@ -1,7 +1,9 @@
 """Delegation between agents, offline: an agent as a tool, and a hand-off.
 
-Agent as a tool: a travel agent's ``research`` tool runs a research agent with the
-run's usage and deps (``usage=ctx.usage, deps=ctx.deps``), so the travel agent's
+Agent as a tool: a travel agent's ``research`` tool runs a module-level research
+agent, each call on a conversation of its own (``message_history=[]``: no call sees
+another's question, and two calls in one turn run at the same time), with the run's
+usage and deps (``usage=ctx.usage, deps=ctx.deps``), so the travel agent's
 ``result.usage`` counts the research agent's requests and its ``UsageLimits`` cover
 both. Hand-off: a triage agent decides who should answer (its ``transfer`` tool
 records the choice in the deps), and the billing agent continues the same
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from good_agent import Agent, RunContext, SystemMessage, UsageLimits, tool
+from good_agent import Agent, ModelRequest, RunContext, SystemMessage, UsageLimits, tool
 from good_agent.testing import ScriptedModel
 
 
@@ -24,9 +26,15 @@ class Deps:
 
 
 # --8<-- [start:agent_as_tool]
+def facts(request: ModelRequest) -> str:
+    """The research model's answer: about the place its one question names."""
+    question = str(request.messages[-1].content)
+    return "Lisbon: 16 C in January." if "Lisbon" in question else "Porto: 14 C in January."
+
+
 research_agent: Agent[Deps, str] = Agent(
     "You find facts about places.",
-    model=ScriptedModel(["Lisbon: mild winters, 16 C in January."]),
+    model=ScriptedModel([facts, facts]),
     deps_type=Deps,
 )
 
@@ -34,7 +42,9 @@ research_agent: Agent[Deps, str] = Agent(
 @tool
 async def research(ctx: RunContext[Deps], question: str) -> str:
     """Ask the research agent a question."""
-    result = await research_agent.run(question, usage=ctx.usage, deps=ctx.deps)
+    result = await research_agent.run(
+        question, message_history=[], usage=ctx.usage, deps=ctx.deps
+    )
     return result.output
 
 
@@ -42,18 +52,22 @@ travel_agent: Agent[Deps, str] = Agent(
     "You plan trips.",
     model=ScriptedModel(
         [
-            ScriptedModel.tool_call("research", {"question": "Lisbon in January?"}),
-            "Lisbon in January is mild (about 16 C): pack a light jacket.",
+            ScriptedModel.tool_calls(  # two delegations in one turn, run at the same time
+                ("research", {"question": "Lisbon in January?"}, "c1"),
+                ("research", {"question": "Porto in January?"}, "c2"),
+            ),
+            "Both are mild in January (14-16 C): pack a light jacket.",
         ]
     ),
     tools=[research],
     deps_type=Deps,
     usage_limits=UsageLimits(request_limit=5),  # both agents' requests count
 )
-result = travel_agent.run_sync("Is Lisbon nice in January?", deps=Deps(user="ada"))
+result = travel_agent.run_sync("Lisbon or Porto in January?", deps=Deps(user="ada"))
 print(result.output)
-print(f"requests: {result.usage.requests} (2 travel + 1 research)")
-assert result.usage.requests == 3
+print(f"requests: {result.usage.requests} (2 travel + 2 research)")
+assert result.usage.requests == 4
+assert research_agent.messages[1:] == []  # each call had its own conversation
 # --8<-- [end:agent_as_tool]
 
 

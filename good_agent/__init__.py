@@ -13,6 +13,14 @@ from good_agent.adapters import (
 from good_agent.core.agent import Agent
 from good_agent.core.approvals import Approved
 from good_agent.core.components import AgentComponent, on
+from good_agent.core.conversation import (
+    Conversation,
+    ConversationState,
+    HistoryError,
+    StateKey,
+    current_conversation,
+)
+from good_agent.core.definition import AgentDefinition
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.iteration import AgentRun
@@ -137,6 +145,7 @@ __all__ = [
     "AdapterMetadata",
     "Agent",
     "AgentComponent",
+    "AgentDefinition",
     "AgentEvents",
     "AgentRun",
     "AgentRunError",
@@ -152,6 +161,8 @@ __all__ = [
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",
+    "Conversation",
+    "ConversationState",
     "DeferredCall",
     "DocumentUrl",
     "EndStep",
@@ -160,6 +171,7 @@ __all__ = [
     "FallbackModel",
     "GeminiModel",
     "GoodAgentError",
+    "HistoryError",
     "HistoryProcessorError",
     "ImageUrl",
     "LanguageModel",
@@ -205,6 +217,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SecretRegistry",
     "SignaturePayload",
+    "StateKey",
     "StreamedRun",
     "SystemMessage",
     "Telemetry",
@@ -244,6 +257,7 @@ __all__ = [
     "UserPrompt",
     "__version__",
     "agent_secrets",
+    "current_conversation",
     "get_adapter",
     "load_profiles",
     "on",

@@ -34,7 +34,7 @@ from good_agent.types.messages import ToolCall, ToolResponse
 from good_agent.types.usage import RunUsage, UsageLimitExceeded
 
 if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
+    from good_agent.core.definition import AgentDefinition
 
 logger = logging.getLogger("good_agent.tools")
 
@@ -43,7 +43,7 @@ OnExecute = Callable[[ToolCall, dict[str, Any]], Awaitable[None]]
 
 
 async def current_plans(
-    agent: Agent, run_tools: Toolset | None = None, run: RunContext[Any] | None = None
+    agent: AgentDefinition, run_tools: Toolset | None = None, run: RunContext[Any] | None = None
 ) -> dict[str, ToolPlan]:
     """The plan of every tool as the model will see it now, by the name it sees,
     events applied; ``run_tools`` are the tools added for one run, ``run`` the run's
@@ -74,7 +74,7 @@ async def current_plans(
 
 
 def _chain_plans(
-    agent: Agent, run_tools: Toolset | None, run: RunContext[Any] | None
+    agent: AgentDefinition, run_tools: Toolset | None, run: RunContext[Any] | None
 ) -> dict[str, ToolPlan]:
     registry, chain = agent.tools, agent.adapter_chain
     if run_tools is None and not registry.toolsets:
@@ -98,7 +98,7 @@ def _failure(call: ToolCall, message: str) -> ToolResponse:
 
 
 async def execute_call(
-    agent: Agent,
+    agent: AgentDefinition,
     call: ToolCall,
     plans: dict[str, ToolPlan],
     *,
@@ -116,7 +116,7 @@ async def execute_call(
 
 
 async def _execute_call(
-    agent: Agent,
+    agent: AgentDefinition,
     call: ToolCall,
     plans: dict[str, ToolPlan],
     *,
@@ -193,7 +193,7 @@ class _Innermost:
 
     def __init__(
         self,
-        agent: Agent,
+        agent: AgentDefinition,
         call: ToolCall,
         tool: Tool,
         params: dict[str, Any],
@@ -257,7 +257,7 @@ def _addressed(call: ToolCall, response: ToolResponse) -> ToolResponse:
 
 
 async def call_tool(
-    agent: Agent,
+    agent: AgentDefinition,
     tool: Any,
     arguments: dict[str, Any],
     call: ToolCall,
@@ -290,7 +290,7 @@ async def call_tool(
 
 
 async def execute_calls(
-    agent: Agent,
+    agent: AgentDefinition,
     calls: list[ToolCall],
     plans: dict[str, ToolPlan],
     failures: Mapping[str, int] | None = None,

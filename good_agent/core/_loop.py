@@ -10,15 +10,23 @@ its tool calls live in :mod:`good_agent.core._run_state`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from good_agent.adapters import ToolPlan
 from good_agent.core._execution import current_plans
-from good_agent.core._run_state import RunOptions, RunState, Sink, StepHook, result_message
+from good_agent.core._run_state import (
+    RunOptions,
+    RunSetup,
+    RunState,
+    Sink,
+    StepHook,
+    result_message,
+)
 from good_agent.core._turns import request_model, stream_model
 from good_agent.core.approvals import check_decisions, unanswered_calls
+from good_agent.core.conversation import Conversation, _current
 from good_agent.core.events import AgentEvents
 from good_agent.core.instructions import with_system_text
 from good_agent.core.output import OUTPUT_TOOL_NAME, OutputInvalid
@@ -38,10 +46,7 @@ from good_agent.types.errors import (
 from good_agent.types.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from good_agent.types.usage import Usage, UsageLimits
 
-if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
-
-__all__ = ["RunOptions", "Sink", "StepHook", "request_model", "run_engine"]
+__all__ = ["RunOptions", "RunSetup", "Sink", "StepHook", "request_model", "run_engine"]
 
 
 class _Run(RunState):
@@ -49,7 +54,7 @@ class _Run(RunState):
 
     async def loop(self, pending: list[ToolCall]) -> RunResult[Any]:
         """Resume the ``pending`` calls (checked against the approvals), then run."""
-        agent = self.agent
+        agent, setup = self.agent, self.setup
         approvals = self.options.approvals
         if self.options.tools is not None:
             # A clash of this run's tools with the agent's is refused before the
@@ -58,24 +63,24 @@ class _Run(RunState):
         if approvals is not None:
             await self.resume(pending, approvals)
         if self.options.prompt is not None:
-            await agent.append(UserMessage(content=user_content(self.options.prompt)))
-        instructions = agent._instructions
+            await self.conversation.append(UserMessage(content=user_content(self.options.prompt)))
+        instructions = setup.instructions
         self.instructions = await instructions.render(self.context) if instructions else None
-        processors = agent._history_processors if agent._history_processors else None
-        for index in range(agent.max_iterations):
+        processors = setup.processors if setup.processors else None
+        for index in range(setup.max_iterations):
             if self.usage.limited:
                 self.stop(self.usage.exceeded(UsageLimits.before_request))
             plans = await current_plans(agent, self.options.tools, self.context)
-            messages = list(agent.messages)
+            messages = list(self.messages)
             if processors is not None:
                 messages = await processors.apply(messages, self.context)
             request = self.request(plans, messages, first=index == 0)
             if self.sink is None:
-                response = await request_model(agent, request)
+                response = await request_model(setup, request)
             else:
-                response = await stream_model(agent, request, self.send)
+                response = await stream_model(setup, self.conversation, request, self.send)
             self.usage.add_response(response.usage)
-            message = await agent.append(response.to_message())
+            message = await self.conversation.append(response.to_message())
             assert isinstance(message, AssistantMessage)
             if self.sink is not None:
                 await self.sink(TurnEndEvent(message, message.usage or Usage()))
@@ -87,16 +92,16 @@ class _Run(RunState):
             if result is not None:
                 return result
         raise MaxIterationsError(
-            f"the model was still calling tools after {agent.max_iterations} requests "
+            f"the model was still calling tools after {setup.max_iterations} requests "
             "(max_iterations); the history is on this error's .messages",
-            agent.messages,
+            self.messages,
         )
 
     def request(
         self, plans: dict[str, ToolPlan], messages: list[Message], *, first: bool
     ) -> ModelRequest:
         """The request of one model turn, with ``messages`` (the history as processed)."""
-        agent, output = self.agent, self.options.output
+        setup, output = self.setup, self.options.output
         tools = [plan.signature for plan in plans.values()]
         output_tool = output is not None and output.mode == "tool"
         if output_tool:
@@ -107,12 +112,12 @@ class _Run(RunState):
                     "tool of a typed run: rename it, or use output_mode='prompted' or 'native'"
                 )
             tools.append(output.tool_signature())
-        choice = self.options.tool_choice or agent.tool_choice
+        choice = self.options.tool_choice or setup.tool_choice
         if not first and choice not in (None, "auto", "none"):
             # A forced choice holds for the first request only: the model must be
             # able to answer afterwards.
             choice = "auto"
-        if output_tool and choice in (None, "auto") and "thinking" not in agent.model_settings:
+        if output_tool and choice in (None, "auto") and "thinking" not in setup.settings:
             # The output tool is the way to answer. (Anthropic refuses a forced tool
             # with extended thinking: then the choice stays "auto".)
             choice = "required"
@@ -124,7 +129,7 @@ class _Run(RunState):
             messages=messages,
             tools=tools,
             tool_choice=choice if tools else None,
-            settings=dict(agent.model_settings),
+            settings=dict(setup.settings),
             response_format=output.response_format()
             if output is not None and output.mode == "native"
             else None,
@@ -142,10 +147,10 @@ class _Run(RunState):
             if finals:
                 return await self.final_call(message, finals, plans)
         if calls:
-            start = len(self.agent.messages)
+            start = len(self.messages)
             result = await self.run_calls(message, calls, plans)
             if result is None and self.on_step is not None:
-                added = self.agent.messages[start:]
+                added = self.messages[start:]
                 results = [m for m in added if isinstance(m, ToolMessage)]
                 await self.on_step(ToolResultsStep(list(calls), results))
             return result
@@ -158,7 +163,7 @@ class _Run(RunState):
         except OutputInvalid as invalid:
             self.count_output_failure(invalid)
             text = self.retry_text(invalid, in_text=True)
-            await self.agent.append(UserMessage(content=text))
+            await self.conversation.append(UserMessage(content=text))
             return None
 
     async def calls_step(self, message: AssistantMessage) -> AssistantMessage:
@@ -170,14 +175,14 @@ class _Run(RunState):
         if step.calls == message.tool_calls:
             return message
         changed = message.model_copy(update={"tool_calls": list(step.calls)})
-        history = self.agent.messages
+        history = self.messages
         index = next(i for i in range(len(history) - 1, -1, -1) if history[i] is message)
         history[index] = changed
         return changed
 
     async def validated(self, value: Any) -> Any:
         """``value`` through the agent's output validators (:class:`OutputRejected`)."""
-        validators = self.agent._output_validators
+        validators = self.setup.validators
         if not validators:
             return value
         return await validators.validate(value, self.context.with_retry(self.output_failures))
@@ -233,65 +238,114 @@ class _Run(RunState):
             else:
                 assert output is not None
                 what = f"the answer did not match {output.name} {tries}"
-            raise OutputValidationError(f"{what}: {invalid}", self.agent.messages, invalid.problems)
+            raise OutputValidationError(f"{what}: {invalid}", self.messages, invalid.problems)
 
 
 async def run_engine(
-    agent: Agent, options: RunOptions, sink: Sink | None = None, on_step: StepHook | None = None
+    conversation: Conversation,
+    setup: RunSetup,
+    options: RunOptions,
+    sink: Sink | None = None,
+    on_step: StepHook | None = None,
 ) -> RunResult[Any]:
-    """Run the agent loop once: emits ``RUN_START`` / ``RUN_END`` around it.
+    """Run the loop once on ``conversation``: emits ``RUN_START`` / ``RUN_END`` around it.
 
-    ``sink`` receives the events of a streamed run, ``on_step`` the steps of a run
-    driven by :meth:`~good_agent.Agent.iter` (the run waits for it at each step).
+    ``setup`` is what the definition gives the run (model, tools, instructions,
+    limits, events). ``sink`` receives the events of a streamed run, ``on_step`` the
+    steps of a run driven by :meth:`~good_agent.Agent.iter` (the run waits for it at
+    each step). A run that fails before the model answered anything leaves the
+    conversation as it was (its prompt is taken back, so a retry sends it once).
     """
-    if agent._running:
+    messages = conversation.messages
+    if conversation.running:
         raise AgentRunError(
-            "another run of this agent is in progress: its history is one conversation, "
-            "so runs of one agent go one after the other (use one agent per conversation)",
-            agent.messages,
+            "another run of this agent is in progress on this conversation: runs of one "
+            "conversation go one after the other (run others at the same time with "
+            "agent.conversation() or agent.run(..., message_history=[...]))",
+            messages,
         )
-    pending = unanswered_calls(agent.messages)
+    pending = unanswered_calls(messages)
     if options.approvals is not None:
-        check_decisions(pending, options.approvals, agent._deferred)
+        check_decisions(pending, options.approvals, conversation.deferred)
     elif pending:
         ids = ", ".join(call.id for call in pending)
         raise AgentRunError(
             f"the history ends with tool calls that have no result ({ids}): resume them "
             "with agent.run(approvals={call_id: pending.approve() | False | 'reason'})",
-            agent.messages,
+            messages,
         )
-    run = _Run(agent, options, sink, on_step)
+    run = _Run(conversation, setup, options, sink, on_step)
     run_id = run.run_id
     output_type = options.output.type if options.output is not None else None
     start = RunStartPayload(
         run_id, options.prompt, output_type, sink is not None, options.approvals is not None
     )
-    agent._running = True
+    events, logger = setup.events, setup.logger
+    conversation.running = True
+    token = _current.set(conversation)
+    before = _counts(run.usage)
     release = run.usage.enforce(options.limits)
-    agent.logger.debug("run %s started", run_id)
+    logger.debug("run %s started", run_id)
     try:
-        await agent.events.emit(AgentEvents.RUN_START, start)
+        await events.emit(AgentEvents.RUN_START, start)
         result = await run.loop(pending)
     except BaseException as error:
-        agent.logger.debug("run %s stopped: %s", run_id, type(error).__name__)
+        logger.debug("run %s stopped: %s", run_id, type(error).__name__)
         with anyio.CancelScope(shield=True):
-            await run.close_dangling(error)
-            await agent.events.emit(
-                AgentEvents.RUN_END, RunEndPayload(run_id, None, error, run.usage)
-            )
+            if _answered(messages, run.start):
+                await run.close_dangling(error)
+            else:
+                _take_back(run, error)
+            await events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, None, error, run.usage))
         raise
     finally:
-        agent._running = False
+        _count_into(conversation, run, before)
+        conversation.running = False
+        _current.reset(token)
         release()
-    agent.logger.debug(
+    logger.debug(
         "run %s ended: %d requests, %d tool calls%s",
         run_id,
         run.usage.requests,
         run.usage.tool_calls,
         ", waiting for approvals" if result.is_deferred else "",
     )
-    await agent.events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, result, None, run.usage))
+    token = _current.set(conversation)
+    try:
+        await events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, result, None, run.usage))
+    finally:
+        _current.reset(token)
     await run.send(RunEndEvent(result))
     if on_step is not None:
         await on_step(EndStep(result))
     return result
+
+
+def _answered(messages: list[Message], start: int) -> bool:
+    """Whether the model answered anything since ``start`` (text, reasoning or a call)."""
+    return any(
+        isinstance(m, AssistantMessage) and (m.content or m.tool_calls or m.reasoning)
+        for m in messages[start:]
+    )
+
+
+def _take_back(run: _Run, error: BaseException) -> None:
+    """Leave the conversation as it was before a run the model never answered."""
+    del run.messages[run.start :]
+    run.conversation.deferred = run.saved_deferred
+    if isinstance(error, AgentRunError):
+        error.messages = list(run.messages)
+
+
+def _counts(usage: Any) -> tuple[int, int, int, int]:
+    return usage.requests, usage.input_tokens, usage.output_tokens, usage.tool_calls
+
+
+def _count_into(conversation: Conversation, run: _Run, before: tuple[int, int, int, int]) -> None:
+    """Add what this run counted to the conversation's usage."""
+    after = _counts(run.usage)
+    total = conversation.usage
+    total.requests += after[0] - before[0]
+    total.input_tokens += after[1] - before[1]
+    total.output_tokens += after[2] - before[2]
+    total.tool_calls += after[3] - before[3]

@@ -7,11 +7,12 @@ typed output) on it.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import anyio
 
@@ -25,20 +26,29 @@ from good_agent.core.approvals import (
     hide_secrets,
     unanswered_calls,
 )
+from good_agent.core.conversation import Conversation
+from good_agent.core.events import EventBus
+from good_agent.core.history_processors import HistoryProcessors
+from good_agent.core.instructions import Instructions
 from good_agent.core.output import OutputSpec
+from good_agent.core.output_validators import OutputValidators
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
 from good_agent.core.steps import RunStep
+from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.toolset import Toolset
 from good_agent.types.content import UserPrompt
 from good_agent.types.errors import AgentRunError, ToolRetriesExceededError
-from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage, ToolResponse
+from good_agent.types.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolMessage,
+    ToolResponse,
+)
 from good_agent.types.usage import RunUsage, UsageLimitExceeded, UsageLimits
-
-if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
 
 Sink = Callable[[RunEvent], Awaitable[None]]
 """Receives the events of a streamed run."""
@@ -47,7 +57,34 @@ StepHook = Callable[[RunStep], Awaitable[None]]
 """Receives each step of a run driven by :meth:`~good_agent.Agent.iter`; the run
 waits until it returns."""
 
-__all__ = ["RunOptions", "RunState", "Sink", "StepHook", "result_message"]
+ModelWrapper = Callable[
+    [ModelRequest, Callable[[ModelRequest], Awaitable[ModelResponse]]], Awaitable[ModelResponse]
+]
+"""A component's ``around_model_request`` hook."""
+
+__all__ = ["RunOptions", "RunSetup", "RunState", "Sink", "StepHook", "result_message"]
+
+
+@dataclass(slots=True)
+class RunSetup:
+    """What the definition gives one run; the engine reads nothing else of the agent.
+
+    ``agent`` is the definition as tools, adapters and event handlers receive it (the
+    engine uses its public ``events``, ``tools`` and ``adapter_chain`` only).
+    """
+
+    agent: Any
+    model: LanguageModel
+    settings: dict[str, Any]
+    events: EventBus
+    logger: logging.Logger
+    instructions: Instructions | None = None
+    validators: OutputValidators | None = None
+    processors: HistoryProcessors | None = None
+    model_wrappers: Sequence[ModelWrapper] = field(default_factory=list)
+    max_iterations: int = 10
+    max_tool_retries: int = 3
+    tool_choice: ToolChoice | None = None
 
 
 @dataclass(slots=True)
@@ -88,24 +125,35 @@ class RunState:
     """The state of one run: usage, failure counts, the events it emits, its tool calls."""
 
     def __init__(
-        self, agent: Agent, options: RunOptions, sink: Sink | None, on_step: StepHook | None = None
+        self,
+        conversation: Conversation,
+        setup: RunSetup,
+        options: RunOptions,
+        sink: Sink | None,
+        on_step: StepHook | None = None,
     ) -> None:
-        self.agent = agent
+        self.conversation = conversation
+        self.setup = setup
+        self.agent = agent = setup.agent
+        self.messages: list[Message] = conversation.messages
         self.options = options
         self.sink = sink
         self.on_step = on_step
         self.usage = options.usage if options.usage is not None else RunUsage()
         self.failures: Counter[str] = Counter()
         self.output_failures = 0
-        self.start = len(agent.messages)
+        self.start = len(self.messages)
+        self.saved_deferred = dict(conversation.deferred)
         self.run_id = uuid.uuid4().hex
         self.context: RunContext[Any] = RunContext(
             deps=options.deps,
             agent=agent,
             usage=self.usage,
-            messages=agent.messages,
+            messages=self.messages,
             run_id=self.run_id,
             prompt=options.prompt,
+            conversation=conversation,
+            run_model=setup.model,
         )
         self.instructions: str | None = None
         self.finished: dict[str, ToolResponse] = {}
@@ -119,7 +167,7 @@ class RunState:
         if reason is not None:
             raise UsageLimitExceeded(
                 f"usage limit: {reason}; the usage and history are on this error",
-                self.agent.messages,
+                self.messages,
                 self.usage,
             )
 
@@ -129,9 +177,10 @@ class RunState:
         return RunResult(
             output=output,
             message=message,
-            new_messages=list(self.agent.messages[self.start :]),
+            new_messages=list(self.messages[self.start :]),
             usage=self.usage,
             deferred=deferred or [],
+            history=list(self.messages),
         )
 
     # tool calls
@@ -166,7 +215,7 @@ class RunState:
             await self.record(now, await self.run_tools(now, plans), plans)
         if deferred:
             # What this agent deferred: a bare True approves these exact calls only.
-            self.agent._deferred = {d.call_id: d.digest for d in deferred}
+            self.conversation.deferred = {d.call_id: d.digest for d in deferred}
             return self.result(message, None, deferred)
         return None
 
@@ -222,16 +271,16 @@ class RunState:
         for call, response in failed:
             plan = plans.get(call.name)
             custom = plan.tool.retries if plan is not None else None
-            limit = self.agent.max_tool_retries if custom is None else custom
+            limit = self.setup.max_tool_retries if custom is None else custom
             if self.failures[call.name] > limit:
                 raise ToolRetriesExceededError(
                     f"tool '{call.name}' failed {self.failures[call.name]} times in this run "
                     f"(its retry limit is {limit}); last error: {response.error}",
-                    self.agent.messages,
+                    self.messages,
                 )
 
     async def append_result(self, call: ToolCall, message: ToolMessage) -> None:
-        appended = await self.agent.append(message)
+        appended = await self.conversation.append(message)
         if self.sink is not None:
             assert isinstance(appended, ToolMessage)
             await self.sink(ToolResultEvent(call, appended))
@@ -239,7 +288,7 @@ class RunState:
     async def resume(self, pending: list[ToolCall], approvals: Mapping[str, Approval]) -> None:
         """Apply the (checked) decisions on the calls that waited for approval; the
         results are appended in call order, denials among them."""
-        self.agent._deferred = {}
+        self.conversation.deferred = {}
         plans = await current_plans(self.agent, self.options.tools, self.context)
         approved = [c for c in pending if approves(approvals[c.id])]
         ran = iter(await self.run_tools(approved, plans) if approved else [])
@@ -263,12 +312,12 @@ class RunState:
             reason = "the run was cancelled before this call finished"
         else:
             reason = f"the run stopped before this call finished ({type(error).__name__})"
-        for call in unanswered_calls(self.agent.messages):
+        for call in unanswered_calls(self.messages):
             # appended without an event: nobody may be reading the stream any more
             finished = self.finished.get(call.id)
             if finished is not None:  # it ran to the end: the model must not run it again
-                await self.agent.append(ToolMessage.from_response(finished))
+                await self.conversation.append(ToolMessage.from_response(finished))
             else:
-                await self.agent.append(result_message(call, reason, error=True))
+                await self.conversation.append(result_message(call, reason, error=True))
         if isinstance(error, AgentRunError):
-            error.messages = list(self.agent.messages)
+            error.messages = list(self.messages)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import anyio
 
 from good_agent.core.components import ModelCall
+from good_agent.core.conversation import Conversation
 from good_agent.core.debug_log import log_model_request
 from good_agent.core.events import AgentEvents
 from good_agent.core.run_events import RunEvent, ToolCallArgsEvent
@@ -25,32 +26,32 @@ from good_agent.types.errors import ModelError
 from good_agent.types.messages import AssistantMessage
 
 if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
+    from good_agent.core._run_state import RunSetup
 
 CLOSE_TIMEOUT = 10.0
 """Seconds allowed to close an abandoned model stream (shielded from cancellation)."""
 
 
-async def request_model(agent: Agent, request: ModelRequest) -> ModelResponse:
-    """Send ``request`` through the LLM request/response events to the agent's model."""
-    request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
-    log_model_request(agent.model, request, streamed=False)
-    if agent._model_wrappers:
-        response = await _wrapped(agent, request, partial(_whole_reply, agent))
+async def request_model(setup: RunSetup, request: ModelRequest) -> ModelResponse:
+    """Send ``request`` through the LLM request/response events to the run's model."""
+    request = await setup.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
+    log_model_request(setup.model, request, streamed=False)
+    if setup.model_wrappers:
+        response = await _wrapped(setup, request, partial(_whole_reply, setup))
     else:  # the usual case: no frame more
-        response = valid_reply(await agent.model.request(request))
-    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
+        response = valid_reply(await setup.model.request(request))
+    result: ModelResponse = await setup.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
 
 
-async def _whole_reply(agent: Agent, request: ModelRequest) -> ModelResponse:
-    return valid_reply(await agent.model.request(request))
+async def _whole_reply(setup: RunSetup, request: ModelRequest) -> ModelResponse:
+    return valid_reply(await setup.model.request(request))
 
 
-def _wrapped(agent: Agent, request: ModelRequest, send: ModelCall) -> Awaitable[ModelResponse]:
+def _wrapped(setup: RunSetup, request: ModelRequest, send: ModelCall) -> Awaitable[ModelResponse]:
     """``send(request)`` inside the components' ``around_model_request`` hooks."""
     call = send
-    for wrapper in reversed(agent._model_wrappers):
+    for wrapper in reversed(setup.model_wrappers):
         call = _around(wrapper, call)
     return call(request)
 
@@ -85,7 +86,10 @@ def _partial_turn(seen: list[RunEvent]) -> AssistantMessage:
 
 
 async def stream_model(
-    agent: Agent, request: ModelRequest, send: Callable[[RunEvent], Awaitable[None]]
+    setup: RunSetup,
+    conversation: Conversation,
+    request: ModelRequest,
+    send: Callable[[RunEvent], Awaitable[None]],
 ) -> ModelResponse:
     """Stream one reply: each delta goes to ``send`` as an event; return the reply.
 
@@ -93,24 +97,26 @@ async def stream_model(
     cancellation closes the upstream request). A reply cut short leaves what had
     been streamed in the history as an ``incomplete`` assistant turn.
     """
-    request = await agent.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
-    log_model_request(agent.model, request, streamed=True)
-    if agent._model_wrappers:
-        response = await _wrapped(agent, request, partial(_streamed_reply, agent, send=send))
+    request = await setup.events.emit(AgentEvents.LLM_REQUEST_BEFORE, request)
+    log_model_request(setup.model, request, streamed=True)
+    reply = partial(_streamed_reply, setup, conversation, send=send)
+    if setup.model_wrappers:
+        response = await _wrapped(setup, request, reply)
     else:
-        response = await _streamed_reply(agent, request, send=send)
-    result: ModelResponse = await agent.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
+        response = await reply(request)
+    result: ModelResponse = await setup.events.emit(AgentEvents.LLM_RESPONSE_AFTER, response)
     return result
 
 
 async def _streamed_reply(
-    agent: Agent,
+    setup: RunSetup,
+    conversation: Conversation,
     request: ModelRequest,
     *,
     send: Callable[[RunEvent], Awaitable[None]],
 ) -> ModelResponse:
     """The reply to ``request``, its deltas sent to ``send`` as they come."""
-    stream = stream_of(agent.model, request)
+    stream = stream_of(setup.model, request)
     response: ModelResponse | None = None
     ids: dict[int, str] = {}
     seen: list[RunEvent] = []
@@ -133,8 +139,8 @@ async def _streamed_reply(
         if response is None:
             # appended without an event: nobody may be reading the stream any more
             with anyio.CancelScope(shield=True):
-                await agent.append(_partial_turn(seen))
+                await conversation.append(_partial_turn(seen))
         raise
     if response is None:
-        raise ModelError(f"the stream of {agent.model.model_name} ended without its reply")
+        raise ModelError(f"the stream of {setup.model.model_name} ended without its reply")
     return valid_reply(response)

@@ -8,7 +8,9 @@ import itertools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from types import TracebackType
+from contextvars import ContextVar
+from dataclasses import dataclass
+from types import MappingProxyType, TracebackType
 from typing import Any, ClassVar, Generic, Literal, Self, Unpack, overload
 
 import anyio
@@ -16,11 +18,11 @@ from typing_extensions import TypeVar
 
 from good_agent.adapters import AdapterChain
 from good_agent.core._execution import current_plans, execute_call
-from good_agent.core._loop import RunOptions, StepHook, run_engine
+from good_agent.core._loop import RunOptions, RunSetup, StepHook, run_engine
 from good_agent.core.agent_options import AgentOptions, RunOptionsDict
-from good_agent.core.approvals import Approval
 from good_agent.core.arguments import check_agent_arguments, check_tool_limits
 from good_agent.core.components import AgentComponent, ModelCall
+from good_agent.core.conversation import Conversation, check_history
 from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
@@ -61,7 +63,30 @@ class _Unset(enum.Enum):
     UNSET = enum.auto()
 
 
-"""The output type of an agent's runs (``Agent(output_type=...)``)."""
+@dataclass(frozen=True, slots=True)
+class _Override:
+    model: LanguageModel | None
+    deps: Any
+
+
+_OVERRIDES: ContextVar[Mapping[int, _Override]] = ContextVar(
+    "good_agent_overrides", default=MappingProxyType({})
+)
+"""The ``Agent.override`` blocks in force in this task, by agent id."""
+
+_RUN_KEYS = frozenset(
+    {
+        "output_mode",
+        "usage_limits",
+        "approvals",
+        "tool_choice",
+        "tools",
+        "usage",
+        "model",
+        "model_settings",
+        "instructions",
+    }
+)
 
 
 class Agent(Generic[DepsT, OutputT]):
@@ -186,10 +211,11 @@ class Agent(Generic[DepsT, OutputT]):
         self.events = EventBus(self)
         self.tools = ToolRegistry(tools)
         self.adapter_chain = AdapterChain(self)
-        self.messages: list[Message] = list(messages)
+        history: list[Message] = list(messages)
         system = "\n\n".join(part for part in system_prompt_parts if part)
-        if system and not any(isinstance(m, SystemMessage) for m in self.messages):
-            self.messages.insert(0, SystemMessage(content=system))
+        if system and not any(isinstance(m, SystemMessage) for m in history):
+            history.insert(0, SystemMessage(content=system))
+        self._own: Conversation[DepsT, OutputT] = Conversation(self, history, own=True)
         self._model_spec = model
         self._model: LanguageModel | None = None
         self._base_url, self._api_key = base_url, api_key
@@ -206,10 +232,10 @@ class Agent(Generic[DepsT, OutputT]):
         self.model_settings = dict(model_settings or {})
         self.context: dict[str, Any] = dict(context or {})
         self._installed: list[AgentComponent] = []
-        self._model_wrappers: list[
+        self.model_wrappers: list[
             Callable[[ModelRequest, ModelCall], Awaitable[ModelResponse]]
         ] = []
-        """The components' ``around_model_request`` hooks, first installed first."""
+        """The installed components' ``around_model_request`` hooks, first installed first."""
         self._entered = False
         self._invocations = itertools.count(1)
         self.output_type = output_type
@@ -220,17 +246,50 @@ class Agent(Generic[DepsT, OutputT]):
         self._instructions = Instructions(instructions)
         self._output_validators = OutputValidators()
         self._history_processors = HistoryProcessors(history_processors)
-        self._deps_override: Any = _Unset.UNSET
         self._sync: SyncLoop | None = None
         self._own_models: list[LanguageModel] = []
         """The models this agent built from a name: it closes them."""
-        self._running = False
-        self._deferred: dict[str, str] = {}
-        """The calls the last run of this agent deferred: their id and digest."""
+        self._named: dict[str, LanguageModel] = {}
+        """The models runs asked for by name (``run(model="...")``), built once."""
+
+    @property
+    def messages(self) -> list[Message]:
+        """The history of the agent's own conversation (``agent.run`` continues it)."""
+        return self._own.messages
+
+    @messages.setter
+    def messages(self, value: list[Message]) -> None:
+        self._own.messages = value
+
+    @property
+    def own_conversation(self) -> Conversation[DepsT, OutputT]:
+        """The agent's own [`Conversation`][good_agent.Conversation]: ``agent.messages``,
+        ``agent.run(prompt)``."""
+        return self._own
+
+    def conversation(self, history: Iterable[Message] = ()) -> Conversation[DepsT, OutputT]:
+        """A new conversation on this agent's definition, seeded from ``history``.
+
+        It shares the model, tools, adapter chain, components and instructions (nothing
+        is installed again) and keeps its own history, approvals, usage and component
+        state; its runs may overlap with any other conversation's. Without a system
+        message in ``history`` it opens with the agent's system prompt. An invalid
+        history raises [`HistoryError`][good_agent.HistoryError] naming the position.
+        """
+        return Conversation(self, self._seeded(check_history(history)))
+
+    def _seeded(self, history: list[Message]) -> list[Message]:
+        if any(isinstance(m, SystemMessage) for m in history):
+            return history
+        return [m for m in self._own.messages if isinstance(m, SystemMessage)] + history
 
     @property
     def model(self) -> LanguageModel:
-        """The model this agent talks to (resolved from its name on first use)."""
+        """The model this agent talks to (resolved from its name on first use; inside
+        [`override`][good_agent.Agent.override], the block's model)."""
+        override = _OVERRIDES.get().get(id(self))
+        if override is not None and override.model is not None:
+            return override.model
         if self._model is None:
             if self._model_spec is None:
                 raise ModelConfigError("this agent has no model: pass model=... to Agent()")
@@ -329,6 +388,14 @@ class Agent(Generic[DepsT, OutputT]):
         if errors:
             raise GoodAgentError(f"{len(errors)} component(s) failed to uninstall") from errors[0]
 
+    def _named_model(self, name: str) -> LanguageModel:
+        model = self._named.get(name)
+        if model is None:
+            model = resolve_model(name, base_url=self._base_url, api_key=self._api_key)
+            self._named[name] = model
+            self._own_models.append(model)
+        return model
+
     def __getitem__(self, component_type: type[C]) -> C:
         for component in self.components:
             if isinstance(component, component_type):
@@ -361,9 +428,7 @@ class Agent(Generic[DepsT, OutputT]):
     async def append(self, message: Message) -> Message:
         """Append ``message`` to the history through
         [`AgentEvents.MESSAGE_APPEND`][good_agent.AgentEvents.MESSAGE_APPEND]."""
-        message = await self.events.emit(AgentEvents.MESSAGE_APPEND, message)
-        self.messages.append(message)
-        return message
+        return await self._own.append(message)
 
     async def call(
         self,
@@ -372,14 +437,28 @@ class Agent(Generic[DepsT, OutputT]):
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: DepsT | None = None,
         usage: RunUsage | None = None,
+        message_history: Iterable[Message] | None = None,
+        model: str | LanguageModel | None = None,
+        model_settings: Mapping[str, Any] | None = None,
+        instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
     ) -> AssistantMessage:
         """Add ``prompt`` as a user message and run the loop to a text answer.
 
         The same run as [`run`][good_agent.Agent.run] without an output type;
-        returns its ``message``. ``tools`` are added for this run only; ``usage``
-        as in [`run`][good_agent.Agent.run].
+        returns its ``message``. The other arguments are those of
+        [`run`][good_agent.Agent.run].
         """
-        result = await self.run(prompt, output_type=str, tools=tools, deps=deps, usage=usage)
+        result = await self.run(
+            prompt,
+            output_type=str,
+            tools=tools,
+            deps=deps,
+            usage=usage,
+            message_history=message_history,
+            model=model,
+            model_settings=model_settings,
+            instructions=instructions,
+        )
         return result.message
 
     @overload
@@ -417,13 +496,8 @@ class Agent(Generic[DepsT, OutputT]):
         prompt: UserPrompt | None = None,
         *,
         output_type: Any = None,
-        output_mode: OutputMode | None = None,
-        usage_limits: UsageLimits | None = None,
-        approvals: Mapping[str, Approval] | None = None,
-        tool_choice: ToolChoice | None = None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
-        usage: RunUsage | None = None,
+        **options: Unpack[RunOptionsDict],
     ) -> RunResult[Any]:
         """Run the loop once and return a [`RunResult`][good_agent.RunResult].
 
@@ -431,27 +505,37 @@ class Agent(Generic[DepsT, OutputT]):
             prompt: Added as a user message first (after resumed calls' results).
             output_type: The type of ``result.output`` (the agent's by default;
                 ``str`` for text).
-            output_mode: How the typed output is asked for (the agent's by default).
-            usage_limits: Limits of this run (the agent's by default).
-            approvals: Decisions on the calls a previous run left waiting:
-                ``{call_id: pending.approve() | True | False | "reason"}`` (a bare
-                ``True`` only for calls this agent deferred itself).
-            tool_choice: This run's first-request tool choice (the agent's by default).
-            tools: Tools, functions and toolsets added for this run only.
             deps: This run's dependencies, for its tools, adapters, instructions,
                 output validators and history processors (as ``RunContext.deps``);
                 never sent to the model.
-            usage: Totals to count this run into, instead of new ones: a tool
-                running a sub-agent passes ``usage=ctx.usage``, so the parent's
-                ``result.usage`` holds the sub-agent's requests and the limits of
-                both runs cover both (``result.usage`` is that same object).
+            **options: The options of one run (all optional):
+                ``message_history``: run on a new conversation seeded from these
+                messages instead of the agent's own (``agent.messages`` is left
+                untouched; ``result.all_messages()`` is the new conversation's
+                history); such runs of one agent overlap freely. Invalid ones raise
+                [`HistoryError`][good_agent.HistoryError] naming the position.
+                ``model``: this run's model (an object or a name).
+                ``model_settings``: merged over the agent's for this run.
+                ``instructions``: added after the agent's, for this run only.
+                ``output_mode``: how the typed output is asked for (the agent's by
+                default). ``usage_limits``: limits of this run (the agent's by
+                default). ``approvals``: decisions on the calls a previous run left
+                waiting: ``{call_id: pending.approve() | True | False | "reason"}``
+                (a bare ``True`` only for calls this conversation deferred itself).
+                ``tool_choice``: this run's first-request tool choice (the agent's
+                by default). ``tools``: tools, functions and toolsets added for this
+                run only. ``usage``: totals to count this run into, instead of new
+                ones: a tool running a sub-agent passes ``usage=ctx.usage``, so the
+                parent's ``result.usage`` holds the sub-agent's requests and the
+                limits of both runs cover both (``result.usage`` is that same
+                object).
         """
-        options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
+        history = options.pop("message_history", None)
+        return await self._run_in(
+            self._conversation_for(history),
+            prompt,
+            dict(options, output_type=output_type, deps=deps),
         )
-        options.usage = usage
-        await self.install()
-        return await run_engine(self, options)
 
     @overload
     def run_sync(
@@ -530,29 +614,20 @@ class Agent(Generic[DepsT, OutputT]):
         prompt: UserPrompt | None = None,
         *,
         output_type: Any = None,
-        output_mode: OutputMode | None = None,
-        usage_limits: UsageLimits | None = None,
-        approvals: Mapping[str, Approval] | None = None,
-        tool_choice: ToolChoice | None = None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
-        usage: RunUsage | None = None,
+        **options: Unpack[RunOptionsDict],
     ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
         Takes the arguments of [`run`][good_agent.Agent.run]; events are listed in
         `good_agent.core.run_events`.
         """
-        options = self._options(
-            prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
+        history = options.pop("message_history", None)
+        return self._stream_in(
+            self._conversation_for(history),
+            prompt,
+            dict(options, output_type=output_type, deps=deps),
         )
-        options.usage = usage
-
-        async def engine(sink: Any) -> RunResult[Any]:
-            await self.install()
-            return await run_engine(self, options, sink)
-
-        return StreamedRun(engine, options.output)
 
     @overload
     def iter(
@@ -600,23 +675,52 @@ class Agent(Generic[DepsT, OutputT]):
         listed in ``good_agent.core.steps``. The run waits at each step until the
         next is asked for; ``run.result`` holds the result once it ended.
         """
-        run_options = self._options(
+        history = options.pop("message_history", None)
+        return self._iter_in(
+            self._conversation_for(history),
             prompt,
-            output_type,
-            options.get("output_mode"),
-            options.get("usage_limits"),
-            options.get("approvals"),
-            options.get("tool_choice"),
-            options.get("tools", ()),
-            deps,
+            dict(options, output_type=output_type, deps=deps),
         )
-        run_options.usage = options.get("usage")
+
+    # The runs of one conversation (the agent's own, or another).
+
+    def _conversation_for(self, history: Iterable[Message] | None) -> Conversation:
+        return self._own if history is None else self.conversation(history)
+
+    async def _run_in(
+        self, conversation: Conversation, prompt: UserPrompt | None, kwargs: dict[str, Any]
+    ) -> RunResult[Any]:
+        setup, options = self._prepare(prompt, kwargs)
+        await self.install()
+        return await run_engine(conversation, setup, options)
+
+    def _run_sync_in(
+        self, conversation: Conversation, prompt: UserPrompt | None, kwargs: dict[str, Any]
+    ) -> RunResult[Any]:
+        refuse_inside_a_loop("run_sync")
+        return self._sync_loop().run(self._run_in(conversation, prompt, kwargs))
+
+    def _stream_in(
+        self, conversation: Conversation, prompt: UserPrompt | None, kwargs: dict[str, Any]
+    ) -> StreamedRun[Any]:
+        setup, options = self._prepare(prompt, kwargs)
+
+        async def engine(sink: Any) -> RunResult[Any]:
+            await self.install()
+            return await run_engine(conversation, setup, options, sink)
+
+        return StreamedRun(engine, options.output)
+
+    def _iter_in(
+        self, conversation: Conversation, prompt: UserPrompt | None, kwargs: dict[str, Any]
+    ) -> AgentRun[Any]:
+        setup, options = self._prepare(prompt, kwargs)
 
         async def engine(on_step: StepHook) -> RunResult[Any]:
             await self.install()
-            return await run_engine(self, run_options, on_step=on_step)
+            return await run_engine(conversation, setup, options, on_step=on_step)
 
-        return AgentRun(self, engine)
+        return AgentRun(conversation, engine)
 
     @contextmanager
     def override(
@@ -630,44 +734,75 @@ class Agent(Generic[DepsT, OutputT]):
         ``model`` replaces the agent's model (a name is resolved as ``Agent(model=...)``
         would); ``deps`` replaces whatever deps a run is given, so code under test
         that calls ``agent.run(..., deps=real_deps)`` runs with the test's. Both are
-        restored on leaving the block. It changes the agent itself, so every run of
-        the agent during the block sees it.
+        restored on leaving the block. It holds for the current task (a context
+        variable, so tasks started inside the block see it too): other tasks using
+        the same agent at the same time keep its own model and deps.
         """
-        saved = self._model_spec, self._model, self._deps_override
-        if model is not None:
-            self._model_spec = model
-            self._model = None if isinstance(model, str) else model
-        if deps is not _Unset.UNSET:
-            self._deps_override = deps
+        overrides = _OVERRIDES.get()
+        outer = overrides.get(id(self), _Override(None, _Unset.UNSET))
+        built = self._named_model(model) if isinstance(model, str) else model
+        entry = _Override(
+            built if built is not None else outer.model,
+            deps if deps is not _Unset.UNSET else outer.deps,
+        )
+        token = _OVERRIDES.set({**overrides, id(self): entry})
         try:
             yield
         finally:
-            self._model_spec, self._model, self._deps_override = saved
+            _OVERRIDES.reset(token)
 
-    def _options(
-        self,
-        prompt: UserPrompt | None,
-        output_type: Any,
-        output_mode: OutputMode | None,
-        usage_limits: UsageLimits | None,
-        approvals: Mapping[str, Approval] | None,
-        tool_choice: ToolChoice | None,
-        tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
-        deps: Any = None,
-    ) -> RunOptions:
+    def _prepare(
+        self, prompt: UserPrompt | None, kwargs: dict[str, Any]
+    ) -> tuple[RunSetup, RunOptions]:
+        """The setup and options of one run from its keyword arguments."""
+        unknown = set(kwargs) - _RUN_KEYS - {"output_type", "deps"}
+        if unknown:
+            raise TypeError(f"unexpected run argument(s): {', '.join(sorted(unknown))}")
+        override = _OVERRIDES.get().get(id(self))
+        chosen = kwargs.get("model")
+        if chosen is None:
+            model = self.model
+        elif isinstance(chosen, str):
+            model = self._named_model(chosen)
+        else:
+            model = chosen
+        settings = kwargs.get("model_settings")
+        extra = kwargs.get("instructions")
+        instructions = self._instructions.plus(extra) if extra is not None else self._instructions
+        setup = RunSetup(
+            agent=self,
+            model=model,
+            settings={**self.model_settings, **settings} if settings else self.model_settings,
+            events=self.events,
+            logger=self.logger,
+            instructions=instructions if instructions else None,
+            validators=self._output_validators if self._output_validators else None,
+            processors=self._history_processors if self._history_processors else None,
+            model_wrappers=self.model_wrappers,
+            max_iterations=self.max_iterations,
+            max_tool_retries=self.max_tool_retries,
+            tool_choice=self.tool_choice,
+        )
+        output_type = kwargs.get("output_type")
         kind = self.output_type if output_type is None else output_type
-        mode = output_mode or self.output_mode
-        output = None if is_text_type(kind) else OutputSpec(kind, mode, self.model)
-        return RunOptions(
+        mode = kwargs.get("output_mode") or self.output_mode
+        output = None if is_text_type(kind) else OutputSpec(kind, mode, model)
+        tools = kwargs.get("tools") or ()
+        deps = kwargs.get("deps")
+        if override is not None and override.deps is not _Unset.UNSET:
+            deps = override.deps
+        options = RunOptions(
             prompt=prompt,
             output=output,
-            limits=usage_limits or self.usage_limits,
-            approvals=approvals,
-            tool_choice=tool_choice,
+            limits=kwargs.get("usage_limits") or self.usage_limits,
+            approvals=kwargs.get("approvals"),
+            tool_choice=kwargs.get("tool_choice"),
             output_retries=self.output_retries,
             tools=Toolset(tools) if tools else None,
-            deps=deps if self._deps_override is _Unset.UNSET else self._deps_override,
+            deps=deps,
+            usage=kwargs.get("usage"),
         )
+        return setup, options
 
     async def invoke(self, tool_name: str, **arguments: Any) -> ToolResponse:
         """Run a tool as if the model had called it, through the same pipeline.

@@ -60,3 +60,7 @@ class RunOptionsDict(TypedDict, total=False):
     tool_choice: ToolChoice | None
     tools: Iterable[Tool | Toolset | Callable[..., Any]]
     usage: RunUsage | None
+    message_history: Iterable[Message] | None
+    model: str | LanguageModel | None
+    model_settings: Mapping[str, Any] | None
+    instructions: str | InstructionsFunction | Iterable[Instruction] | None

@@ -13,7 +13,7 @@ from good_agent.tools.tool import Tool
 
 if TYPE_CHECKING:
     from good_agent.adapters import ToolAdapter
-    from good_agent.core.agent import Agent
+    from good_agent.core.definition import AgentDefinition
     from good_agent.models.base import ModelRequest, ModelResponse
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,7 +51,7 @@ class AgentComponent:
     """
 
     def __init__(self) -> None:
-        self.agent: Agent | None = None
+        self.agent: AgentDefinition | None = None
         self._adapters: list[ToolAdapter] = []
         self._connected: list[tuple[AgentEvents, Handler]] = []
         self._tool_names: list[str] = []
@@ -82,7 +82,7 @@ class AgentComponent:
                     result.append((event, priority, getattr(self, name)))
         return result
 
-    async def install(self, agent: Agent) -> None:
+    async def install(self, agent: AgentDefinition) -> None:
         """Attach to ``agent``: connect handlers, add tools, register pending adapters."""
         self.agent = agent
         for event, priority, handler in self._handler_methods():
@@ -94,9 +94,9 @@ class AgentComponent:
         for adapter in self._adapters:
             agent.adapter_chain.add(adapter)
         if self._wraps_model_requests():
-            agent._model_wrappers.append(self.around_model_request)
+            agent.model_wrappers.append(self.around_model_request)
 
-    async def uninstall(self, agent: Agent) -> None:
+    async def uninstall(self, agent: AgentDefinition) -> None:
         """Detach from ``agent``: disconnect handlers, remove tools and adapters."""
         for event, handler in self._connected:
             agent.events.off(event, handler)
@@ -107,7 +107,7 @@ class AgentComponent:
         for adapter in self._adapters:
             agent.adapter_chain.remove(adapter)
         if self._wraps_model_requests():
-            agent._model_wrappers.remove(self.around_model_request)
+            agent.model_wrappers.remove(self.around_model_request)
         self.agent = None
 
     def _wraps_model_requests(self) -> bool:

@@ -45,6 +45,14 @@ class Instructions:
             raise TypeError(f"instructions must be text or functions, not {type(part).__name__}")
         self._parts.append((part, not isinstance(part, str) and takes_context(part, 0)))
 
+    def plus(self, parts: str | InstructionsFunction | Iterable[Instruction]) -> Instructions:
+        """These instructions followed by ``parts`` (a new object; this one is unchanged)."""
+        combined = Instructions(None)
+        combined._parts = list(self._parts)
+        for part in Instructions(parts)._parts:
+            combined._parts.append(part)
+        return combined
+
     def __bool__(self) -> bool:
         return bool(self._parts)
 

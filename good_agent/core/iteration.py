@@ -15,7 +15,7 @@ from good_agent.types.errors import AgentRunError
 from good_agent.types.messages import Message
 
 if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
+    from good_agent.core.conversation import Conversation
 
 OutputT = TypeVar("OutputT")
 
@@ -39,7 +39,7 @@ class AgentRun(EngineTask[RunStep], Generic[OutputT]):
     iteration (or on leaving the block, if the steps were not read).
     """
 
-    def __init__(self, agent: Agent, engine: StepEngine) -> None:
+    def __init__(self, conversation: Conversation, engine: StepEngine) -> None:
         self._resume: anyio.Event | None = None
 
         async def start(send: Callable[[RunStep], Awaitable[None]]) -> RunResult[Any]:
@@ -52,7 +52,7 @@ class AgentRun(EngineTask[RunStep], Generic[OutputT]):
 
         super().__init__(start)
         self._outside = "use the run inside 'async with agent.iter(...)'"
-        self._agent = agent
+        self._conversation = conversation
 
     async def __aenter__(self) -> AgentRun[OutputT]:
         await self._enter()
@@ -79,17 +79,17 @@ class AgentRun(EngineTask[RunStep], Generic[OutputT]):
             raise AgentRunError(
                 "add_message needs the run waiting at a step: call it inside "
                 "'async for step in run'",
-                self._agent.messages,
+                self._conversation.messages,
             )
-        pending = unanswered_calls(self._agent.messages)
+        pending = unanswered_calls(self._conversation.messages)
         if pending:
             ids = ", ".join(call.id for call in pending)
             raise AgentRunError(
                 f"cannot add a message while tool calls wait for their results ({ids}): "
                 "add it at the ToolResultsStep",
-                self._agent.messages,
+                self._conversation.messages,
             )
-        await self._agent.append(message)
+        await self._conversation.append(message)
 
     @property
     def result(self) -> RunResult[OutputT] | None:

@@ -39,7 +39,8 @@ class RunResult(Generic[OutputT]):
 
     ``output`` is the validated typed output (the answer text when the run has no
     output type; ``None`` when the run stopped for approvals). ``message`` is the
-    final assistant message, ``new_messages`` every message this run added,
+    final assistant message, ``new_messages`` every message this run added
+    ([`all_messages`][good_agent.RunResult.all_messages]: the whole history),
     ``usage`` the totals over the run, ``deferred`` the calls waiting for approval
     (empty unless the run stopped for them).
     """
@@ -49,6 +50,14 @@ class RunResult(Generic[OutputT]):
     new_messages: list[Message]
     usage: RunUsage
     deferred: list[DeferredCall] = field(default_factory=list)
+    history: list[Message] | None = field(default=None, repr=False, compare=False)
+    """The conversation's whole history when the run ended (see
+    [`all_messages`][good_agent.RunResult.all_messages])."""
+
+    def all_messages(self) -> list[Message]:
+        """The conversation's history as this run left it: the messages it started
+        with, then ``new_messages`` (a copy: pass it as ``message_history=`` to go on)."""
+        return list(self.history if self.history is not None else self.new_messages)
 
     @property
     def is_deferred(self) -> bool:

@@ -20,7 +20,8 @@ from good_agent.types.content import UserPrompt
 from good_agent.types.usage import RunUsage
 
 if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
+    from good_agent.core.conversation import Conversation
+    from good_agent.core.definition import AgentDefinition
     from good_agent.models.base import LanguageModel
     from good_agent.types.messages import Message, ToolCall
 
@@ -51,12 +52,15 @@ class RunContext(Generic[DepsT]):
             validator, 0 elsewhere.
         tool_name: The tool being called (``None`` outside a tool call).
         tool_call_id: The id of the call being run (``None`` outside a tool call).
+        conversation: The [`Conversation`][good_agent.Conversation] the run belongs to
+            (its ``state`` holds what components keep for it).
+        run_model: The model given to this run (``model=``), if any.
     """
 
     __tool_injection__: ClassVar[str] = "run"
 
     deps: DepsT = field(repr=False)
-    agent: Agent = field(repr=False)
+    agent: AgentDefinition = field(repr=False)
     usage: RunUsage
     messages: list[Message] = field(repr=False)
     run_id: str
@@ -64,11 +68,13 @@ class RunContext(Generic[DepsT]):
     retry: int = 0
     tool_name: str | None = None
     tool_call_id: str | None = None
+    conversation: Conversation | None = field(default=None, repr=False, compare=False)
+    run_model: LanguageModel | None = field(default=None, repr=False, compare=False)
 
     @property
     def model(self) -> LanguageModel:
-        """The model the run talks to."""
-        return self.agent.model
+        """The model the run talks to (a run's ``model=`` or the agent's)."""
+        return self.run_model if self.run_model is not None else self.agent.model
 
     def for_call(self, call: ToolCall, attempt: int) -> RunContext[DepsT]:
         """This context for one tool call (``attempt`` 1 is its first try)."""

@@ -4,16 +4,25 @@ Default priority 200, conflict strategy ``CHAIN``. URLs are registered on
 ``MESSAGE_APPEND`` (user messages and tool results) and rewritten to ``[n]`` in
 ``LLM_REQUEST_BEFORE``, on a copy of the request: ``agent.messages`` keeps the
 original text.
+
+The index is per conversation: the agent's own conversation (``agent.messages``)
+uses the manager's ``index``; every other conversation
+(``agent.conversation()``, ``run(..., message_history=...)``) gets a new index of
+its own in its [`ConversationState`][good_agent.ConversationState], so no
+conversation sees another's sources. An ``index=`` given to the manager is shared
+by all conversations on purpose.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from good_agent.adapters import ConflictStrategy, ToolAdapter, ToolMemo
 from good_agent.core.components import AgentComponent, on
+from good_agent.core.conversation import Conversation, StateKey, current_conversation
 from good_agent.core.events import AgentEvents, EventContext
 from good_agent.extensions.citation_arguments import ArgumentTranslator
 from good_agent.extensions.citation_index import (
@@ -110,6 +119,22 @@ class CitationAdapter(ToolAdapter):
         return response.model_copy(update={"error": error + hint})
 
 
+def _no_system() -> tuple[SystemMessage | None, str | None, str, SystemMessage | None]:
+    return (None, None, "", None)
+
+
+@dataclass(slots=True)
+class _CitationState:
+    """What the manager keeps for one conversation: its index and its rewrite caches."""
+
+    index: CitationIndex
+    last_rewrite: tuple[list[Any], list[Any], int] = field(default_factory=lambda: ([], [], 0))
+    sources: tuple[object, int, bool, str] = (None, -1, False, "")
+    system: tuple[SystemMessage | None, str | None, str, SystemMessage | None] = field(
+        default_factory=_no_system
+    )
+
+
 class CitationManager(AgentComponent):
     """Registers URLs as numbered sources and lets the model cite and pass them by number.
 
@@ -139,19 +164,36 @@ class CitationManager(AgentComponent):
         conflict_strategy: ConflictStrategy = ConflictStrategy.CHAIN,
     ) -> None:
         super().__init__()
-        self.index = index if index is not None else CitationIndex()
+        self._shared_index = index
+        self._default = _CitationState(index if index is not None else CitationIndex())
+        self._key: StateKey[_CitationState] = StateKey("citations", self._new_state)
         self.rewrite_requests = rewrite_requests
-        self._last_rewrite: tuple[list[Any], list[Any], int] = ([], [], 0)
-        self._sources: tuple[object, int, bool, str] = (None, -1, False, "")
-        self._system: tuple[SystemMessage | None, str | None, str, SystemMessage | None] = (
-            None,
-            None,
-            "",
-            None,
-        )
         self.show_urls = show_urls
         self.adapter = CitationAdapter(self, priority, conflict_strategy)
         self.register_tool_adapter(self.adapter)
+
+    def _new_state(self) -> _CitationState:
+        shared = self._shared_index
+        return _CitationState(shared if shared is not None else CitationIndex())
+
+    @property
+    def _state(self) -> _CitationState:
+        conversation = current_conversation()
+        if conversation is None or conversation.own:
+            return self._default
+        return conversation.state[self._key]
+
+    @property
+    def index(self) -> CitationIndex:
+        """The index of the conversation running now (the agent's own conversation's
+        outside a run); see [`index_for`][good_agent.CitationManager.index_for]."""
+        return self._state.index
+
+    def index_for(self, conversation: Conversation) -> CitationIndex:
+        """The index of ``conversation`` (e.g. to render its answer's ``[n]`` links)."""
+        if conversation.own:
+            return self._default.index
+        return conversation.state[self._key].index
 
     def valid_indices_text(self) -> str:
         """The valid indices and their labels, for error messages to the model."""
@@ -204,12 +246,13 @@ class CitationManager(AgentComponent):
 
     def rewrite(self, request: ModelRequest) -> ModelRequest:
         """A copy of ``request`` with ``[n]`` for registered URLs, plus the sources list."""
-        sent, done, version = self._last_rewrite
+        state = self._state
+        sent, done, version = state.last_rewrite
         history, count = request.messages, len(sent)
         # A history that only grew since the last request, with no source added or
         # changed: only the new messages are rewritten (list equality checks identity
         # first). ``sent`` and ``done`` are this manager's own lists, extended in place.
-        if version == self.index.version and count and history[:count] == sent:
+        if version == state.index.version and count and history[:count] == sent:
             added = history[count:]
             if added:
                 sent.extend(added)
@@ -217,7 +260,7 @@ class CitationManager(AgentComponent):
         else:
             sent = list(history)
             done = [self._rewrite_message(m) for m in history]
-            self._last_rewrite = (sent, done, self.index.version)
+            state.last_rewrite = (sent, done, state.index.version)
         first = done[0] if done and isinstance(done[0], SystemMessage) else None
         system = self._system_message(first)
         if first is not None:
@@ -231,7 +274,8 @@ class CitationManager(AgentComponent):
         """``first`` with the sources list added (or the list alone): the same object
         while neither changes, so the model's client sees an unchanged prefix."""
         sources = self.sources_message()
-        made_from, content, text, made = self._system
+        state = self._state
+        made_from, content, text, made = state.system
         if (
             made is not None
             and made_from is first
@@ -243,19 +287,20 @@ class CitationManager(AgentComponent):
             made = SystemMessage(content=sources)
         else:
             made = first.model_copy(update={"content": f"{first.content}\n\n{sources}"})
-        self._system = (first, first.content if first else None, sources, made)
+        state.system = (first, first.content if first else None, sources, made)
         return made
 
     def sources_message(self) -> str:
         """The sources list added to the system message (rebuilt when a source changes)."""
-        index = self.index
-        built_for, version, shown, text = self._sources
+        state = self._state
+        index = state.index
+        built_for, version, shown, text = state.sources
         if built_for is not index or version != index.version or shown != self.show_urls:
             text = (
                 "Sources (cite them as [n]; tools that take a source accept its number n):\n"
                 + index.sources_text(show_urls=self.show_urls)
             )
-            self._sources = (index, index.version, self.show_urls, text)
+            state.sources = (index, index.version, self.show_urls, text)
         return text
 
     def _rewrite_message(self, message: Any) -> Any:

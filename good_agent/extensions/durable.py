@@ -185,7 +185,7 @@ class Durable(AgentComponent):
         """
         if not in_workflow():
             raise DurableRunError("Durable.run must be called inside a DBOS workflow")
-        agent = self.agent
+        agent: Any = self.agent  # the Agent it is installed on
         if agent is None:
             raise DurableRunError(
                 "Durable.run needs the component installed on its agent: call it inside "

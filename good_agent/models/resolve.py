@@ -63,7 +63,10 @@ def resolve_model(
     profile = get_profile(model, registry)
     prefix = (registry or DEFAULT_REGISTRY).unknown_prefix(model)
     if prefix is not None:
-        raise ModelConfigError(f"unknown model provider '{prefix}' in model name '{model}'")
+        known = ", ".join(sorted(MODEL_FACTORIES))
+        raise ModelConfigError(
+            f"unknown model provider '{prefix}' in model name '{model}'; known providers: {known}"
+        )
     factory = MODEL_FACTORIES.get(profile.provider)
     if factory is None:
         raise ModelConfigError(f"no model class for provider '{profile.provider}' ('{model}')")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 
 from good_agent import Agent
+from good_agent.core.agent import _RUN_KEYS
 from good_agent.core.agent_options import AgentOptions, RunOptionsDict
 
 TYPED_APART = {"self", "prompt", "system_prompt_parts", "output_type", "deps_type", "deps"}
@@ -20,5 +21,9 @@ def test_agent_options_list_every_constructor_option() -> None:
 
 
 def test_run_options_list_every_run_option() -> None:
-    assert options_of(Agent.run) == set(RunOptionsDict.__annotations__)
-    assert options_of(Agent.stream) == set(RunOptionsDict.__annotations__)
+    # The run methods take the typed dict itself, and read each of its keys.
+    for method in (Agent.run, Agent.stream, Agent.iter):
+        assert options_of(method) == {"options"}
+        annotation = str(inspect.signature(method).parameters["options"].annotation)
+        assert "Unpack[RunOptionsDict]" in annotation
+    assert _RUN_KEYS | {"message_history"} == set(RunOptionsDict.__annotations__)

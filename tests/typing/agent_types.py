@@ -12,7 +12,17 @@ from typing import Any, assert_type
 
 from pydantic import BaseModel
 
-from good_agent import Agent, AgentRun, AssistantMessage, RunContext, RunResult, StreamedRun
+from good_agent import (
+    Agent,
+    AgentRun,
+    AssistantMessage,
+    Conversation,
+    Message,
+    RunContext,
+    RunResult,
+    StreamedRun,
+    UserMessage,
+)
 from good_agent.testing import ScriptedModel
 
 
@@ -90,3 +100,44 @@ def tools_and_hooks() -> None:
     def any_agent(agent: Agent) -> None: ...
 
     any_agent(agent)  # a bare ``Agent`` annotation takes any agent
+
+
+async def runs_with_their_own_history() -> None:
+    agent = Agent(model=model, deps_type=Deps, output_type=Report)
+    earlier: list[Message] = [UserMessage(content="hi")]
+    result = await agent.run("x", message_history=earlier, deps=Deps("ada"))
+    assert_type(result, RunResult[Report])
+    assert_type(result.all_messages(), list[Message])
+    assert_type(result.new_messages, list[Message])
+    assert_type(
+        (await agent.run("x", message_history=[], output_type=Other)).output, Other
+    )
+    assert_type(agent.run_sync("x", message_history=earlier).output, Report)
+    assert_type(agent.stream("x", message_history=[]), StreamedRun[Report])
+    assert_type(
+        (await agent.run("x", model="openai:gpt-4o-mini", model_settings={"temperature": 0}))
+        .output,
+        Report,
+    )
+    await agent.run("x", message_history=[1])  # type: ignore[list-item]
+    await agent.run("x", model_settings=1)  # type: ignore[call-overload]
+
+
+async def conversation_results() -> None:
+    agent = Agent(model=model, deps_type=Deps, output_type=Report)
+    conversation = agent.conversation(history=[UserMessage(content="hi")])
+    assert_type(conversation, Conversation[Deps, Report])
+    async with conversation as entered:
+        assert_type(entered, Conversation[Deps, Report])
+    assert_type((await conversation.run("x", deps=Deps("ada"))).output, Report)
+    assert_type((await conversation.run("x", output_type=Other)).output, Other)
+    assert_type(conversation.run_sync("x").output, Report)
+    async with conversation.stream("x") as run:
+        assert_type(run, StreamedRun[Report])
+    async with conversation.iter("x") as steps:
+        assert_type(steps, AgentRun[Report])
+    assert_type(await conversation.call("x"), AssistantMessage)
+    assert_type(conversation.messages, list[Message])
+    text_agent = Agent(model=model)
+    assert_type((await text_agent.conversation().run("x")).output, str)
+    await conversation.run("x", deps="not deps")  # type: ignore[call-overload]

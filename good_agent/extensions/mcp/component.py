@@ -22,7 +22,7 @@ from good_agent.tools.tool import Tool
 from good_agent.types.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
-    from good_agent.core.agent import Agent
+    from good_agent.core.definition import AgentDefinition
 
 logger = logging.getLogger("good_agent.mcp")
 
@@ -178,7 +178,7 @@ class MCPTools(AgentComponent):
         head = self.server_name if self.prefix is True else self.prefix
         return f"{_identifier(head)}_{remote}"
 
-    async def install(self, agent: Agent) -> None:
+    async def install(self, agent: AgentDefinition) -> None:
         """Start the server, list its tools and add them to ``agent``.
 
         Raises:
@@ -212,11 +212,11 @@ class MCPTools(AgentComponent):
             await self._teardown(agent)
             raise
 
-    async def uninstall(self, agent: Agent) -> None:
+    async def uninstall(self, agent: AgentDefinition) -> None:
         """Remove the server's tools from ``agent`` and stop the server."""
         await self._teardown(agent)
 
-    async def _teardown(self, agent: Agent) -> None:
+    async def _teardown(self, agent: AgentDefinition) -> None:
         for name in self._mcp_tools:
             agent.tools.remove(name)
         self._mcp_tools.clear()

@@ -32,6 +32,7 @@ import anyio
 
 from good_agent.core.agent import Agent
 from good_agent.core.approvals import Approval, Approved, call_digest, unanswered_calls
+from good_agent.core.conversation import Conversation
 from good_agent.core.run_events import RunEvent
 from good_agent.models.base import LanguageModel
 from good_agent.server.errors import BridgeError, bad_request
@@ -43,7 +44,7 @@ from good_agent.types.messages import Message, SystemMessage, ToolCall, ToolMess
 logger = logging.getLogger("good_agent.server.ui")
 
 AgentSource = Agent[Any, Any] | Callable[[], Agent[Any, Any]]
-"""An agent to serve, or a function building one (one agent per run: concurrent threads)."""
+"""An agent to serve (a conversation of its own per run), or a function building one per run."""
 
 DEFAULT_MODEL = "default"
 """The name the model picker shows for the agent's own model."""
@@ -124,8 +125,9 @@ class ServedAgent:
     """The agent behind the UI endpoints: its source, the thread store and the models.
 
     Args:
-        agent: An [`Agent`][good_agent.Agent] (its runs then go one at a time, each on its
-            thread's history) or a function returning a new agent for each run.
+        agent: An [`Agent`][good_agent.Agent] (each run is a conversation of its own,
+            seeded from its thread's history: threads run at the same time) or a
+            function returning a new agent for each run.
         store: Where thread histories are kept; ``None`` keeps none (the client sends
             the whole history each time).
         models: The models a client may pick, by the name it sends (``None``: the
@@ -149,7 +151,6 @@ class ServedAgent:
     ) -> None:
         self._factory = None if isinstance(agent, Agent) else agent
         self._shared = agent if isinstance(agent, Agent) else None
-        self._lock = anyio.Lock()
         self.store = store
         self.models: dict[str, LanguageModel | str | None] = (
             dict(models) if models else {DEFAULT_MODEL: None}
@@ -243,21 +244,16 @@ class ServedAgent:
         return self._tool_names
 
     @asynccontextmanager
-    async def _checkout(self, history: list[Message]) -> AsyncIterator[Agent[Any, Any]]:
+    async def _checkout(self, history: list[Message]) -> AsyncIterator[Conversation]:
         if self._shared is not None:
-            async with self._lock:
-                agent = self._shared
-                saved = agent.messages
-                agent.messages = _with_system(saved, history)
-                try:
-                    yield agent
-                finally:
-                    agent.messages = saved
+            # A conversation of its own per run: threads of one agent run at once.
+            agent = self._shared
+            yield agent.conversation(_with_system(agent.messages, history))
             return
         agent = self._new_agent()
         agent.messages = _with_system(agent.messages, history)
         try:
-            yield agent
+            yield agent.own_conversation
         finally:
             with anyio.CancelScope(shield=True):
                 await agent.close()
@@ -265,24 +261,24 @@ class ServedAgent:
     async def stream(self, prepared: PreparedRun) -> AsyncGenerator[RunEvent, None]:
         """Run the turn, yielding its events; the history is saved however the run ends."""
         turn = prepared.turn
-        async with self._checkout(prepared.history) as agent:
-            prepared.messages = agent.messages
+        async with self._checkout(prepared.history) as conversation:
+            prepared.messages = conversation.messages
             try:
-                with agent.override(model=prepared.model):
-                    async with agent.stream(
-                        turn.prompt,
-                        approvals=prepared.approvals or None,
-                        tools=turn.frontend_tools,
-                        deps=prepared.deps,
-                    ) as run:
-                        async for event in run:
-                            prepared.messages = agent.messages
-                            yield event
+                async with conversation.stream(
+                    turn.prompt,
+                    approvals=prepared.approvals or None,
+                    tools=turn.frontend_tools,
+                    deps=prepared.deps,
+                    model=prepared.model,
+                ) as run:
+                    async for event in run:
+                        prepared.messages = conversation.messages
+                        yield event
             finally:
                 if self.store is not None:
                     with anyio.CancelScope(shield=True):
                         try:
-                            messages = list(agent.messages)
+                            messages = list(conversation.messages)
                             if prepared.owner:
                                 await self.store.save(turn.thread_id, messages, prepared.owner)
                             else:
