@@ -16,7 +16,7 @@ from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.iteration import AgentRun
-from good_agent.core.output import OutputMode
+from good_agent.core.output import EndStrategy, OutputMode
 from good_agent.core.payloads import (
     RunEndPayload,
     RunStartPayload,
@@ -97,6 +97,7 @@ from good_agent.types.errors import (
     ModelRetry,
     ModelTimeoutError,
     OutputValidationError,
+    RunDeferredError,
     ScriptExhaustedError,
     ToolArgumentsError,
     ToolDefinitionError,
@@ -155,6 +156,7 @@ __all__ = [
     "DeferredCall",
     "DocumentUrl",
     "EndStep",
+    "EndStrategy",
     "EventBus",
     "EventContext",
     "FallbackModel",
@@ -194,6 +196,7 @@ __all__ = [
     "RedactedError",
     "RedisStore",
     "RunContext",
+    "RunDeferredError",
     "RunEndEvent",
     "RunEndPayload",
     "RunEvent",

@@ -25,7 +25,7 @@ from good_agent.core.approvals import (
     hide_secrets,
     unanswered_calls,
 )
-from good_agent.core.output import OutputSpec
+from good_agent.core.output import EndStrategy, OutputSpec
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
 from good_agent.core.run_events import RunEvent, ToolExecuteEvent, ToolResultEvent
@@ -65,6 +65,8 @@ class RunOptions:
     deps: Any = None
     usage: RunUsage | None = None
     """Totals to count into (another run's, for a sub-agent) instead of new ones."""
+    end_strategy: EndStrategy = "early"
+    """What happens to the other calls of the turn that gave the final output."""
 
 
 class _Deferred(Exception):
@@ -127,7 +129,7 @@ class RunState:
         self, message: AssistantMessage, output: Any, deferred: list[DeferredCall] | None = None
     ) -> RunResult[Any]:
         return RunResult(
-            output=output,
+            output_or_none=output,
             message=message,
             new_messages=list(self.agent.messages[self.start :]),
             usage=self.usage,

@@ -25,7 +25,7 @@ from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
 from good_agent.core.iteration import AgentRun
-from good_agent.core.output import OutputMode, OutputSpec, is_text_type
+from good_agent.core.output import EndStrategy, OutputMode, OutputSpec, is_text_type
 from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
 from good_agent.core.run_context import DepsT, RunContext
@@ -104,6 +104,10 @@ class Agent(Generic[DepsT, OutputT]):
         output_mode: How typed output is asked for (see `good_agent.core.output`).
         output_retries: Invalid typed answers sent back to the model before
             [`OutputValidationError`][good_agent.OutputValidationError].
+        end_strategy: The other tool calls of the turn that gives the final output
+            (through the output tool): ``"early"`` answers each with a result saying
+            it was not run; ``"exhaustive"`` runs them before the run ends (calls
+            that need approval excepted).
         usage_limits: Default [`UsageLimits`][good_agent.UsageLimits] of every run.
         deps_type: The type of the dependencies runs take (``run(..., deps=...)``);
             it documents and types them, it is not checked at run time.
@@ -173,6 +177,7 @@ class Agent(Generic[DepsT, OutputT]):
         output_type: Any = None,
         output_mode: OutputMode = "auto",
         output_retries: int = 1,
+        end_strategy: EndStrategy = "early",
         usage_limits: UsageLimits | None = None,
         deps_type: type[Any] | None = None,
         instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
@@ -215,6 +220,7 @@ class Agent(Generic[DepsT, OutputT]):
         self.output_type = output_type
         self.output_mode: OutputMode = output_mode
         self.output_retries = output_retries
+        self.end_strategy: EndStrategy = end_strategy
         self.usage_limits = usage_limits
         self.deps_type = deps_type
         self._instructions = Instructions(instructions)
@@ -424,6 +430,7 @@ class Agent(Generic[DepsT, OutputT]):
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
         usage: RunUsage | None = None,
+        end_strategy: EndStrategy | None = None,
     ) -> RunResult[Any]:
         """Run the loop once and return a [`RunResult`][good_agent.RunResult].
 
@@ -445,11 +452,13 @@ class Agent(Generic[DepsT, OutputT]):
                 running a sub-agent passes ``usage=ctx.usage``, so the parent's
                 ``result.usage`` holds the sub-agent's requests and the limits of
                 both runs cover both (``result.usage`` is that same object).
+            end_strategy: This run's end strategy (the agent's by default).
         """
         options = self._options(
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
         options.usage = usage
+        options.end_strategy = end_strategy or self.end_strategy
         await self.install()
         return await run_engine(self, options)
 
@@ -537,6 +546,7 @@ class Agent(Generic[DepsT, OutputT]):
         tools: Iterable[Tool | Toolset | Callable[..., Any]] = (),
         deps: Any = None,
         usage: RunUsage | None = None,
+        end_strategy: EndStrategy | None = None,
     ) -> StreamedRun[Any]:
         """A streamed run: ``async with agent.stream(prompt) as run: async for event in run``.
 
@@ -547,6 +557,7 @@ class Agent(Generic[DepsT, OutputT]):
             prompt, output_type, output_mode, usage_limits, approvals, tool_choice, tools, deps
         )
         options.usage = usage
+        options.end_strategy = end_strategy or self.end_strategy
 
         async def engine(sink: Any) -> RunResult[Any]:
             await self.install()
@@ -611,6 +622,7 @@ class Agent(Generic[DepsT, OutputT]):
             deps,
         )
         run_options.usage = options.get("usage")
+        run_options.end_strategy = options.get("end_strategy") or self.end_strategy
 
         async def engine(on_step: StepHook) -> RunResult[Any]:
             await self.install()
