@@ -149,6 +149,24 @@ class Agent(Generic[DepsT, OutputT]):
 
     @overload
     def __init__(
+        self: Agent[DepsT, OutputT],
+        *system_prompt_parts: str,
+        output_type: Callable[..., Awaitable[OutputT]],
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, OutputT],
+        *system_prompt_parts: str,
+        output_type: Callable[..., OutputT],
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
         self: Agent[DepsT, Any],
         *system_prompt_parts: str,
         output_type: Any,
@@ -413,6 +431,26 @@ class Agent(Generic[DepsT, OutputT]):
         self,
         prompt: UserPrompt | None = None,
         *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
         output_type: Any,
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
@@ -487,6 +525,26 @@ class Agent(Generic[DepsT, OutputT]):
         self,
         prompt: UserPrompt | None = None,
         *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
         output_type: Any,
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
@@ -520,6 +578,26 @@ class Agent(Generic[DepsT, OutputT]):
         prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
     ) -> StreamedRun[T]: ...
@@ -581,6 +659,26 @@ class Agent(Generic[DepsT, OutputT]):
         prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
     ) -> AgentRun[T]: ...

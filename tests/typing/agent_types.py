@@ -90,3 +90,33 @@ def tools_and_hooks() -> None:
     def any_agent(agent: Agent) -> None: ...
 
     any_agent(agent)  # a bare ``Agent`` annotation takes any agent
+
+
+class Forecast(BaseModel):
+    city: str
+
+
+def make_forecast(ctx: RunContext[Deps], city: str) -> Forecast:
+    return Forecast(city=city)
+
+
+async def fetch_forecast(city: str) -> Forecast:
+    return Forecast(city=city)
+
+
+async def output_functions_and_deferred_runs() -> None:
+    agent = Agent(model=model, deps_type=Deps, output_type=make_forecast)
+    assert_type(agent, Agent[Deps, Forecast])
+    result = await agent.run("x", deps=Deps("ada"))
+    assert_type(result.output, Forecast)
+    assert_type(result.output_or_none, Forecast | None)
+    assert_type(Agent(model=model, output_type=fetch_forecast).run_sync("x").output, Forecast)
+    assert_type(agent.run_sync("x", end_strategy="exhaustive").output, Forecast)
+    text_or_report = Agent(model=model, output_type=str | Report)  # a union: not a type[...]
+    assert_type(text_or_report.run_sync("x").output, Any)
+    Agent(model=model, end_strategy="sometimes")  # type: ignore[call-overload]
+    text_agent = Agent(model=model, deps_type=Deps)
+    assert_type((await text_agent.run("x", output_type=make_forecast)).output, Forecast)
+    assert_type(text_agent.run_sync("x", output_type=fetch_forecast).output, Forecast)
+    assert_type(text_agent.stream("x", output_type=fetch_forecast), StreamedRun[Forecast])
+    assert_type(text_agent.iter("x", output_type=make_forecast), AgentRun[Forecast])
