@@ -19,6 +19,7 @@ from good_agent import (
     RunContext,
     RunDeferredError,
     SystemMessage,
+    TextDeltaEvent,
     ToolMessage,
     resolve_model,
     tool,
@@ -147,6 +148,18 @@ async def test_a_union_with_str_over_http_in_auto_mode_for_a_native_model(
     assert body.get("tool_choice", "auto") == "auto"  # not forced: text is an answer
     assert "plain text" in body["messages"][0]["content"]
     assert [t["function"]["name"] for t in body["tools"]] == [OUTPUT_TOOL_NAME]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_streamed_text_answer_of_a_union_with_str_reads_as_text(mode: OutputMode) -> None:
+    model = ScriptedModel([ScriptedModel.streamed("Sunny ", "in ", "Oslo.")])
+    partials = []
+    async with Agent(model=model).stream("x", output_type=str | Weather, output_mode=mode) as run:
+        async for event in run:
+            if isinstance(event, TextDeltaEvent):
+                partials.append(run.partial_output())
+    assert partials == ["Sunny ", "Sunny in ", "Sunny in Oslo."]
+    assert run.output == "Sunny in Oslo."
 
 
 # output functions
