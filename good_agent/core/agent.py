@@ -100,7 +100,9 @@ class Agent(Generic[DepsT, OutputT]):
         messages: An earlier conversation to continue (e.g. from
             `good_agent.messages.load_messages`); when it holds a system
             message, ``system_prompt_parts`` are not added.
-        output_type: The default output type of [`run`][good_agent.Agent.run] (``None``: text).
+        output_type: The default output type of [`run`][good_agent.Agent.run] (``None``: text;
+            a union with ``str`` also takes a text answer; a function is an output
+            function, called with the model's answer as its arguments).
         output_mode: How typed output is asked for (see `good_agent.core.output`).
         output_retries: Invalid typed answers sent back to the model before
             [`OutputValidationError`][good_agent.OutputValidationError].

@@ -162,6 +162,22 @@ async def test_a_streamed_text_answer_of_a_union_with_str_reads_as_text(mode: Ou
     assert run.output == "Sunny in Oslo."
 
 
+async def test_a_union_with_str_over_http_in_structured_mode_offers_the_answer_variant(
+    fake_upstream: Callable[[list[Any]], Any],
+) -> None:
+    answer = json.dumps({"action": {"answer": "Sunny.", "scratchpad": None}})
+    upstream = fake_upstream([chat_reply(answer)])
+    model = resolve_model(
+        "gpt-4o", base_url=f"{upstream.url}/v1", api_key="sk-test", mode="structured"
+    )
+    result = await Agent(model=model, output_type=str | Weather).run("weather?")
+    assert result.output == "Sunny."
+    (body,) = upstream.bodies
+    schema = body["response_format"]["json_schema"]["schema"]
+    variants = schema["properties"]["action"]["anyOf"]
+    assert any("answer" in v.get("properties", {}) for v in variants)  # text is allowed
+
+
 # output functions
 
 
@@ -257,6 +273,13 @@ async def test_test_model_produces_valid_output_in_every_mode(
     result = await agent.run("weather?")
     expected = {Weather: Weather, list[int]: list}.get(output_type, Weather | str)
     assert isinstance(result.output, expected)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_test_model_calls_an_output_function_in_every_mode(mode: OutputMode) -> None:
+    agent = Agent(model=TestModel(), output_type=to_kelvin, output_mode=mode)
+    result = await agent.run("weather?", deps=Units("K"))
+    assert result.output.endswith(" K")
 
 
 async def test_test_model_in_prompted_mode_answers_with_json() -> None:
