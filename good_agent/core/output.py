@@ -30,7 +30,6 @@ to the model and counts against the output retries.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
 from types import UnionType
@@ -107,13 +106,9 @@ def is_text_type(output_type: Any) -> bool:
 
 
 def is_output_function(output_type: Any) -> bool:
-    """Whether ``output_type`` is a function (or method, or ``functools.partial``)
-    to call with the model's answer."""
-    return (
-        inspect.isfunction(output_type)
-        or inspect.ismethod(output_type)
-        or isinstance(output_type, functools.partial)
-    )
+    """Whether ``output_type`` is a function (or bound method) to call with the
+    model's answer."""
+    return inspect.isfunction(output_type) or inspect.ismethod(output_type)
 
 
 def split_text(output_type: Any) -> tuple[bool, Any]:
