@@ -162,7 +162,9 @@ class StreamedRun(EngineTask[RunEvent], Generic[OutputT]):
 
     @property
     def output(self) -> OutputT:
-        """The validated output (the answer text for a run without an output type)."""
+        """The validated output (the answer text for a run without an output type);
+        [`RunDeferredError`][good_agent.RunDeferredError] for a run that waits for
+        approvals (see [`RunResult.output`][good_agent.RunResult.output])."""
         return self.run_result.output
 
     @property
