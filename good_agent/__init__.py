@@ -24,7 +24,7 @@ from good_agent.core.definition import AgentDefinition
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
 from good_agent.core.iteration import AgentRun
-from good_agent.core.output import OutputMode
+from good_agent.core.output import EndStrategy, OutputMode
 from good_agent.core.payloads import (
     RunEndPayload,
     RunStartPayload,
@@ -105,6 +105,7 @@ from good_agent.types.errors import (
     ModelRetry,
     ModelTimeoutError,
     OutputValidationError,
+    RunDeferredError,
     ScriptExhaustedError,
     ToolArgumentsError,
     ToolDefinitionError,
@@ -166,6 +167,7 @@ __all__ = [
     "DeferredCall",
     "DocumentUrl",
     "EndStep",
+    "EndStrategy",
     "EventBus",
     "EventContext",
     "FallbackModel",
@@ -206,6 +208,7 @@ __all__ = [
     "RedactedError",
     "RedisStore",
     "RunContext",
+    "RunDeferredError",
     "RunEndEvent",
     "RunEndPayload",
     "RunEvent",

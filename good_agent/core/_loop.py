@@ -117,9 +117,15 @@ class _Run(RunState):
             # A forced choice holds for the first request only: the model must be
             # able to answer afterwards.
             choice = "auto"
-        if output_tool and choice in (None, "auto") and "thinking" not in setup.settings:
+        if (
+            output_tool
+            and choice in (None, "auto")
+            and "thinking" not in setup.settings
+            and not (output is not None and output.allows_text)
+        ):
             # The output tool is the way to answer. (Anthropic refuses a forced tool
-            # with extended thinking: then the choice stays "auto".)
+            # with extended thinking: then the choice stays "auto"; a union with str
+            # may be answered in text.)
             choice = "required"
         if self.instructions is not None:
             messages = with_system_text(messages, self.instructions)
@@ -133,6 +139,7 @@ class _Run(RunState):
             response_format=output.response_format()
             if output is not None and output.mode == "native"
             else None,
+            output_schema=output.schema if output is not None and output.mode != "tool" else None,
         )
 
     async def answer(
@@ -181,11 +188,15 @@ class _Run(RunState):
         return changed
 
     async def validated(self, value: Any) -> Any:
-        """``value`` through the agent's output validators (:class:`OutputRejected`)."""
+        """``value`` through the output function, if any, and the agent's output
+        validators (:class:`OutputRejected`)."""
+        context = self.context.with_retry(self.output_failures)
+        if self.options.output is not None:
+            value = await self.options.output.complete(value, context)
         validators = self.setup.validators
         if not validators:
             return value
-        return await validators.validate(value, self.context.with_retry(self.output_failures))
+        return await validators.validate(value, context)
 
     def retry_text(self, invalid: OutputInvalid, *, in_text: bool = False) -> str:
         """What sends the model back after ``invalid``, with the one instruction of the
@@ -222,9 +233,22 @@ class _Run(RunState):
         await self.append_result(
             final, result_message(final, "Final answer received.", error=False)
         )
-        for other in others:
-            note = "Not run: the final answer was already given."
-            await self.append_result(other, result_message(other, note, error=False))
+        runnable: list[ToolCall] = []
+        if self.options.end_strategy == "exhaustive":
+            runnable = [
+                c
+                for c in others
+                if c.name != OUTPUT_TOOL_NAME
+                and not (c.name in plans and plans[c.name].tool.requires_approval)
+            ]
+        responses = await self.run_tools(runnable, plans) if runnable else []
+        ran = {call.id: response for call, response in zip(runnable, responses, strict=True)}
+        for other in others:  # the results in call order
+            if other.id in ran:
+                await self.record([other], [ran[other.id]], plans)
+            else:
+                note = "Not run: the final answer was already given."
+                await self.append_result(other, result_message(other, note, error=False))
         return self.result(message, value)
 
     def count_output_failure(self, invalid: OutputInvalid) -> None:
@@ -234,7 +258,7 @@ class _Run(RunState):
             output = self.options.output
             tries = f"after {retries} retr{'y' if retries == 1 else 'ies'} (output_retries)"
             if isinstance(invalid, OutputRejected):
-                what = f"an output validator rejected the answer {tries}"
+                what = f"{invalid.by} rejected the answer {tries}"
             else:
                 assert output is not None
                 what = f"the answer did not match {output.name} {tries}"

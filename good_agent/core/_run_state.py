@@ -30,7 +30,7 @@ from good_agent.core.conversation import Conversation
 from good_agent.core.events import EventBus
 from good_agent.core.history_processors import HistoryProcessors
 from good_agent.core.instructions import Instructions
-from good_agent.core.output import OutputSpec
+from good_agent.core.output import EndStrategy, OutputSpec
 from good_agent.core.output_validators import OutputValidators
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
@@ -102,6 +102,8 @@ class RunOptions:
     deps: Any = None
     usage: RunUsage | None = None
     """Totals to count into (another run's, for a sub-agent) instead of new ones."""
+    end_strategy: EndStrategy = "early"
+    """What happens to the other calls of the turn that gave the final output."""
 
 
 class _Deferred(Exception):
@@ -175,7 +177,7 @@ class RunState:
         self, message: AssistantMessage, output: Any, deferred: list[DeferredCall] | None = None
     ) -> RunResult[Any]:
         return RunResult(
-            output=output,
+            output_or_none=output,
             message=message,
             new_messages=list(self.messages[self.start :]),
             usage=self.usage,

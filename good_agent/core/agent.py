@@ -27,7 +27,7 @@ from good_agent.core.events import AgentEvents, EventBus
 from good_agent.core.history_processors import HistoryProcessor, HistoryProcessors
 from good_agent.core.instructions import Instruction, Instructions, InstructionsFunction
 from good_agent.core.iteration import AgentRun
-from good_agent.core.output import OutputMode, OutputSpec, is_text_type
+from good_agent.core.output import EndStrategy, OutputMode, OutputSpec, is_text_type
 from good_agent.core.output_validators import OutputValidator, OutputValidators
 from good_agent.core.results import RunResult
 from good_agent.core.run_context import DepsT, RunContext
@@ -85,6 +85,7 @@ _RUN_KEYS = frozenset(
         "model",
         "model_settings",
         "instructions",
+        "end_strategy",
     }
 )
 
@@ -125,10 +126,16 @@ class Agent(Generic[DepsT, OutputT]):
         messages: An earlier conversation to continue (e.g. from
             `good_agent.messages.load_messages`); when it holds a system
             message, ``system_prompt_parts`` are not added.
-        output_type: The default output type of [`run`][good_agent.Agent.run] (``None``: text).
+        output_type: The default output type of [`run`][good_agent.Agent.run] (``None``: text;
+            a union with ``str`` also takes a text answer; a function is an output
+            function, called with the model's answer as its arguments).
         output_mode: How typed output is asked for (see `good_agent.core.output`).
         output_retries: Invalid typed answers sent back to the model before
             [`OutputValidationError`][good_agent.OutputValidationError].
+        end_strategy: The other tool calls of the turn that gives the final output
+            (through the output tool): ``"early"`` answers each with a result saying
+            it was not run; ``"exhaustive"`` runs them before the run ends (calls
+            that need approval excepted).
         usage_limits: Default [`UsageLimits`][good_agent.UsageLimits] of every run.
         deps_type: The type of the dependencies runs take (``run(..., deps=...)``);
             it documents and types them, it is not checked at run time.
@@ -170,6 +177,24 @@ class Agent(Generic[DepsT, OutputT]):
 
     @overload
     def __init__(
+        self: Agent[DepsT, OutputT],
+        *system_prompt_parts: str,
+        output_type: Callable[..., Awaitable[OutputT]],
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
+        self: Agent[DepsT, OutputT],
+        *system_prompt_parts: str,
+        output_type: Callable[..., OutputT],
+        deps_type: type[DepsT] | None = None,
+        **options: Unpack[AgentOptions],
+    ) -> None: ...
+
+    @overload
+    def __init__(
         self: Agent[DepsT, Any],
         *system_prompt_parts: str,
         output_type: Any,
@@ -198,6 +223,7 @@ class Agent(Generic[DepsT, OutputT]):
         output_type: Any = None,
         output_mode: OutputMode = "auto",
         output_retries: int = 1,
+        end_strategy: EndStrategy = "early",
         usage_limits: UsageLimits | None = None,
         deps_type: type[Any] | None = None,
         instructions: str | InstructionsFunction | Iterable[Instruction] | None = None,
@@ -241,6 +267,7 @@ class Agent(Generic[DepsT, OutputT]):
         self.output_type = output_type
         self.output_mode: OutputMode = output_mode
         self.output_retries = output_retries
+        self.end_strategy: EndStrategy = end_strategy
         self.usage_limits = usage_limits
         self.deps_type = deps_type
         self._instructions = Instructions(instructions)
@@ -486,6 +513,26 @@ class Agent(Generic[DepsT, OutputT]):
         self,
         prompt: UserPrompt | None = None,
         *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    async def run(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
         output_type: Any,
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
@@ -562,6 +609,26 @@ class Agent(Generic[DepsT, OutputT]):
         self,
         prompt: UserPrompt | None = None,
         *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> RunResult[T]: ...
+
+    @overload
+    def run_sync(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
         output_type: Any,
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
@@ -595,6 +662,26 @@ class Agent(Generic[DepsT, OutputT]):
         prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> StreamedRun[T]: ...
+
+    @overload
+    def stream(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
     ) -> StreamedRun[T]: ...
@@ -645,6 +732,26 @@ class Agent(Generic[DepsT, OutputT]):
         prompt: UserPrompt | None = None,
         *,
         output_type: type[T],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., Awaitable[T]],
+        deps: DepsT | None = None,
+        **options: Unpack[RunOptionsDict],
+    ) -> AgentRun[T]: ...
+
+    @overload
+    def iter(
+        self,
+        prompt: UserPrompt | None = None,
+        *,
+        output_type: Callable[..., T],
         deps: DepsT | None = None,
         **options: Unpack[RunOptionsDict],
     ) -> AgentRun[T]: ...
@@ -801,6 +908,7 @@ class Agent(Generic[DepsT, OutputT]):
             tools=Toolset(tools) if tools else None,
             deps=deps,
             usage=kwargs.get("usage"),
+            end_strategy=kwargs.get("end_strategy") or self.end_strategy,
         )
         return setup, options
 

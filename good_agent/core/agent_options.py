@@ -14,7 +14,7 @@ from good_agent.core.approvals import Approval
 from good_agent.core.components import AgentComponent
 from good_agent.core.history_processors import HistoryProcessor
 from good_agent.core.instructions import Instruction, InstructionsFunction
-from good_agent.core.output import OutputMode
+from good_agent.core.output import EndStrategy, OutputMode
 from good_agent.models.base import LanguageModel
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.tool import Tool
@@ -45,6 +45,7 @@ class AgentOptions(TypedDict, total=False):
     messages: Iterable[Message]
     output_mode: OutputMode
     output_retries: int
+    end_strategy: EndStrategy
     usage_limits: UsageLimits | None
     instructions: str | InstructionsFunction | Iterable[Instruction] | None
     history_processors: Iterable[HistoryProcessor]
@@ -64,3 +65,4 @@ class RunOptionsDict(TypedDict, total=False):
     model: str | LanguageModel | None
     model_settings: Mapping[str, Any] | None
     instructions: str | InstructionsFunction | Iterable[Instruction] | None
+    end_strategy: EndStrategy | None

@@ -12,7 +12,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
-from good_agent.core.output import OutputInvalid
+from good_agent.core.output import OutputRejected
 from good_agent.core.run_context import RunContext, takes_context
 from good_agent.types.errors import ToolRetry
 
@@ -20,10 +20,6 @@ OutputValidator: TypeAlias = Callable[..., "Any | Awaitable[Any]"]
 """A sync or async function ``(output) -> output`` or ``(ctx, output) -> output``."""
 
 __all__ = ["OutputRejected", "OutputValidator", "OutputValidators"]
-
-
-class OutputRejected(OutputInvalid):
-    """An output validator asked the model to try again; the message is for the model."""
 
 
 class OutputValidators:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from good_agent.core.approvals import Approved
+from good_agent.types.errors import RunDeferredError
 from good_agent.types.messages import AssistantMessage, Message
 from good_agent.types.usage import RunUsage
 
@@ -37,15 +38,18 @@ class DeferredCall:
 class RunResult(Generic[OutputT]):
     """The outcome of one run.
 
-    ``output`` is the validated typed output (the answer text when the run has no
-    output type; ``None`` when the run stopped for approvals). ``message`` is the
-    final assistant message, ``new_messages`` every message this run added
-    ([`all_messages`][good_agent.RunResult.all_messages]: the whole history),
-    ``usage`` the totals over the run, ``deferred`` the calls waiting for approval
-    (empty unless the run stopped for them).
+    [`output`][good_agent.RunResult.output] is the validated typed output (the
+    answer text when the run has no output type). ``message`` is the final
+    assistant message, ``new_messages`` every message this run added
+    ([`all_messages`][good_agent.RunResult.all_messages]: the whole history), ``usage`` the
+    totals over the run, ``deferred`` the calls waiting for approval (empty unless
+    the run stopped for them). A run that stopped for approvals has no output:
+    [`output_or_none`][good_agent.RunResult.output_or_none] is ``None`` and reading
+    ``output`` raises [`RunDeferredError`][good_agent.RunDeferredError].
     """
 
-    output: OutputT
+    output_or_none: OutputT | None
+    """The output, or ``None`` when the run stopped to wait for approvals."""
     message: AssistantMessage
     new_messages: list[Message]
     usage: RunUsage
@@ -58,6 +62,25 @@ class RunResult(Generic[OutputT]):
         """The conversation's history as this run left it: the messages it started
         with, then ``new_messages`` (a copy: pass it as ``message_history=`` to go on)."""
         return list(self.history if self.history is not None else self.new_messages)
+
+    @property
+    def output(self) -> OutputT:
+        """The output of the finished run.
+
+        Raises [`RunDeferredError`][good_agent.RunDeferredError] when the run stopped
+        to wait for approvals (``result.deferred``): resume it with
+        ``agent.run(approvals=...)``, or read
+        [`output_or_none`][good_agent.RunResult.output_or_none].
+        """
+        if self.deferred:
+            ids = ", ".join(call.call_id for call in self.deferred)
+            raise RunDeferredError(
+                f"this run stopped to wait for approvals of {len(self.deferred)} tool "
+                f"call(s) ({ids}), so it has no output: see result.deferred and resume "
+                "with agent.run(approvals={call_id: pending.approve() | False | 'reason'}), "
+                "or read result.output_or_none"
+            )
+        return self.output_or_none  # type: ignore[return-value]  # None only when deferred
 
     @property
     def is_deferred(self) -> bool:

@@ -115,6 +115,12 @@ class StreamedRun(EngineTask[RunEvent], Generic[OutputT]):
         text = "".join(self._text)
         if self._output is None:
             return text
+        if self._output.allows_text and (
+            self._final_index is None
+            if self._output.mode == "tool"
+            else not text.lstrip().startswith(("{", "[", "`"))
+        ):
+            return text  # a text answer of a union with str
         if self._output.mode == "tool":
             raw = "".join(self._args)
         else:
@@ -156,7 +162,9 @@ class StreamedRun(EngineTask[RunEvent], Generic[OutputT]):
 
     @property
     def output(self) -> OutputT:
-        """The validated output (the answer text for a run without an output type)."""
+        """The validated output (the answer text for a run without an output type);
+        [`RunDeferredError`][good_agent.RunDeferredError] for a run that waits for
+        approvals (see [`RunResult.output`][good_agent.RunResult.output])."""
         return self.run_result.output
 
     @property

@@ -37,6 +37,10 @@ class ModelRequest:
     ``tools`` are the LLM-visible tool signatures, exactly as adapters left them,
     in OpenAI function format. ``response_format`` is an OpenAI-style
     ``response_format`` (``json_schema`` / ``json_object``) for a typed answer.
+    ``output_schema`` is the JSON schema of a typed answer given as JSON text
+    (``"prompted"`` and ``"native"`` output modes), for models that read it, such as
+    [`TestModel`][good_agent.testing.TestModel]; a provider gets it in the prompt or
+    in ``response_format``, never as itself.
     """
 
     messages: list[Message]
@@ -44,11 +48,17 @@ class ModelRequest:
     tool_choice: ToolChoice | None = None
     settings: dict[str, Any] = field(default_factory=dict)
     response_format: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
 
     def with_messages(self, messages: list[Message]) -> ModelRequest:
         """This request with other ``messages`` (the rest is shared, not copied)."""
         return ModelRequest(
-            messages, self.tools, self.tool_choice, self.settings, self.response_format
+            messages,
+            self.tools,
+            self.tool_choice,
+            self.settings,
+            self.response_format,
+            self.output_schema,
         )
 
 

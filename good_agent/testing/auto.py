@@ -27,8 +27,8 @@ class TestModel(RecordingModel):
     from each tool's model-visible JSON schema (after adapters:
     [`value_for_schema`][good_agent.testing.value_for_schema]). Once the tools have answered it
     gives the final answer: in a typed run, the output tool called with a value
-    generated from the output schema (or a JSON text answer for
-    ``output_mode="native"``); otherwise ``custom_output_text``, or a JSON object
+    generated from the output schema (or a JSON text answer matching it for
+    ``output_mode="native"`` and ``"prompted"``); otherwise ``custom_output_text``, or a JSON object
     of each called tool's result. Every request is recorded in `requests`, as
     [`ScriptedModel`][good_agent.testing.ScriptedModel] does.
 
@@ -90,6 +90,8 @@ class TestModel(RecordingModel):
             return ModelResponse(tool_calls=[call], finish_reason="tool_calls", usage=Usage())
         response_format = request.response_format or {}
         answer_schema = (response_format.get("json_schema") or {}).get("schema")
+        if not isinstance(answer_schema, dict):
+            answer_schema = request.output_schema  # a prompted answer's schema
         if isinstance(answer_schema, dict):
             text = json.dumps(self._output(answer_schema, wrapped=False), ensure_ascii=False)
         elif self.custom_output_text is not None:

@@ -108,6 +108,14 @@ class ApprovalError(GoodAgentError, ValueError):
     """Approvals do not match the calls waiting for them (missing, unknown, none waiting)."""
 
 
+class RunDeferredError(GoodAgentError):
+    """The output of a run that stopped to wait for approvals was read: it has none.
+
+    The calls waiting are on ``result.deferred``; ``result.output_or_none`` reads
+    the output of a run that may have stopped.
+    """
+
+
 class ModelError(GoodAgentError):
     """A model request failed. ``provider`` and ``status_code`` say where and how;
     ``retry_after`` is the wait in seconds the server asked for (``Retry-After``), if any."""

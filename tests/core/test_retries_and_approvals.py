@@ -128,7 +128,7 @@ async def test_a_call_needing_approval_stops_the_run_with_the_unwrapped_call() -
         ScriptedModel.tool_calls(("transfer", {"amount": 5}, "t1"), ("balance", {}, "b1")),
     )
     result = await agent.run("pay 5")
-    assert result.output is None and result.is_deferred
+    assert result.output_or_none is None and result.is_deferred
     (pending,) = result.deferred
     assert (pending.call_id, pending.tool_name) == ("t1", "transfer")
     assert pending.arguments == {"amount": 5}

@@ -141,3 +141,33 @@ async def conversation_results() -> None:
     text_agent = Agent(model=model)
     assert_type((await text_agent.conversation().run("x")).output, str)
     await conversation.run("x", deps="not deps")  # type: ignore[call-overload]
+
+
+class Forecast(BaseModel):
+    city: str
+
+
+def make_forecast(ctx: RunContext[Deps], city: str) -> Forecast:
+    return Forecast(city=city)
+
+
+async def fetch_forecast(city: str) -> Forecast:
+    return Forecast(city=city)
+
+
+async def output_functions_and_deferred_runs() -> None:
+    agent = Agent(model=model, deps_type=Deps, output_type=make_forecast)
+    assert_type(agent, Agent[Deps, Forecast])
+    result = await agent.run("x", deps=Deps("ada"))
+    assert_type(result.output, Forecast)
+    assert_type(result.output_or_none, Forecast | None)
+    assert_type(Agent(model=model, output_type=fetch_forecast).run_sync("x").output, Forecast)
+    assert_type(agent.run_sync("x", end_strategy="exhaustive").output, Forecast)
+    text_or_report = Agent(model=model, output_type=str | Report)  # a union: not a type[...]
+    assert_type(text_or_report.run_sync("x").output, Any)
+    Agent(model=model, end_strategy="sometimes")  # type: ignore[call-overload]
+    text_agent = Agent(model=model, deps_type=Deps)
+    assert_type((await text_agent.run("x", output_type=make_forecast)).output, Forecast)
+    assert_type(text_agent.run_sync("x", output_type=fetch_forecast).output, Forecast)
+    assert_type(text_agent.stream("x", output_type=fetch_forecast), StreamedRun[Forecast])
+    assert_type(text_agent.iter("x", output_type=make_forecast), AgentRun[Forecast])

@@ -342,7 +342,7 @@ class EventTranslator:
             )
         else:
             outcome = ag.RunFinishedSuccessOutcome(pending_tool_call_ids=frontend or None)
-        output = result.output
+        output = result.output_or_none
         plain = output if isinstance(output, str | int | float | bool) or output is None else None
         events.append(
             ag.RunFinishedEvent(
