@@ -467,3 +467,26 @@ def test_an_approval_id_that_is_not_ascii_is_a_400_not_a_500() -> None:
         resume = [{"interruptId": "é" * 64, "status": "resolved", "payload": {"approved": True}}]
         status, body = refusal(server, "/ag-ui", run_input("utf", resume=resume))
     assert (status, body["error"]["param"]) == (400, "resume.0.interruptId")
+
+
+@pytest.mark.anyio
+async def test_two_workers_starting_one_thread_id_at_once_agree_on_one_owner(
+    new_store: Callable[[], ThreadStore],
+) -> None:
+    first, second = new_store(), new_store()
+    outcomes: dict[str, str] = {}
+
+    async def claim(store: ThreadStore, owner: str) -> None:
+        try:
+            await store.save("race", [UserMessage(content=owner)], owner)
+            outcomes[owner] = "saved"
+        except ThreadNotFound:
+            outcomes[owner] = "refused"
+
+    for _ in range(3):  # the later save finds the thread already owned
+        async with anyio.create_task_group() as group:
+            group.start_soon(claim, first, "alice")
+            group.start_soon(claim, second, "bob")
+    assert sorted(outcomes.values()) == ["refused", "saved"]
+    winner = next(owner for owner, outcome in outcomes.items() if outcome == "saved")
+    assert await first.load("race", winner) == [UserMessage(content=winner)]
