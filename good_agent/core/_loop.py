@@ -277,8 +277,10 @@ async def run_engine(
     ``setup`` is what the definition gives the run (model, tools, instructions,
     limits, events). ``sink`` receives the events of a streamed run, ``on_step`` the
     steps of a run driven by :meth:`~good_agent.Agent.iter` (the run waits for it at
-    each step). A run that fails before the model answered anything leaves the
-    conversation as it was (its prompt is taken back, so a retry sends it once).
+    each step). A run that fails (raises) before the model answered anything leaves
+    the conversation as it was (its prompt is taken back, so a retry sends it once); a
+    cancelled run keeps what it had, as a run that fails later does, with a result for
+    every call.
     """
     messages = conversation.messages
     if conversation.running:
@@ -316,10 +318,10 @@ async def run_engine(
     except BaseException as error:
         logger.debug("run %s stopped: %s", run_id, type(error).__name__)
         with anyio.CancelScope(shield=True):
-            if _answered(messages, run.start):
-                await run.close_dangling(error)
-            else:
+            if isinstance(error, Exception) and not _answered(messages, run.start):
                 _take_back(run, error)
+            else:
+                await run.close_dangling(error)
             await events.emit(AgentEvents.RUN_END, RunEndPayload(run_id, None, error, run.usage))
         raise
     finally:

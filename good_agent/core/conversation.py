@@ -13,7 +13,8 @@ This module is part of the run engine: it never imports the agent.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Generic, Unpack, overload
 
@@ -171,6 +172,17 @@ class Conversation(Generic[DepsT, OutputT]):
                 _current.reset(token)
         self.messages.append(message)
         return message
+
+    @contextmanager
+    def active(self) -> Iterator[Conversation[DepsT, OutputT]]:
+        """Make this the [`current_conversation`][good_agent.current_conversation] inside
+        the block, for code outside its runs that reads per-conversation state (say,
+        ``CitationManager.render_markdown`` of this conversation's answer)."""
+        token = _current.set(self)
+        try:
+            yield self
+        finally:
+            _current.reset(token)
 
     async def __aenter__(self) -> Conversation[DepsT, OutputT]:
         await self.agent.install()

@@ -181,7 +181,17 @@ class CitationManager(AgentComponent):
         conversation = current_conversation()
         if conversation is None or conversation.own:
             return self._default
-        return conversation.state[self._key]
+        return self._state_of(conversation)
+
+    def _state_of(self, conversation: Conversation) -> _CitationState:
+        if self._key in conversation.state:
+            return conversation.state[self._key]
+        state = conversation.state[self._key]
+        # A conversation seeded from a history: its sources so far, in order.
+        with conversation.active():
+            for message in conversation.messages:
+                self._register(message)
+        return state
 
     @property
     def index(self) -> CitationIndex:
@@ -193,7 +203,7 @@ class CitationManager(AgentComponent):
         """The index of ``conversation`` (e.g. to render its answer's ``[n]`` links)."""
         if conversation.own:
             return self._default.index
-        return conversation.state[self._key].index
+        return self._state_of(conversation).index
 
     def valid_indices_text(self) -> str:
         """The valid indices and their labels, for error messages to the model."""
@@ -230,7 +240,9 @@ class CitationManager(AgentComponent):
 
     @on(AgentEvents.MESSAGE_APPEND, priority=-100)
     def _on_append(self, ctx: EventContext) -> None:
-        message = ctx.payload
+        self._register(ctx.payload)
+
+    def _register(self, message: Any) -> None:
         if isinstance(message, UserMessage):
             self.register_text(message.text, metadata={"origin": "user"})
         elif isinstance(message, ToolMessage) and not message.is_error:

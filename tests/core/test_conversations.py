@@ -372,3 +372,19 @@ async def test_two_delegations_to_a_module_level_agent_in_one_turn() -> None:
     assert isinstance(sub_model, EchoModel)
     for request in sub_model.requests:  # each delegation saw only its own question
         assert len([m for m in request.messages if isinstance(m, UserMessage)]) == 1
+
+
+async def test_stream_iter_and_call_take_a_history_of_their_own() -> None:
+    agent = Agent(model=EchoModel())
+    earlier = [UserMessage(content="before")]
+    async with agent.stream("streamed", message_history=earlier) as run:
+        result = await run.wait()
+    assert result.output == "before | streamed"
+    assert texts(result.all_messages())[0] == ("user", "before")
+    async with agent.iter("stepped", message_history=earlier) as stepping:
+        async for _ in stepping:
+            pass
+    assert stepping.result is not None and stepping.result.output == "before | stepped"
+    reply = await agent.call("called", message_history=earlier)
+    assert reply.content == "before | called"
+    assert agent.messages == [] and len(earlier) == 1

@@ -12,6 +12,7 @@ from good_agent import (
     Agent,
     AgentComponent,
     ApprovalError,
+    AssistantMessage,
     CitationManager,
     ConversationState,
     ModelRequest,
@@ -25,6 +26,7 @@ from good_agent import (
     tool,
 )
 from good_agent.core.events import AgentEvents, EventContext
+from good_agent.testing import ScriptedModel
 
 pytestmark = pytest.mark.anyio
 
@@ -139,3 +141,22 @@ def test_conversation_state_builds_each_value_once() -> None:
     assert state[key] == [1] and key in state and len(state) == 1
     state[key] = [2]
     assert state[key] == [2]
+
+
+async def test_a_conversation_seeded_from_a_history_numbers_its_sources() -> None:
+    manager = CitationManager()
+    model = ScriptedModel(["Seen [1]."])
+    agent = Agent(model=model, extensions=[manager])
+    history = [
+        UserMessage(content="read https://example.com/a please"),
+        AssistantMessage(content="Read it."),
+    ]
+    async with agent:
+        conversation = agent.conversation(history)
+        await conversation.run("and again?")
+    sent = model.requests[0].messages
+    assert "read [1] please" in str(sent[1].content)
+    assert [e.url for e in manager.index_for(conversation)] == ["https://example.com/a"]
+    with conversation.active():
+        assert manager.render_markdown("Seen [1].") != "Seen [1]."
+    assert len(manager.index) == 0
