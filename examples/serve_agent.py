@@ -4,7 +4,8 @@ Offline, with a scripted model. ``python examples/serve_agent.py`` starts the ap
 loopback port, asks it one question over AG-UI, approves the call that needs it, prints
 the events and exits. ``python examples/serve_agent.py --serve`` keeps it running: open
 http://127.0.0.1:7286/ for the chat page (or ``good-agent serve-agent
-examples.serve_agent:shared``, run from the checkout).
+examples.serve_agent:shared``, run from the checkout). It needs only the ``ui`` extra
+(``pip install ".[ui]"``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-import httpx
+import httpx2
 from ag_ui import core as ag
 from pydantic import TypeAdapter
 
 # --8<-- [start:app]
-from good_agent import Agent, RunContext, tool
+from good_agent import Agent, ModelRequest, RunContext, tool
+from good_agent.messages import ToolMessage
 from good_agent.server.background import BackgroundServer
 from good_agent.server.ui import agent_app
-from good_agent.testing import ScriptedModel
+from good_agent.testing import ScriptedModel, StreamedReply
 
 
 @dataclass
@@ -40,22 +42,30 @@ def delete_file(ctx: RunContext[Deps], path: str) -> str:
     return f"{ctx.deps.user} deleted {path}"
 
 
+def tidy_up(request: ModelRequest) -> StreamedReply:
+    """The scripted model's next reply, read off the conversation so far: look up the
+    weather, then delete the file (which waits for the user's approval), then answer."""
+    last = request.messages[-1]
+    if not isinstance(last, ToolMessage):  # a new question
+        return ScriptedModel.streamed(
+            "Checking. ", ScriptedModel.call("get_weather", {"city": "Paris"})
+        )
+    if last.tool_name == "get_weather":
+        return ScriptedModel.streamed(ScriptedModel.call("delete_file", {"path": "/tmp/old.txt"}))
+    if last.is_error or "denied" in last.content:
+        return ScriptedModel.streamed("Sunny in Paris; ", "/tmp/old.txt is **still there**.")
+    return ScriptedModel.streamed("Sunny in Paris, ", "and `/tmp/old.txt` is **gone**.")
+
+
 def build_agent() -> Agent:
-    """A scripted model, a tool, and a tool that needs the user's approval."""
-    model = ScriptedModel(
-        [
-            ScriptedModel.streamed(
-                "Checking. ", ScriptedModel.call("get_weather", {"city": "Paris"})
-            ),
-            ScriptedModel.streamed(ScriptedModel.call("delete_file", {"path": "/tmp/old.txt"})),
-            ScriptedModel.streamed("Sunny in Paris, ", "and /tmp/old.txt is gone."),
-        ]
-    )
+    """A scripted model, a tool, and a tool that needs the user's approval. The model
+    answers every conversation (``repeat=True``: its one entry serves every request)."""
+    model = ScriptedModel([tidy_up], repeat=True)
     return Agent("You tidy up.", model=model, tools=[get_weather, delete_file], deps_type=Deps)
 
 
 # An Agent serves its threads one run at a time (a function returning a new agent
-# would give each run its own); here the scripted replies go on from run to run.
+# would give each run its own).
 shared = build_agent()
 app = agent_app(
     shared,
@@ -67,7 +77,7 @@ EVENT: TypeAdapter[ag.Event] = TypeAdapter(ag.Event)
 
 
 def post(server: BackgroundServer, body: dict) -> list:
-    response = httpx.post(f"{server.url}/ag-ui", json=body, headers={"x-user": "ada"}, timeout=30)
+    response = httpx2.post(f"{server.url}/ag-ui", json=body, headers={"x-user": "ada"}, timeout=30)
     response.raise_for_status()
     lines = [line[6:] for line in response.text.splitlines() if line.startswith("data: ")]
     return [EVENT.validate_json(line) for line in lines]
@@ -97,8 +107,20 @@ def main() -> None:
         second = post(server, {"threadId": "t1", "runId": "r2", "messages": [], "resume": resume})
         show(second)
         # --8<-- [end:client]
+        # the scripted model answers any number of conversations: a new thread starts over
+        third = post(
+            server,
+            {
+                "threadId": "t2",
+                "runId": "r3",
+                "messages": [{"id": "u2", "role": "user", "content": "Again, please"}],
+            },
+        )
+        print("a second conversation:")
+        show(third)
     result = next(e for e in second if isinstance(e, ag.ToolCallResultEvent))
     assert result.content == "ada deleted /tmp/old.txt"
+    assert third[-1].outcome.type == "interrupt"  # waiting for the approval again
 
 
 if __name__ == "__main__":

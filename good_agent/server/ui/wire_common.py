@@ -20,12 +20,20 @@ def field_path(loc: Sequence[int | str]) -> str:
 def run_failure(exc: Exception, request_id: str) -> tuple[str, str]:
     """The message and code a client is shown for a run that failed with ``exc``.
 
-    A model's failure is summarized as the bridge does; an error of the framework
-    (a usage limit, an invalid output...) keeps its message; anything else is logged
-    with its traceback and told only by the request id. Secrets are redacted.
+    A model's failure is summarized as the bridge does, and logged as a warning with
+    the model's own account (the URL it could not reach, the status it got); an error of
+    the framework (a usage limit, an invalid output...) keeps its message; anything
+    else is logged with its traceback and told only by the request id. Secrets are
+    redacted.
     """
     if isinstance(exc, ModelError):
         error = from_model_error(exc, "model")
+        logger.warning(
+            "request %s: the model failed (%s): %s",
+            request_id,
+            type(exc).__name__,
+            redact(str(exc)) or error.message,
+        )
         return error.message, error.code or "model_error"
     if isinstance(exc, GoodAgentError):
         return redact(str(exc)).splitlines()[0] if str(exc) else type(exc).__name__, type(
