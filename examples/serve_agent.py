@@ -39,7 +39,9 @@ def get_weather(city: str) -> str:
 @tool(requires_approval=True)
 def delete_file(ctx: RunContext[Deps], path: str) -> str:
     """Delete a file."""
-    return f"{ctx.deps.user} deleted {path}"
+    # ``good-agent serve-agent`` builds the app itself, with no deps hook: no user then
+    who = ctx.deps.user if ctx.deps is not None else "someone"
+    return f"{who} deleted {path}"
 
 
 def tidy_up(request: ModelRequest) -> StreamedReply:
