@@ -180,6 +180,10 @@ def agent_app(
     async def chat_page(request: Request) -> Response:
         return HTMLResponse(page, headers={"content-security-policy": _PAGE_POLICY})
 
+    async def favicon(request: Request) -> Response:
+        # the page carries its icon inline; a browser asking for this one gets no 404
+        return Response(status_code=204, headers={"cache-control": "max-age=86400"})
+
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -194,6 +198,7 @@ def agent_app(
     app = Starlette(
         routes=[
             Route("/", chat_page, methods=["GET"]),
+            Route("/favicon.ico", favicon, methods=["GET"]),
             Route("/ag-ui", ag_ui, methods=["POST"]),
             Route("/vercel", vercel, methods=["POST"]),
             Route("/models", list_models, methods=["GET"]),
