@@ -187,7 +187,8 @@ A [link](https://example.com/a?b=1) and [mail](mailto:a@example.com)."""
 
 
 def test_answers_render_a_safe_subset_of_markdown(tmp_path: Path) -> None:
-    model = ScriptedModel([ScriptedModel.streamed(*[MARKDOWN[i : i + 9] for i in range(0, 400, 9)])])
+    pieces = [MARKDOWN[i : i + 9] for i in range(0, len(MARKDOWN), 9)]  # streamed in pieces
+    model = ScriptedModel([ScriptedModel.streamed(*pieces)])
     with browser_page(agent_app(Agent(model=model))) as (page, seen):
         ask(page, "Show me markdown")
         page.wait_for_selector(".msg.assistant a[href^='mailto:']")
@@ -230,7 +231,8 @@ XSS = [
     "- <details open ontoggle=window.__xss=14>",
     "> <body onload=window.__xss=15>",
     "[**<img src=x onerror=window.__xss=16>**](https://example.com/ok)",
-    '<style>body{display:none}</style><form action="javascript:1"><input autofocus onfocus=window.__xss=17>',
+    '<style>body{display:none}</style><form action="javascript:1">'
+    "<input autofocus onfocus=window.__xss=17>",
     "[x](//evil.example/path) [y](/relative) [z](#frag)",
 ]
 
@@ -264,7 +266,7 @@ def test_an_xss_corpus_runs_no_script_and_leaves_no_handler_or_unsafe_link(
         [
             ScriptedModel.streamed(
                 *[answer[i : i + 5] for i in range(0, len(answer), 5)],
-                ScriptedModel.call("get_weather", {"city": '<img src=x onerror="window.__xss=20">'}),
+                ScriptedModel.call("get_weather", {"city": "<img src=x onerror=window.__xss=20>"}),
             ),
             ScriptedModel.streamed(answer),
         ]
