@@ -76,7 +76,7 @@ def store_from(spec: str | None) -> ThreadStore:
     must exist), or memory (``None``).
 
     Raises:
-        ConfigError: The form is not one of [`STORE_FORMS`][good_agent.server.ui.serve.STORE_FORMS],
+        ConfigError: The form is not one of `STORE_FORMS`,
             or the store cannot be opened or reached; the message says which and why.
     """
     if spec is None or spec in _MEMORY:
