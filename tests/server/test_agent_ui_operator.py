@@ -21,7 +21,11 @@ from typing import Any
 import httpx
 import pytest
 from ag_ui import core as ag
-from ui_harness import EVENT, run_input, sse_data, user
+from ui_harness import EVENT, refusal, run_input, served, sse_data, user
+
+from good_agent import Agent
+from good_agent.server.ui import RedisThreadStore, agent_app
+from good_agent.testing import ScriptedModel
 
 ROOT = Path(__file__).parents[2]
 NOT_IN_UI = "httpx,dbos,google,redis,psycopg,respx,hypothesis,playwright,anthropic,mcp"
@@ -286,3 +290,18 @@ def test_help_lists_every_store_form() -> None:
     flat = " ".join(result.stdout.split())
     for form in ("SQLite file", "sqlite:///", "redis://", "postgresql://", "in memory"):
         assert form in flat
+
+
+def test_a_store_that_fails_after_startup_is_a_500_naming_the_request_not_the_bridge(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = RedisThreadStore("redis://127.0.0.1:1/0")  # nothing listens there
+    app = agent_app(Agent(model=ScriptedModel(["never"])), store=store)
+    with served(app) as server:
+        status, body = refusal(server, "/ag-ui", run_input("t", [user("hi")]))
+    assert status == 500
+    message = body["error"]["message"]
+    assert message.startswith("the agent server failed on this request")
+    assert "bridge" not in message
+    request_id = message.rsplit(" ", 1)[-1]
+    assert any(request_id in record.getMessage() for record in caplog.records)

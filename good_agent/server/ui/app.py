@@ -30,7 +30,7 @@ from starlette.types import Receive, Scope, Send
 
 from good_agent.models.base import LanguageModel
 from good_agent.server.auth import ClientKeys
-from good_agent.server.errors import BridgeError, internal_error
+from good_agent.server.errors import BridgeError
 from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.redaction import RedactWith, Secrets
 from good_agent.server.request_body import read_json_body
@@ -69,6 +69,17 @@ class _Default:
 
 
 DEFAULT_STORE: Any = _Default()
+
+
+def _failed(request_id: str) -> BridgeError:
+    """The 500 for an unexpected failure (a thread store that went away, say), naming the
+    request id the log carries."""
+    return BridgeError(
+        500,
+        f"the agent server failed on this request; the log has the details under {request_id}",
+        "server_error",
+        code="internal_error",
+    )
 
 
 def _error(error: BridgeError, request_id: str) -> JSONResponse:
@@ -142,7 +153,7 @@ def agent_app(
             return _error(exc, request_id)
         except Exception as exc:
             logger.error("request %s failed", request_id, exc_info=exc)
-            return _error(internal_error(request_id), request_id)
+            return _error(_failed(request_id), request_id)
         return respond(data, prepared, request_id)
 
     def ag_ui_parse(body: Any) -> tuple[Any, Any]:
@@ -193,7 +204,7 @@ def agent_app(
             message = f"{request.method} {request.url.path}: {exc.detail}"
             return _error(BridgeError(exc.status_code, message), request_id)
         logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
-        return _error(internal_error(request_id), request_id)
+        return _error(_failed(request_id), request_id)
 
     app = Starlette(
         routes=[
