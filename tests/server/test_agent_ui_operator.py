@@ -305,3 +305,30 @@ def test_a_store_that_fails_after_startup_is_a_500_naming_the_request_not_the_br
     assert "bridge" not in message
     request_id = message.rsplit(" ", 1)[-1]
     assert any(request_id in record.getMessage() for record in caplog.records)
+
+
+def test_a_refused_key_is_told_as_the_servers_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def refuse(request: Request) -> JSONResponse:
+        error = {"message": "Incorrect API key provided", "type": "invalid_request_error"}
+        return JSONResponse({"error": error}, status_code=401)
+
+    upstream = Starlette(routes=[Route("/v1/chat/completions", refuse, methods=["POST"])])
+    with served(upstream) as fake:
+        agent = Agent(model="openai:gpt-4o-mini", base_url=f"{fake.url}/v1", api_key="sk-bad-1")
+        with served(agent_app(agent)) as server:
+            response = httpx.post(
+                f"{server.url}/ag-ui", json=run_input("t", [user("hi")]), timeout=30
+            )
+    events = [EVENT.validate_json(data) for data in sse_data(response)]
+    assert isinstance(events[-1], ag.RunErrorEvent)
+    assert events[-1].message == (
+        "upstream 'model' (openai) refused the server's credentials (HTTP 401); "
+        "check the model's API key"
+    )
+    logged = " ".join(record.getMessage() for record in caplog.records)
+    assert "ModelAuthenticationError" in logged and "sk-bad-1" not in logged

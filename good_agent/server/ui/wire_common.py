@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from good_agent.server.errors import from_model_error
 from good_agent.server.redaction import redact
-from good_agent.types.errors import GoodAgentError, ModelError
+from good_agent.types.errors import GoodAgentError, ModelAuthenticationError, ModelError
 
 logger = logging.getLogger("good_agent.server.ui")
 
@@ -34,6 +34,14 @@ def run_failure(exc: Exception, request_id: str) -> tuple[str, str]:
             type(exc).__name__,
             redact(str(exc)) or error.message,
         )
+        if isinstance(exc, ModelAuthenticationError):  # the bridge's wording names its config
+            status = f" (HTTP {exc.status_code})" if exc.status_code else ""
+            provider = exc.provider or "provider"
+            return (
+                f"upstream 'model' ({provider}) refused the server's credentials{status}; "
+                "check the model's API key",
+                error.code or "model_error",
+            )
         return error.message, error.code or "model_error"
     if isinstance(exc, GoodAgentError):
         return redact(str(exc)).splitlines()[0] if str(exc) else type(exc).__name__, type(
