@@ -354,6 +354,14 @@ def test_the_renderer_never_makes_markup_from_random_text() -> None:
         rendered_safely()
         assert page.evaluate("window.__xss") is None
         assert seen["errors"] == []
+        # text made to be slow to read (openers that never close) renders in linear time
+        for unit in ("*a ", "_a ", "**a "):
+            took = page.evaluate(
+                "(unit) => { const text = unit.repeat(20000); const start = performance.now(); "
+                "window.goodAgentMarkdown(text); return performance.now() - start; }",
+                unit,
+            )
+            assert took < 1500, (unit, took)
 
 
 def test_reasoning_shows_collapsed_above_the_answer(tmp_path: Path) -> None:
