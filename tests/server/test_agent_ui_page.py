@@ -355,6 +355,10 @@ def test_the_renderer_never_makes_markup_from_random_text() -> None:
         assert page.evaluate("window.__xss") is None
         assert seen["errors"] == []
         # text made to be slow to read (openers that never close) renders in linear time
+        # nesting deeper than the renderer follows ends as text, not as a page that hangs
+        deep = ["> " * 12 + "quoted", "".join(f"{'  ' * n}- level {n}\n" for n in range(12))]
+        for text in deep:
+            assert page.evaluate("(t) => window.goodAgentMarkdown(t).textContent", text)
         for unit in ("*a ", "_a ", "**a "):
             took = page.evaluate(
                 "(unit) => { const text = unit.repeat(20000); const start = performance.now(); "
