@@ -8,15 +8,24 @@ function and sends its ``functionResponse`` back. Then the openai SDK embeds two
 texts through the same bridge.
 
     python examples/bridge_gemini_and_embeddings.py
+
+Needs the google and server extras: pip install ".[google,server]"
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from google import genai
-from google.genai import types
 from openai import OpenAI
+
+try:
+    from google import genai
+    from google.genai import types
+except ModuleNotFoundError as exc:  # not a bare traceback: name the extra
+    raise SystemExit(
+        f"this example needs the 'google' extra ({exc.name} is not installed): "
+        "pip install '.[google,server]'"
+    ) from None
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse

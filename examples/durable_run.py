@@ -17,7 +17,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dbos import DBOS, SetWorkflowID
+try:
+    from dbos import DBOS, SetWorkflowID
+except ModuleNotFoundError as exc:  # not a bare traceback: name the extra
+    raise SystemExit(
+        f"this example needs the 'dbos' extra ({exc.name} is not installed): pip install '.[dbos]'"
+    ) from None
 
 from good_agent import Agent, tool
 from good_agent.extensions.durable import Durable

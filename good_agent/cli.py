@@ -68,7 +68,11 @@ def _parser() -> argparse.ArgumentParser:
         help="variable holding the client keys, comma-separated (default: GOOD_AGENT_UI_KEYS)",
     )
     agent.add_argument(
-        "--store", help="keep threads in this SQLite file or redis:// URL (default: in memory)"
+        "--store",
+        help="where threads are kept, checked at startup: an SQLite file (threads.db, or "
+        "sqlite:///threads.db; sqlite:////abs/path.db for an absolute path), "
+        "redis://host:6379/0 (rediss://, unix://), postgresql://user@host:5432/db "
+        "(default: in memory)",
     )
     _site_arguments(agent)
     return parser

@@ -297,6 +297,11 @@ class ScriptedModel(RecordingModel):
     [`ModelRequest`][good_agent.ModelRequest] and returns one of those. A callable may also raise (a
     [`ModelError`][good_agent.ModelError], say) to script a failing request.
 
+    The script runs out after its last reply (the next request raises
+    ``ScriptExhaustedError``), unless ``repeat=True``: then it starts over, for a model
+    that answers any number of conversations (a callable entry that looks at the
+    request's messages answers each conversation at its own step).
+
     Example:
         ```python
         model = ScriptedModel([
@@ -311,14 +316,16 @@ class ScriptedModel(RecordingModel):
         responses: Iterable[ModelResponse | StreamedReply | str | Responder],
         *,
         name: str = "scripted",
+        repeat: bool = False,
     ) -> None:
         super().__init__(name=name)
         self._script = list(responses)
         self._position = 0
+        self._repeat = repeat and bool(self._script)
 
     @property
     def remaining(self) -> int:
-        """How many scripted replies are left."""
+        """How many scripted replies are left (of this round, with ``repeat``)."""
         return len(self._script) - self._position
 
     _ids = itertools.count(1)
@@ -394,6 +401,8 @@ class ScriptedModel(RecordingModel):
         return ToolCall(id=id or f"call_{next(cls._ids)}", name=name, arguments=arguments or {})
 
     async def _reply(self, request: ModelRequest) -> ModelResponse | StreamedReply:
+        if self._repeat and self._position >= len(self._script):
+            self._position = 0  # the script starts over
         if self._position >= len(self._script):
             raise ScriptExhaustedError(
                 f"ScriptedModel ran out of replies after {len(self._script)} "

@@ -293,6 +293,7 @@ class EventTranslator:
                     tool_call_id=event.call.id,
                     content=event.message.content,
                     role="tool",
+                    metadata={"error": True} if event.message.is_error else None,
                 )
             ]
         return []

@@ -32,7 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from good_agent.models.base import LanguageModel
 from good_agent.server.auth import ClientKeys
-from good_agent.server.errors import BridgeError, internal_error
+from good_agent.server.errors import BridgeError
 from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.redaction import RedactWith, Secrets
 from good_agent.server.request_body import read_json_body
@@ -79,6 +79,17 @@ class _Default:
 
 
 DEFAULT_STORE: Any = _Default()
+
+
+def _failed(request_id: str) -> BridgeError:
+    """The 500 for an unexpected failure (a thread store that went away, say), naming the
+    request id the log carries."""
+    return BridgeError(
+        500,
+        f"the agent server failed on this request; the log has the details under {request_id}",
+        "server_error",
+        code="internal_error",
+    )
 
 
 def _error(error: BridgeError, request_id: str) -> JSONResponse:
@@ -200,7 +211,7 @@ def agent_app(
             return _error(exc, request_id)
         except Exception as exc:
             logger.error("request %s failed", request_id, exc_info=exc)
-            return _error(internal_error(request_id), request_id)
+            return _error(_failed(request_id), request_id)
         return respond(data, prepared, request_id)
 
     def ag_ui_parse(body: Any) -> tuple[Any, Any]:
@@ -240,6 +251,10 @@ def agent_app(
     async def chat_page(request: Request) -> Response:
         return HTMLResponse(page, headers=_PAGE_HEADERS)
 
+    async def favicon(request: Request) -> Response:
+        # the page carries its icon inline; a browser asking for this one gets no 404
+        return Response(status_code=204, headers={"cache-control": "max-age=86400"})
+
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -249,11 +264,12 @@ def agent_app(
             message = f"{request.method} {request.url.path}: {exc.detail}"
             return _error(BridgeError(exc.status_code, message), request_id)
         logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
-        return _error(internal_error(request_id), request_id)
+        return _error(_failed(request_id), request_id)
 
     app = Starlette(
         routes=[
             Route("/", chat_page, methods=["GET"]),
+            Route("/favicon.ico", favicon, methods=["GET"]),
             Route("/ag-ui", ag_ui, methods=["POST"]),
             Route("/vercel", vercel, methods=["POST"]),
             Route("/models", list_models, methods=["GET"]),

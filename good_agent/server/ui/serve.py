@@ -11,12 +11,19 @@ state-changing requests from pages of its own origin and of ``--allowed-origin``
 from __future__ import annotations
 
 import importlib
+import logging
 import os
+import sqlite3
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, TextIO
 
+from good_agent.providers.transport import transport_address
+from good_agent.providers.wire_errors import shown_url
 from good_agent.server.auth import ClientKeys, is_loopback
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
+from good_agent.server.redaction import redact
 from good_agent.server.serve import check_port, hosts_for_bind
 from good_agent.server.ui.app import agent_app
 from good_agent.server.ui.threads import (
@@ -54,16 +61,173 @@ def load_agent(spec: str) -> Any:
     return value
 
 
+STORE_FORMS = (
+    "a file path (threads.db) or sqlite:///threads.db for SQLite (sqlite:////abs/path.db "
+    "for an absolute path), redis://host:6379/0 (or rediss://, unix://) for Redis, "
+    "postgresql://user@host:5432/db for Postgres; none: in memory"
+)
+"""The forms ``--store`` takes, as ``--help`` and its errors name them."""
+
+_SQLITE_URL = "sqlite:///"
+_MEMORY = ("sqlite://", "sqlite:///:memory:", ":memory:")
+
+
 def store_from(spec: str | None) -> ThreadStore:
-    """A store from ``--store``: a ``redis://`` or ``postgresql://`` URL, an SQLite file,
-    or memory (``None``)."""
-    if spec is None:
+    """A store from ``--store``, checked: a ``redis://`` or ``postgresql://`` URL (its
+    server must answer), an SQLite file (a path or ``sqlite:///path``; its directory
+    must exist), or memory (``None``).
+
+    Raises:
+        ConfigError: The form is not one of `STORE_FORMS`,
+            or the store cannot be opened or reached; the message says which and why.
+    """
+    if spec is None or spec in _MEMORY:
         return SQLiteThreadStore()
     if spec.startswith(("redis://", "rediss://", "unix://")):
+        _ping_redis(spec)
         return RedisThreadStore(spec)
     if spec.startswith(("postgresql://", "postgres://")):
+        _ping_postgres(spec)
         return PostgresThreadStore(spec)
-    return SQLiteThreadStore(spec)
+    if spec.startswith(_SQLITE_URL):
+        path = spec[len(_SQLITE_URL) :]
+    elif "://" in spec or spec.startswith("sqlite:"):
+        scheme = spec.split(":", 1)[0]
+        raise ConfigError(f"--store: {scheme}: is not a store this server knows; use {STORE_FORMS}")
+    else:
+        path = spec
+    return _sqlite_file(spec, path)
+
+
+def _sqlite_file(spec: str, path: str) -> SQLiteThreadStore:
+    if not path:
+        raise ConfigError(f"--store {spec}: no file named; use {STORE_FORMS}")
+    folder = Path(path).expanduser().resolve().parent
+    if not folder.is_dir():
+        raise ConfigError(
+            f"--store {spec}: the directory {folder} does not exist (create it, or name "
+            "a file in an existing directory)"
+        )
+    try:
+        return SQLiteThreadStore(str(Path(path).expanduser()))
+    except sqlite3.Error as exc:
+        raise ConfigError(f"--store {spec}: cannot open it as an SQLite database: {exc}") from None
+
+
+def _ping_redis(url: str) -> None:
+    shown = shown_url(url)
+    try:
+        import redis
+    except ImportError:
+        raise ConfigError(
+            f"--store {shown} needs the 'redis' extra: pip install '.[redis]'"
+        ) from None
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+    except ValueError as exc:
+        raise ConfigError(f"--store {shown}: not a Redis URL ({exc}); use {STORE_FORMS}") from None
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise ConfigError(f"--store {shown}: the Redis server cannot be reached: {exc}") from None
+    finally:
+        client.close()
+
+
+def _ping_postgres(url: str) -> None:
+    shown = shown_url(url)
+    try:
+        import psycopg
+    except ImportError:
+        raise ConfigError(
+            f"--store {shown} needs the 'postgres' extra: pip install '.[postgres]'"
+        ) from None
+    try:
+        with psycopg.connect(url, connect_timeout=5) as connection:
+            connection.execute("SELECT 1")
+    except psycopg.Error as exc:
+        reason = redact(str(exc)).strip().splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(
+            f"--store {shown}: the Postgres server cannot be reached: {reason}"
+        ) from None
+
+
+def describe_model(model: Any) -> tuple[str, str | None]:
+    """How the startup report names ``model`` (provider, model id and upstream URL), and
+    why it cannot send (no key for its provider), if so."""
+    provider = str(getattr(model, "provider", "") or "")
+    name = str(getattr(model, "model_name", "") or type(model).__name__)
+    transport = getattr(model, "transport", None)
+    if not provider:
+        return f"{name} ({type(model).__name__}, no upstream)", None
+    address = transport_address(transport) if transport is not None else None
+    upstream = shown_url(address) if address else "the provider's default endpoint"
+    unusable = getattr(transport, "unusable", None)
+    return f"{provider} {name}, upstream {upstream}", str(unusable) if unusable else None
+
+
+def _model_of(target: Any, entry: Any) -> Any:
+    from good_agent.core.agent import Agent
+    from good_agent.models.resolve import resolve_model
+
+    try:
+        if isinstance(entry, str):
+            return resolve_model(entry)
+        if entry is not None:
+            return entry
+        agent = target if isinstance(target, Agent) else target()
+        return agent.model
+    except Exception as exc:  # reported, not fatal: a run builds its own
+        return exc
+
+
+def startup_report(
+    target: str,
+    agent: Any,
+    models: Mapping[str, Any],
+    *,
+    host: str,
+    port: int,
+    store: str | None,
+    keys: ClientKeys,
+    api_keys_env: str,
+) -> list[str]:
+    """The lines printed at startup: where, the endpoints, each model with its provider
+    and upstream, the store, whether client keys are asked for, and a warning for each
+    model that has no key for its provider (as `good-agent serve` prints)."""
+    url = f"http://{host}:{port}"
+    lines = [
+        f"good-agent serve-agent: {target} on {url}/",
+        "  endpoints: GET / (the chat page), POST /ag-ui (AG-UI), POST /vercel "
+        "(Vercel AI UI message stream), GET /models, GET /health",
+    ]
+    warnings: list[str] = []
+    for name, entry in models.items():
+        model = _model_of(agent, entry)
+        if isinstance(model, Exception):
+            lines.append(f"  model {name!r}: not known before a run ({redact(str(model))})")
+            continue
+        described, problem = describe_model(model)
+        lines.append(f"  model {name!r}: {described}")
+        if problem:
+            warnings.append(f"  warning: model {name!r}: {problem}; its chats fail until it is set")
+    if store is None or store in _MEMORY:
+        lines.append("  store: in memory (threads are lost when the server stops)")
+    elif store.startswith(("redis://", "rediss://", "unix://")):
+        lines.append(f"  store: Redis at {shown_url(store)}")
+    elif store.startswith(("postgresql://", "postgres://")):
+        lines.append(f"  store: Postgres at {shown_url(store)}")
+    else:
+        path = store[len(_SQLITE_URL) :] if store.startswith(_SQLITE_URL) else store
+        lines.append(f"  store: SQLite file {Path(path).expanduser().resolve()}")
+    if keys.required:
+        lines.append(f"  client keys: on (from {api_keys_env})")
+    else:
+        lines.append(
+            f"  client keys: off (anyone who reaches {host}:{port} may chat; "
+            f"set {api_keys_env} to ask for keys)"
+        )
+    return lines + warnings
 
 
 def serve_agent(
@@ -94,19 +258,26 @@ def serve_agent(
         raise ConfigError(str(exc)) from None
     hosts = hosts_for_bind(host, hosts)
     check_port(host, port)
+    agent = load_agent(target)
     app = agent_app(
-        load_agent(target),
+        agent,
         store=store_from(store),
         client_keys=keys,
         allowed_hosts=hosts,
         allowed_origins=origins,
     )
-    print(
-        f"good-agent serve-agent: {target} on http://{host}:{port}/ "
-        "(chat page at /, AG-UI at /ag-ui, Vercel AI at /vercel)",
-        file=out or sys.stderr,
-        flush=True,
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s %(message)s")
+    report = startup_report(
+        target,
+        agent,
+        app.state.served.models,
+        host=host,
+        port=port,
+        store=store,
+        keys=keys,
+        api_keys_env=api_keys_env,
     )
+    print("\n".join(report), file=out or sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
 
 
