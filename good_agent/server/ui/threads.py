@@ -23,6 +23,7 @@ import contextlib
 import sqlite3
 import threading
 import time
+import zlib
 from typing import Any, Protocol
 
 import anyio.to_thread
@@ -295,6 +296,21 @@ class PostgresThreadStore:
     async def _connect(self) -> Any:
         connection = await self._psycopg.AsyncConnection.connect(self.url, autocommit=True)
         if not self._ready:
+            try:
+                await self._create(connection)
+            except BaseException:
+                await connection.close()
+                raise
+            self._ready = True
+        return connection
+
+    async def _create(self, connection: Any) -> None:
+        """Create the table and its index; workers starting at once take turns (an
+        advisory lock), since concurrent ``CREATE ... IF NOT EXISTS`` can still collide."""
+        async with connection.transaction():
+            await connection.execute(
+                "SELECT pg_advisory_xact_lock(%s)", (zlib.crc32(self.table.encode()),)
+            )
             await connection.execute(
                 f"CREATE TABLE IF NOT EXISTS {self.table} "
                 "(id TEXT PRIMARY KEY, history BYTEA NOT NULL, updated DOUBLE PRECISION NOT NULL,"
@@ -306,8 +322,6 @@ class PostgresThreadStore:
             await connection.execute(
                 f"CREATE INDEX IF NOT EXISTS {self.table}_updated ON {self.table} (updated)"
             )
-            self._ready = True
-        return connection
 
     async def load(self, thread_id: str, owner: str = "") -> list[Message] | None:
         """The thread's history, or ``None`` for an unknown (or expired) thread;
