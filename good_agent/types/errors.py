@@ -17,6 +17,24 @@ class ToolDefinitionError(GoodAgentError, ValueError):
     """A tool cannot be built or registered (bad signature, duplicate name...)."""
 
 
+class ToolResultError(GoodAgentError, TypeError):
+    """A tool returned a value that cannot be rendered as JSON for the model.
+
+    The message names the tool and the type that could not be rendered.
+    """
+
+    def __init__(self, tool_name: str | None, type_name: str, detail: str = "") -> None:
+        self.tool_name = tool_name
+        self.type_name = type_name
+        who = f"tool '{tool_name}'" if tool_name else "a tool"
+        super().__init__(
+            f"{who} returned a value of type '{type_name}' that cannot be rendered as JSON"
+            + (f" ({detail})" if detail else "")
+            + "; return a str, a JSON value, a dataclass, a TypedDict or a pydantic model,"
+            " or convert the value in the tool"
+        )
+
+
 class ToolError(GoodAgentError):
     """Raise from a tool or an adapter to send ``message`` back to the model as an error.
 
