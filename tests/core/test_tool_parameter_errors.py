@@ -33,7 +33,8 @@ def test_a_callable_parameter_is_refused_the_same_way() -> None:
         """Apply fn."""
         return fn(n)
 
-    with pytest.raises(ToolDefinitionError, match=r"parameter 'fn' has type 'Callable\[\[int\], int\]'"):
+    expected = r"parameter 'fn' has type 'Callable\[\[int\], int\]'"
+    with pytest.raises(ToolDefinitionError, match=expected):
         tool(apply)
 
 
@@ -42,7 +43,8 @@ def test_a_nested_unschemable_type_is_named() -> None:
         """Count sockets."""
         return len(socks)
 
-    with pytest.raises(ToolDefinitionError, match=r"parameter 'socks' has type 'list\[socket.socket\]'"):
+    expected = r"parameter 'socks' has type 'list\[socket.socket\]'"
+    with pytest.raises(ToolDefinitionError, match=expected):
         tool(pool)
 
 

@@ -54,8 +54,14 @@ CASES: list[tuple[Any, Any]] = [
     (datetime.datetime(2024, 1, 2, 3, 4), "2024-01-02T03:04:00"),
     (datetime.date(2024, 1, 2), "2024-01-02"),
     ({"p": Point(1, 2)}, {"p": {"x": 1, "y": 2}}),
-    ([Person(name="Ada", born=datetime.date(1815, 12, 10))], [{"name": "Ada", "born": "1815-12-10"}]),
-    (Box(color=Color.RED, at=datetime.datetime(2024, 1, 2)), {"color": "red", "at": "2024-01-02T00:00:00"}),
+    (
+        [Person(name="Ada", born=datetime.date(1815, 12, 10))],
+        [{"name": "Ada", "born": "1815-12-10"}],
+    ),
+    (
+        Box(color=Color.RED, at=datetime.datetime(2024, 1, 2)),
+        {"color": "red", "at": "2024-01-02T00:00:00"},
+    ),
     ({3, 1, 2}, [1, 2, 3]),
     ((1, "a"), [1, "a"]),
     (b"\x00\xffhi", "AP9oaQ=="),

@@ -8,6 +8,7 @@ deltas concatenate to the content of the final reply, whitespace included.
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from collections.abc import Iterator
@@ -128,7 +129,7 @@ def upstream() -> Iterator[ChunkedUpstream]:
 
 def split(text: str, cuts: list[int]) -> list[str]:
     points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+    return [text[a:b] for a, b in itertools.pairwise(points) if b > a]
 
 
 CALL_TEXTS = [
@@ -192,7 +193,8 @@ async def test_streamed_text_joins_to_the_stored_text(
     text = before + call + after
     if mode == "structured":
         text = json.dumps({"action": {"answer": text, "scratchpad": None}})
-    calls = [("get_weather", {"city": "Lima"})] if native_call and mode in ("native", "auto") else []
+    native = native_call and mode in ("native", "auto")
+    calls = [("get_weather", {"city": "Lima"})] if native else []
     upstream.replies = [(split(text, cuts), calls)]
     model = model_for(mode, text_format, upstream.url)
     try:
