@@ -12,6 +12,7 @@ from good_agent.adapters import (
 )
 from good_agent.core.agent import Agent
 from good_agent.core.approvals import Approved
+from good_agent.core.capture import CapturedMessages, capture_run_messages
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.events import AgentEvents, EventBus, EventContext
 from good_agent.core.history_processors import HistoryProcessorError
@@ -150,6 +151,7 @@ __all__ = [
     "AuthInjector",
     "BinaryContent",
     "CallContext",
+    "CapturedMessages",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",
@@ -246,6 +248,7 @@ __all__ = [
     "UserPrompt",
     "__version__",
     "agent_secrets",
+    "capture_run_messages",
     "get_adapter",
     "load_profiles",
     "on",

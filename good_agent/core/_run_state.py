@@ -25,6 +25,7 @@ from good_agent.core.approvals import (
     hide_secrets,
     unanswered_calls,
 )
+from good_agent.core.capture import note_run
 from good_agent.core.output import OutputSpec
 from good_agent.core.results import DeferredCall, RunResult
 from good_agent.core.run_context import RunContext
@@ -98,6 +99,7 @@ class RunState:
         self.failures: Counter[str] = Counter()
         self.output_failures = 0
         self.start = len(agent.messages)
+        note_run(agent.messages, self.start)
         self.run_id = uuid.uuid4().hex
         self.context: RunContext[Any] = RunContext(
             deps=options.deps,

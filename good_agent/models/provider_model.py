@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelStreamItem
+from good_agent.models.guard import check_allow_model_requests
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
@@ -211,6 +212,7 @@ class ProviderModel:
         ``VALIDATED`` mode an invalid call is sent back to the model with its errors, up
         to ``validation_retries`` times; usage adds up over the attempts.
         """
+        check_allow_model_requests(self.model_name)
         chat = self.chat_request(request)
         plan = self.plan(chat)
         try:
@@ -289,6 +291,7 @@ class ProviderModel:
         """The items of [`stream`][good_agent.ProviderModel.stream] in lists: the
         deltas of the events of one read of the connection together (never an empty
         list), the reply last."""
+        check_allow_model_requests(self.model_name)
         chat = self.chat_request(request)
         plan = self.plan(chat)
         events = self._events(plan)

@@ -126,6 +126,9 @@ NATIVE: dict[str, Any] = {"mode": ToolCallingMode.NATIVE, "supports_response_for
 NATIVE_STRICT: dict[str, Any] = {**NATIVE, "supports_strict": True}
 """:data:`NATIVE`, with strict schemas (OpenAI's own models)."""
 
-REASONING: dict[str, Any] = {"sampling_settings": False, "max_tokens_setting": "max_completion_tokens"}
+REASONING: dict[str, Any] = {
+    "sampling_settings": False,
+    "max_tokens_setting": "max_completion_tokens",
+}
 """Profile fields of a reasoning model (OpenAI's ``o1``/``o3``/``o4``/``gpt-5``): no sampling
 settings, ``max_tokens`` sent as ``max_completion_tokens``."""

@@ -84,5 +84,5 @@ async def test_responses_refusing_audio_names_the_model() -> None:
         profile=replace(profile, accepts_audio=True),
     )
     async with closing(model):
-        with pytest.raises(ModelCapabilityError, match="^model 'gpt-4.1' cannot take an audio"):
+        with pytest.raises(ModelCapabilityError, match=r"^model 'gpt-4\.1' cannot take an audio"):
             await model.request(ask(BinaryContent(WAV, "audio/wav")))

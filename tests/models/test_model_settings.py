@@ -137,16 +137,17 @@ async def test_a_misspelled_setting_is_an_error_naming_it_and_the_close_match(
     fake, url = vendors["openai"]
     model = OpenAIChatModel("gpt-4o", base_url=f"{url}/v1", api_key=UPSTREAM_KEY)
     async with closing(model):
-        with pytest.raises(ValueError, match=r"'temprature' \(did you mean 'temperature'") as caught:
+        expected = r"'temprature' \(did you mean 'temperature'"
+        with pytest.raises(ValueError, match=expected) as caught:
             await model.request(ask(temprature=0.2))
     assert "extra_body" in str(caught.value)
     assert fake.requests == []
 
 
 def test_a_misspelled_default_setting_fails_when_the_model_is_built() -> None:
-    with pytest.raises(ValueError, match="'max_token'.*'max_tokens'"):
+    with pytest.raises(ValueError, match=r"'max_token'.*'max_tokens'"):
         OpenAIChatModel("gpt-4o", api_key="k", settings={"max_token": 10})
-    with pytest.raises(ValueError, match="'safety_setting'.*'safety_settings'"):
+    with pytest.raises(ValueError, match=r"'safety_setting'.*'safety_settings'"):
         GeminiModel("gemini-2.5-flash", api_key="k", settings={"safety_setting": []})
 
 
