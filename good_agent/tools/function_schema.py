@@ -125,7 +125,8 @@ def _check_field(tool: str, field: str, spec: tuple[Any, Any]) -> None:
     when its type has no JSON schema (a socket, a callable...), with what to do instead."""
     annotation = spec[0]
     try:
-        create_model("Probe", __config__=ConfigDict(extra="forbid"), **{field: spec})
+        fields: dict[str, Any] = {field: spec}
+        create_model("Probe", __config__=ConfigDict(extra="forbid"), **fields)
         TypeAdapter(annotation).json_schema(schema_generator=ToolJsonSchema)
     except Exception as exc:
         shown = _type_name(annotation)

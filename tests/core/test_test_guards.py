@@ -39,7 +39,11 @@ def text(content: str) -> tuple[int, dict[str, Any]]:
         "created": 0,
         "model": "gpt-4o",
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
@@ -93,9 +97,8 @@ def add(a: int, b: int) -> int:
 async def test_capture_run_messages_holds_the_messages_of_a_run_that_raised() -> None:
     model = ScriptedModel([ScriptedModel.tool_call("add", {"a": 1, "b": 2}, id="c1")])
     agent = Agent(model=model, tools=[add])
-    with capture_run_messages() as messages:
-        with pytest.raises(ScriptExhaustedError):
-            await agent.run("1+2?")
+    with capture_run_messages() as messages, pytest.raises(ScriptExhaustedError):
+        await agent.run("1+2?")
     assert [type(m) for m in messages] == [UserMessage, AssistantMessage, ToolMessage]
     assert isinstance(messages[2], ToolMessage) and messages[2].content == "3"
     assert messages == agent.messages
