@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from good_agent.providers.prompting import Constraint, Notation, SchemaFormat
 from good_agent.providers.strategies.base import ToolCallingMode
+
+MaxTokensSetting = Literal["max_tokens", "max_completion_tokens"]
+"""The wire key a ``max_tokens`` setting is sent as (see `ModelProfile`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,7 @@ class ModelProfile:
     supports_tool_choice: bool = True
     supports_response_format: bool = False
     sampling_settings: bool = True
-    max_tokens_setting: str = "max_tokens"
+    max_tokens_setting: MaxTokensSetting = "max_tokens"
     prompt_format: SchemaFormat = "json"
     constrained_decoding: Constraint | None = None
     rule: str | None = None

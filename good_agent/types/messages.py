@@ -124,6 +124,8 @@ def render_value(value: Any, tool_name: str | None = None) -> str:
         named = ", ".join(f"{part.media_kind} {_media_type(part)}" for part in media)
         return "\n".join([*texts, f"[returned: {named}]"])
     try:
+        if isinstance(value, BaseModel):  # its own JSON settings apply
+            return value.model_dump_json()
         jsonable = pydantic_core.to_jsonable_python(value, bytes_mode="base64")
     except pydantic_core.PydanticSerializationError as exc:
         raise ToolResultError(tool_name, _unrenderable(value, str(exc))) from None
