@@ -12,6 +12,7 @@ from good_agent.adapters import (
 )
 from good_agent.core.agent import Agent
 from good_agent.core.approvals import Approved
+from good_agent.core.capture import CapturedMessages, capture_run_messages
 from good_agent.core.components import AgentComponent, on
 from good_agent.core.conversation import (
     Conversation,
@@ -110,6 +111,7 @@ from good_agent.types.errors import (
     ToolArgumentsError,
     ToolDefinitionError,
     ToolError,
+    ToolResultError,
     ToolRetriesExceededError,
     ToolRetry,
     ToolTimeoutError,
@@ -159,6 +161,7 @@ __all__ = [
     "AuthInjector",
     "BinaryContent",
     "CallContext",
+    "CapturedMessages",
     "CitationIndex",
     "CitationManager",
     "ConflictStrategy",
@@ -245,6 +248,7 @@ __all__ = [
     "ToolPlan",
     "ToolRegistry",
     "ToolResponse",
+    "ToolResultError",
     "ToolResultEvent",
     "ToolResultsStep",
     "ToolRetriesExceededError",
@@ -260,6 +264,7 @@ __all__ = [
     "UserPrompt",
     "__version__",
     "agent_secrets",
+    "capture_run_messages",
     "current_conversation",
     "get_adapter",
     "load_profiles",

@@ -26,6 +26,7 @@ from good_agent.core._run_state import (
 )
 from good_agent.core._turns import request_model, stream_model
 from good_agent.core.approvals import check_decisions, unanswered_calls
+from good_agent.core.capture import note_taken_back
 from good_agent.core.conversation import Conversation, _current
 from good_agent.core.events import AgentEvents
 from good_agent.core.instructions import with_system_text
@@ -357,6 +358,7 @@ def _answered(messages: list[Message], start: int) -> bool:
 
 def _take_back(run: _Run, error: BaseException) -> None:
     """Leave the conversation as it was before a run the model never answered."""
+    note_taken_back(run.messages)
     del run.messages[run.start :]
     run.conversation.deferred = run.saved_deferred
     if isinstance(error, AgentRunError):

@@ -26,6 +26,7 @@ from good_agent.core.approvals import (
     hide_secrets,
     unanswered_calls,
 )
+from good_agent.core.capture import note_run
 from good_agent.core.conversation import Conversation
 from good_agent.core.events import EventBus
 from good_agent.core.history_processors import HistoryProcessors
@@ -146,6 +147,7 @@ class RunState:
         self.output_failures = 0
         self.start = len(self.messages)
         self.saved_deferred = dict(conversation.deferred)
+        note_run(self.messages, self.start)
         self.run_id = uuid.uuid4().hex
         self.context: RunContext[Any] = RunContext(
             deps=options.deps,

@@ -10,7 +10,8 @@ In ``AUTO`` mode, when a model resolved to native tool calling
   another bridge route, keeps native tools until its own server refuses them);
 - answers with tool calls written in ``content`` (a server without a tool parser, a
   model that writes ``{"tool_calls": [...]}`` or ``<tool_call>`` tags as text), the
-  content is parsed into real tool calls.
+  content is parsed into real tool calls. A reply with no call in its text keeps
+  its text as sent, whitespace included, streamed and whole alike.
 
 Each event is logged once per model object. Explicit modes never fall back. Which
 requests may fall back is decided in :mod:`good_agent.models.strategy`.
@@ -27,7 +28,7 @@ from good_agent.providers.arguments import with_call_changes
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.prompted import new_call_id
 from good_agent.providers.strategies.reply_streams import ReplyStream, TextCallStream
-from good_agent.providers.text import StreamingParser, get_parser
+from good_agent.providers.text import FormatParser, StreamingParser, get_parser
 from good_agent.providers.tool_names import tool_name
 from good_agent.providers.types import JSONDict
 from good_agent.types.errors import ModelBadRequestError, ModelError
@@ -104,10 +105,10 @@ def calls_from_content(
     learned: Learned, response: ModelResponse, tools: Sequence[JSONDict]
 ) -> ModelResponse:
     """Parse tool calls a native reply wrote into ``content``; unchanged if there are none."""
-    if response.tool_calls or not response.content or not tools:
+    if not response.content or not tools:
         return response
     names = [tool_name(t) for t in tools]
-    parser = get_parser("auto").streaming(names)
+    parser = _content_parser(names)
     parser.feed(response.content)
     parser.finish()
     return content_reply(learned, response, parser, [])
@@ -118,11 +119,19 @@ def content_reply(
 ) -> ModelResponse:
     """``plain`` with the calls ``parser`` found in its text (``ids``: given while streaming).
 
-    Unchanged when the reply has native calls or the text has none.
+    Unchanged when its text is all content (the parser keeps whitespace, so the
+    streamed text equals the stored text). A reply with native calls keeps those
+    calls only; its content is the parsed content, as it was streamed.
     """
     result = parser.result()
     if plain.tool_calls or not result.calls:
-        return plain
+        if result.content == (plain.content or ""):
+            return plain
+        # A call written next to native calls, or a ``<think>`` region streamed as
+        # reasoning: the text is stored as it was streamed.
+        return dataclasses.replace(
+            plain, content=result.content or None, reasoning=result.reasoning or plain.reasoning
+        )
     learned.log_once(
         "content", f"{learned.key}: tool calls arrived as text in content; parsing them"
     )
@@ -141,7 +150,15 @@ def content_call_stream(learned: Learned, plan_stream: ReplyStream) -> ReplyStre
     return TextCallStream(
         plan_stream.decoder,
         context,
-        get_parser("auto").streaming(context.tool_names),
+        _content_parser(context.tool_names),
         lambda plain, parser, ids: content_reply(learned, plain, parser, ids),
         new_call_id,
     )
+
+
+def _content_parser(names: Sequence[str]) -> StreamingParser:
+    """The ``auto`` text parser for a native reply's content, whitespace kept."""
+    parser = get_parser("auto")
+    if isinstance(parser, FormatParser):
+        return parser.streaming(names, trim=False)
+    return parser.streaming(names)

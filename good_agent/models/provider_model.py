@@ -18,9 +18,11 @@ from typing import Any, ClassVar
 
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelStreamItem
+from good_agent.models.guard import check_allow_model_requests
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
+from good_agent.providers.settings import apply_profile, check_settings, codec_of
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.strategies.native import CodecStrategy
 from good_agent.providers.strategies.reply_streams import ReplyStream
@@ -89,6 +91,9 @@ class ProviderModel:
         self.transport = transport
         self.mode = ToolCallingMode(mode)
         self.settings = dict(settings or {})
+        self._codec = codec_of(self.profile)
+        check_settings(self.settings, self._codec)
+        self._warned: set[str] = set()
         self.strategy = StrategyChoice(
             self.profile,
             self.mode,
@@ -154,6 +159,8 @@ class ProviderModel:
         setting picks the mode of this request.
         """
         settings = {**self.settings, **chat.settings}
+        check_settings(settings, self._codec)
+        settings = apply_profile(settings, self.profile, self._warned)
         asked = settings.pop("mode", None)
         if mode is None and asked is not None:
             mode = ToolCallingMode(asked)
@@ -205,6 +212,7 @@ class ProviderModel:
         ``VALIDATED`` mode an invalid call is sent back to the model with its errors, up
         to ``validation_retries`` times; usage adds up over the attempts.
         """
+        check_allow_model_requests(self.model_name)
         chat = self.chat_request(request)
         plan = self.plan(chat)
         try:
@@ -283,6 +291,7 @@ class ProviderModel:
         """The items of [`stream`][good_agent.ProviderModel.stream] in lists: the
         deltas of the events of one read of the connection together (never an empty
         list), the reply last."""
+        check_allow_model_requests(self.model_name)
         chat = self.chat_request(request)
         plan = self.plan(chat)
         events = self._events(plan)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -20,6 +21,7 @@ from good_agent.providers.openai.responses_stream import OpenAIResponsesDecoder
 from good_agent.providers.streaming import StreamDecoder, WholeReplyDecoder
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.types.errors import ModelCapabilityError
 from good_agent.types.messages import ModelResponse
 
 
@@ -31,6 +33,8 @@ class Codec:
     (``messages``, ``contents`` or ``input``). ``stream_decoder`` builds the
     decoder of one streamed reply from the request's tool-name map; a codec
     without one is streamed as a whole reply (:class:`WholeReplyDecoder`).
+    ``settings`` lists the model settings the codec takes (its module's
+    ``KNOWN_SETTINGS``); see `good_agent.providers.settings`.
     """
 
     name: str
@@ -40,6 +44,7 @@ class Codec:
     history_key: str = "messages"
     supports_response_format: bool = True
     stream_decoder: Callable[[ToolNameMap | None], StreamDecoder] | None = None
+    settings: frozenset[str] = frozenset()
 
     def decoder(self, names: ToolNameMap | None) -> StreamDecoder:
         """A fresh decoder for one streamed reply."""
@@ -49,14 +54,40 @@ class Codec:
 
     @classmethod
     def from_module(cls, name: str, module: ModuleType, **kw: Any) -> Codec:
-        """Build a codec from a module defining the three codec functions."""
+        """Build a codec from a module defining the three codec functions.
+
+        A part the wire format has no form for is refused naming the model, not the API;
+        the ``extra_body`` setting's fields are merged into every body.
+        """
         return cls(
             name=name,
             tool_names=module.tool_names,
-            encode_request=module.encode_request,
+            encode_request=_naming_the_model(module.encode_request),
             decode_response=module.decode_response,
+            settings=frozenset(getattr(module, "KNOWN_SETTINGS", ())),
             **kw,
         )
+
+
+def _naming_the_model(encode: Callable[..., JSONDict]) -> Callable[..., JSONDict]:
+    """``encode`` whose [`ModelCapabilityError`][good_agent.ModelCapabilityError]s name
+    the model the request is for (its first argument), and whose bodies carry the
+    fields of the request's ``extra_body`` setting."""
+
+    @functools.wraps(encode)
+    def encode_request(model: str, request: ChatRequest, *args: Any, **kw: Any) -> JSONDict:
+        try:
+            body = encode(model, request, *args, **kw)
+        except ModelCapabilityError as exc:
+            if exc.api is None or exc.model != exc.api:
+                raise
+            raise exc.for_model(model) from None
+        extra = request.settings.get("extra_body")
+        if extra:
+            body.update(extra)
+        return body
+
+    return encode_request
 
 
 _CODECS: dict[str, Codec] = {

@@ -133,5 +133,9 @@ def without_media_key(part: JSONDict) -> JSONDict:
 
 
 def unsupported(api: str, part: MediaPart, reason: str) -> ModelCapabilityError:
-    """The error for a part ``api`` has no form for (raised before any request)."""
-    return ModelCapabilityError(api, part.describe(), reason)
+    """The error for a part ``api`` has no form for (raised before any request).
+
+    It names ``api`` until the codec's ``encode_request`` (see `Codec`) names the
+    model with [`ModelCapabilityError.for_model`][good_agent.ModelCapabilityError.for_model].
+    """
+    return ModelCapabilityError(api, part.describe(), reason, api=api)

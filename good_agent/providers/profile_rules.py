@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from good_agent.providers.prompting import Constraint, Notation, SchemaFormat
 from good_agent.providers.strategies.base import ToolCallingMode
+
+MaxTokensSetting = Literal["max_tokens", "max_completion_tokens"]
+"""The wire key a ``max_tokens`` setting is sent as (see `ModelProfile`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,12 @@ class ModelProfile:
     in a prompted mode (``validated``, ``parsed``) takes none, unless
     ``media_placeholder`` is set: then each part the model cannot take is sent as a
     short text placeholder instead.
+
+    ``sampling_settings`` is false for reasoning models that refuse sampling settings
+    (``temperature``, ``top_p``, penalties...: dropped with one warning), and
+    ``max_tokens_setting`` names the wire key a ``max_tokens`` setting is sent as
+    (``max_completion_tokens`` for OpenAI's reasoning models); see
+    `good_agent.providers.settings`.
     """
 
     model: str
@@ -45,6 +54,8 @@ class ModelProfile:
     supports_parallel: bool = True
     supports_tool_choice: bool = True
     supports_response_format: bool = False
+    sampling_settings: bool = True
+    max_tokens_setting: MaxTokensSetting = "max_tokens"
     prompt_format: SchemaFormat = "json"
     constrained_decoding: Constraint | None = None
     rule: str | None = None
@@ -117,3 +128,10 @@ NATIVE: dict[str, Any] = {"mode": ToolCallingMode.NATIVE, "supports_response_for
 
 NATIVE_STRICT: dict[str, Any] = {**NATIVE, "supports_strict": True}
 """:data:`NATIVE`, with strict schemas (OpenAI's own models)."""
+
+REASONING: dict[str, Any] = {
+    "sampling_settings": False,
+    "max_tokens_setting": "max_completion_tokens",
+}
+"""Profile fields of a reasoning model (OpenAI's ``o1``/``o3``/``o4``/``gpt-5``): no sampling
+settings, ``max_tokens`` sent as ``max_completion_tokens``."""

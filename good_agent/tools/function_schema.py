@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import UnionType
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
@@ -86,6 +87,14 @@ def function_schema(
         if kind is not None:
             injected[param.name] = kind
             continue
+        if param.name not in hints:
+            warnings.warn(
+                f"tool '{name}': parameter '{param.name}' has no type annotation, so its "
+                "schema is {} (any JSON value) and the model is told nothing about it; "
+                "annotate it",
+                UserWarning,
+                stacklevel=_caller_level(),
+            )
         default = ... if param.default is inspect.Parameter.empty else param.default
         doc = arg_docs.get(param.name)
         fields[param.name] = (annotation, Field(default, description=doc) if doc else default)
@@ -98,6 +107,8 @@ def function_schema(
         )
         parameters = model.model_json_schema(schema_generator=ToolJsonSchema)
     except Exception as exc:
+        for field, spec in fields.items():
+            _check_field(name, field, spec)
         raise ToolDefinitionError(f"cannot build a JSON schema for tool '{name}': {exc}") from exc
     parameters.setdefault("properties", {})
     return FunctionSchema(
@@ -107,3 +118,41 @@ def function_schema(
         injected=injected,
         takes_self=takes_self,
     )
+
+
+def _check_field(tool: str, field: str, spec: tuple[Any, Any]) -> None:
+    """Raise a [`ToolDefinitionError`][good_agent.ToolDefinitionError] naming ``field``
+    when its type has no JSON schema (a socket, a callable...), with what to do instead."""
+    annotation = spec[0]
+    try:
+        fields: dict[str, Any] = {field: spec}
+        create_model("Probe", __config__=ConfigDict(extra="forbid"), **fields)
+        TypeAdapter(annotation).json_schema(schema_generator=ToolJsonSchema)
+    except Exception as exc:
+        shown = _type_name(annotation)
+        raise ToolDefinitionError(
+            f"tool '{tool}': parameter '{field}' has type '{shown}', which has no JSON "
+            "schema, and the model can only send JSON. Describe what the model should send "
+            "with a pydantic model (or a dataclass or TypedDict of JSON fields), reach "
+            "the object through a RunContext dependency (ctx: RunContext[Deps], then "
+            "ctx.deps), or make it an injected parameter (typed Agent, ToolCall or RunContext)"
+        ) from exc
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that points a warning at the code defining the tool."""
+    frame = inspect.currentframe()
+    level = 0  # this frame is not on the stack ``warnings.warn`` counts
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("good_agent."):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _type_name(annotation: Any) -> str:
+    """``socket.socket``, ``Callable[[int], int]``: a type as its code would write it."""
+    if isinstance(annotation, type):
+        module = annotation.__module__
+        name = annotation.__qualname__
+        return name if module == "builtins" else f"{module}.{name}"
+    return repr(annotation).replace("collections.abc.", "").replace("typing.", "")

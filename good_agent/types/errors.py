@@ -17,6 +17,24 @@ class ToolDefinitionError(GoodAgentError, ValueError):
     """A tool cannot be built or registered (bad signature, duplicate name...)."""
 
 
+class ToolResultError(GoodAgentError, TypeError):
+    """A tool returned a value that cannot be rendered as JSON for the model.
+
+    The message names the tool and the type that could not be rendered.
+    """
+
+    def __init__(self, tool_name: str | None, type_name: str, detail: str = "") -> None:
+        self.tool_name = tool_name
+        self.type_name = type_name
+        who = f"tool '{tool_name}'" if tool_name else "a tool"
+        super().__init__(
+            f"{who} returned a value of type '{type_name}' that cannot be rendered as JSON"
+            + (f" ({detail})" if detail else "")
+            + "; return a str, a JSON value, a dataclass, a TypedDict or a pydantic model,"
+            " or convert the value in the tool"
+        )
+
+
 class ToolError(GoodAgentError):
     """Raise from a tool or an adapter to send ``message`` back to the model as an error.
 
@@ -155,15 +173,25 @@ class ModelBadRequestError(ModelError):
 class ModelCapabilityError(ModelBadRequestError, ValueError):
     """A message holds a part (an image, a document, audio) the model cannot take.
 
-    Raised before any request is sent; ``model`` and ``part`` say which. A bad
-    request the client made, so the bridge answers it with a 400.
+    Raised before any request is sent; ``model`` (the model's name) and ``part`` say
+    which, ``api`` the wire API that has no form for the part when that is the reason.
+    A bad request the client made, so the bridge answers it with a 400.
     """
 
-    def __init__(self, model: str, part: str, reason: str = "") -> None:
+    def __init__(self, model: str, part: str, reason: str = "", *, api: str | None = None) -> None:
         detail = f": {reason}" if reason else ""
-        super().__init__(f"model {model!r} cannot take {part}{detail}")
+        through = f" through {api}" if api else ""
+        super().__init__(f"model {model!r} cannot take {part}{through}{detail}")
         self.model = model
         self.part = part
+        self.reason = reason
+        self.api = api
+
+    def for_model(self, model: str) -> ModelCapabilityError:
+        """The same refusal naming ``model`` (a codec knows its API, not the model)."""
+        error = ModelCapabilityError(model, self.part, self.reason, api=self.api)
+        error.__traceback__ = self.__traceback__
+        return error
 
 
 class ModelTimeoutError(ModelError):

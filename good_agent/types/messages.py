@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
 from good_agent.types.content import (
@@ -24,6 +25,7 @@ from good_agent.types.content import (
     UserContent,
     content_to_openai,
 )
+from good_agent.types.errors import ToolResultError
 from good_agent.types.usage import Usage
 
 REPLAY_KEY = "replay_items"
@@ -84,7 +86,7 @@ class ToolResponse(BaseModel):
         """Render the response (or the error) as the text the model reads."""
         if not self.success:
             return f"Error: {self.error}" if self.error else "Error"
-        return render_value(self.response)
+        return render_value(self.response, self.tool_name)
 
 
 MEDIA_RESULT_KEY = "media"
@@ -104,11 +106,15 @@ def media_of(value: Any) -> list[ContentPart]:
     return []
 
 
-def render_value(value: Any) -> str:
+def render_value(value: Any, tool_name: str | None = None) -> str:
     """Render a tool's return value as text: strings as-is, the rest as JSON.
 
-    Media parts (an image a tool drew) are named, not dumped: they travel beside the
-    text (see [`ToolMessage.media`][good_agent.ToolMessage.media]).
+    JSON the way pydantic renders it (`pydantic_core.to_jsonable_python`): enums by
+    value, dates and times in ISO 8601, dataclasses, pydantic models and TypedDicts as
+    objects, sets and tuples as lists, bytes as base64. A value with no JSON form is a
+    [`ToolResultError`][good_agent.ToolResultError] naming the tool (``tool_name``) and
+    the type. Media parts (an image a tool drew) are named, not dumped: they travel
+    beside the text (see [`ToolMessage.media`][good_agent.ToolMessage.media]).
     """
     if isinstance(value, str):
         return value
@@ -117,24 +123,25 @@ def render_value(value: Any) -> str:
         texts = [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
         named = ", ".join(f"{part.media_kind} {_media_type(part)}" for part in media)
         return "\n".join([*texts, f"[returned: {named}]"])
-    if isinstance(value, BaseModel):
-        return value.model_dump_json()
     try:
-        return json.dumps(value, ensure_ascii=False, default=_json_default)
-    except (TypeError, ValueError):
-        return repr(value)
+        if isinstance(value, BaseModel):  # its own JSON settings apply
+            return value.model_dump_json()
+        jsonable = pydantic_core.to_jsonable_python(value, bytes_mode="base64")
+    except pydantic_core.PydanticSerializationError as exc:
+        raise ToolResultError(tool_name, _unrenderable(value, str(exc))) from None
+    return json.dumps(jsonable, ensure_ascii=False)
+
+
+def _unrenderable(value: Any, message: str) -> str:
+    """The name of the type pydantic could not render (from its message), else the value's."""
+    marker = "Unable to serialize unknown type: "
+    if marker in message:
+        return message.split(marker, 1)[1].strip().strip("<>").removeprefix("class ").strip("'")
+    return type(value).__qualname__
 
 
 def _media_type(part: ContentPart) -> str:
     return part.media_type or part.to_openai()["media_type"]
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, set | frozenset | tuple):
-        return list(value)
-    return str(value)
 
 
 class SystemMessage(BaseModel):

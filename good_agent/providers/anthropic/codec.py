@@ -66,7 +66,13 @@ _SETTINGS = {
     "stop_sequences": "stop_sequences",
     "metadata": "metadata",
     "thinking": "thinking",
+    "service_tier": "service_tier",
 }
+
+KNOWN_SETTINGS = frozenset(
+    (*_SETTINGS, "max_tokens", "max_completion_tokens", "max_output_tokens")
+)
+"""Every setting this codec takes (see `good_agent.providers.settings`)."""
 
 
 def tool_names(request: ChatRequest) -> ToolNameMap:

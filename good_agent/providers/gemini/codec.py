@@ -76,7 +76,19 @@ _GENERATION = {
     "presence_penalty": "presence_penalty",
     "frequency_penalty": "frequency_penalty",
     "thinking_config": "thinking_config",
+    "candidate_count": "candidate_count",
+    "response_logprobs": "response_logprobs",
+    "logprobs": "logprobs",
+    "response_modalities": "response_modalities",
+    "media_resolution": "media_resolution",
+    "speech_config": "speech_config",
 }
+
+_TOP_LEVEL = ("safety_settings", "cached_content", "labels")
+"""Settings that are ``generateContent`` body fields, not generation config."""
+
+KNOWN_SETTINGS = frozenset((*_GENERATION, *_TOP_LEVEL, "thinking"))
+"""Every setting this codec takes (see `good_agent.providers.settings`)."""
 
 
 def tool_names(request: ChatRequest) -> ToolNameMap:
@@ -117,6 +129,9 @@ def encode_request(
     generation = _generation_config(request)
     if generation:
         body["generation_config"] = generation
+    for key in _TOP_LEVEL:
+        if key in request.settings:
+            body[key] = request.settings[key]
     return body
 
 

@@ -49,6 +49,12 @@ _OPTIONS = {
     "frequency_penalty": "frequency_penalty",
 }
 
+_TOP_LEVEL = ("think", "keep_alive")
+"""Settings that are ``/api/chat`` body fields, not ``options``."""
+
+KNOWN_SETTINGS = frozenset((*_OPTIONS, *_TOP_LEVEL, "thinking"))
+"""Every setting this codec takes (see `good_agent.providers.settings`)."""
+
 
 def tool_names(request: ChatRequest) -> ToolNameMap:
     """The per-request tool name map (Ollama accepts most names as they are)."""
@@ -77,8 +83,9 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
         body["format"] = "json"
     elif fmt.get("type") == "json_schema":
         body["format"] = (fmt.get("json_schema") or {}).get("schema", {})
-    if "think" in request.settings:
-        body["think"] = request.settings["think"]
+    for key in _TOP_LEVEL:
+        if key in request.settings:
+            body[key] = request.settings[key]
     return body
 
 

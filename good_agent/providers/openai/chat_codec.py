@@ -49,6 +49,28 @@ SETTING_KEYS = (
 )
 """The Chat Completions request keys that are sampling settings."""
 
+PASSTHROUGH_KEYS = (
+    "service_tier",
+    "logit_bias",
+    "logprobs",
+    "top_logprobs",
+    "n",
+    "metadata",
+    "store",
+    "prediction",
+    "modalities",
+    "audio",
+    "verbosity",
+    "web_search_options",
+    "prompt_cache_key",
+    "safety_identifier",
+)
+"""Other Chat Completions request keys, sent as given."""
+
+KNOWN_SETTINGS = frozenset((*SETTING_KEYS, *PASSTHROUGH_KEYS, "thinking"))
+"""Every setting this codec takes (``thinking`` is translated for the API; see
+`good_agent.providers.settings`)."""
+
 
 PROVIDER = "openai"
 """The provider named in errors about malformed replies."""
@@ -90,7 +112,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.response_format is not None:
         body["response_format"] = request.response_format
-    for key in SETTING_KEYS:
+    for key in (*SETTING_KEYS, *PASSTHROUGH_KEYS):
         if key in request.settings:
             body[key] = request.settings[key]
     # Server-specific fields (vLLM's structured_outputs / guided_json...) go on the body.

@@ -3,7 +3,12 @@ model families."""
 
 from __future__ import annotations
 
-from good_agent.providers.profile_rules import NATIVE_STRICT, ProfileRule, ProviderInfo
+from good_agent.providers.profile_rules import (
+    NATIVE_STRICT,
+    REASONING,
+    ProfileRule,
+    ProviderInfo,
+)
 from good_agent.providers.strategies.base import ToolCallingMode
 
 PROVIDERS = {
@@ -29,11 +34,34 @@ OPENAI_FAMILIES = (
 OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
 """OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
 
+OPENAI_REASONING = ("gpt-5*", "o1*", "o3*", "o4*")
+"""OpenAI's reasoning models: no sampling settings, ``max_completion_tokens``."""
+
+OPENAI_NOT_REASONING = ("gpt-5-chat*",)
+"""Names the reasoning patterns match that take sampling settings."""
+
+OPENAI_AUDIO = ("gpt-4o-audio-preview*", "gpt-4o-mini-audio-preview*", "gpt-audio*")
+"""OpenAI models that take audio input (Chat Completions ``input_audio`` parts)."""
+
 RULES: list[ProfileRule] = [
     *(
-        ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED}, provider=provider)
+        ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED, **REASONING}, provider=provider)
         for provider in PROVIDERS
         for pattern in OPENAI_WITHOUT_TOOLS
+    ),
+    *(
+        ProfileRule(pattern, dict(NATIVE_STRICT), provider=provider)
+        for provider in PROVIDERS
+        for pattern in OPENAI_NOT_REASONING
+    ),
+    *(
+        ProfileRule(pattern, {**NATIVE_STRICT, **REASONING}, provider=provider)
+        for provider in PROVIDERS
+        for pattern in OPENAI_REASONING
+    ),
+    *(
+        ProfileRule(pattern, {**NATIVE_STRICT, "accepts_audio": True}, provider="openai")
+        for pattern in OPENAI_AUDIO
     ),
     *(
         ProfileRule(pattern, dict(NATIVE_STRICT), provider=provider)

@@ -41,7 +41,17 @@ _SETTINGS = {
     "user": "user",
     "store": "store",
     "include": "include",
+    "service_tier": "service_tier",
+    "metadata": "metadata",
+    "truncation": "truncation",
+    "top_logprobs": "top_logprobs",
+    "max_tool_calls": "max_tool_calls",
+    "prompt_cache_key": "prompt_cache_key",
+    "safety_identifier": "safety_identifier",
 }
+
+KNOWN_SETTINGS = frozenset((*_SETTINGS, "thinking"))
+"""Every setting this codec takes (see `good_agent.providers.settings`)."""
 
 
 def tool_names(request: ChatRequest) -> ToolNameMap:

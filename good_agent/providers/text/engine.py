@@ -52,10 +52,20 @@ class StreamingParser:
 
     Model output never makes it raise; misuse (and, defensively, any internal
     failure) raises :class:`TextParseError` and ends the stream.
+
+    The content is stripped like ``str.strip`` (whitespace around removed call
+    regions goes with them); with ``trim=False`` it is the text outside the decoded
+    regions exactly, whitespace included (for replies whose text is kept as sent
+    when no call is found in it).
     """
 
     def __init__(
-        self, table: MarkerTable, tools: Collection[str] | None = None, *, events: bool = True
+        self,
+        table: MarkerTable,
+        tools: Collection[str] | None = None,
+        *,
+        events: bool = True,
+        trim: bool = True,
     ) -> None:
         self._table = table
         self._with_events = events
@@ -74,7 +84,7 @@ class StreamingParser:
         self._values: list[ValueSpan] = []
         self._value_parts: list[str] = []
         self._scanner = BracketScanner()
-        self._content = Trimmer()
+        self._content = Trimmer(trim=trim)
         self._reasoning = Trimmer("\n")
         self._pending: list[str] = []
         self._events: list[StreamEvent] = []

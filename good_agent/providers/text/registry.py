@@ -59,9 +59,11 @@ class FormatParser:
         parser.finish()
         return parser.result()
 
-    def streaming(self, tools: Collection[str] | None = None) -> StreamingParser:
-        """Return a fresh incremental parser for one reply."""
-        return StreamingParser(self._table, tools)
+    def streaming(
+        self, tools: Collection[str] | None = None, *, trim: bool = True
+    ) -> StreamingParser:
+        """Return a fresh incremental parser for one reply (``trim``: see `StreamingParser`)."""
+        return StreamingParser(self._table, tools, trim=trim)
 
     def __repr__(self) -> str:
         return f"FormatParser({self.name!r})"

@@ -3,7 +3,8 @@
 Leading whitespace is dropped, trailing whitespace is held back until more text
 arrives (and dropped at the end), so the emitted pieces always concatenate to
 the stripped whole. With a separator, each segment is stripped on its own and
-non-empty segments are joined by the separator.
+non-empty segments are joined by the separator. A :class:`Trimmer` made with
+``trim=False`` passes text through unchanged (the pieces concatenate to the whole).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from __future__ import annotations
 class Trimmer:
     """Trims a stream of text pieces, segment by segment."""
 
-    __slots__ = ("_emitted", "_hold", "_open", "_separator")
+    __slots__ = ("_emitted", "_hold", "_open", "_separator", "_trim")
 
-    def __init__(self, separator: str = "") -> None:
+    def __init__(self, separator: str = "", *, trim: bool = True) -> None:
         self._separator = separator
+        self._trim = trim
         self._emitted = False
         self._open = False
         self._hold: list[str] = []
@@ -27,6 +29,10 @@ class Trimmer:
 
     def push(self, text: str) -> str:
         """Add text to the current segment; return what can be emitted now."""
+        if not self._trim:
+            if text:
+                self._emitted = True
+            return text
         stripped = text.rstrip()
         if not stripped:
             if self._open and text:
