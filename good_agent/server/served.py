@@ -35,6 +35,7 @@ from good_agent.server.closing import close_shielded
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request
 from good_agent.server.redaction import Secrets
+from good_agent.server.strict_answers import StrictAnswer
 from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.types.messages import ModelResponse
 
@@ -202,14 +203,17 @@ class ServedModel:
         return request
 
     async def complete(self, request: BridgeRequest) -> ModelResponse:
-        """Send ``request`` and return the whole reply. Its time is bounded by the
+        """Send ``request`` and return the whole reply (a strict JSON answer checked,
+        see `good_agent.server.strict_answers`). Its time is bounded by the
         caller, in the scope it runs in (``request_timeout``;
         [`timed_out`][good_agent.server.ServedModel.timed_out] is the error when it
         passes): the bridge's one scope per call, which a client leaving also
         cancels."""
         chat = self.prepare(request)
+        strict = StrictAnswer.of(self, request)
         try:
-            return await self.model.request(chat)
+            reply = await self.model.request(chat)
+            return reply if strict is None else await strict.settle(reply)
         except ModelError:
             raise
         except Exception as exc:
@@ -236,8 +240,12 @@ class ServedModel:
 
     def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamBatch, None]:
         """Stream ``request``: deltas, then the final reply, in batches (the items of
-        one read of the upstream together), ``stream_timeout`` at most."""
+        one read of the upstream together), ``stream_timeout`` at most. The answer text
+        of a strict JSON request is held back until it is checked."""
         batches = self.model.stream_batches(self.prepare(request))
+        strict = StrictAnswer.of(self, request)
+        if strict is not None:  # the final answer is checked before it is sent
+            batches = strict.hold(batches)
         if self.limits_streams and not self.registered:
             # The wire keeps the time limit and its failures are already typed:
             # nothing for :func:`within` to add but one more generator per batch.
