@@ -7,7 +7,7 @@ and the OpenAI Agents SDK's ``output_type`` send) has its final answer (a reply 
 no tool calls) checked against the schema before it is sent. An upstream that calls
 tools through text (Hermes, Mistral, pythonic formats) gets that schema only as an
 instruction on its final answer (see
-[`answer_format_rule`][good_agent.providers.prompting.answer_format_rule]), and may
+`good_agent.providers.prompting.answer_format_rule`), and may
 answer in prose. Then the bridge asks once more, with the model's answer and the
 problems found (as the agent's output retries do); where the upstream's profile has
 constrained decoding (``supports_response_format`` or ``constrained_decoding``) that
@@ -17,7 +17,7 @@ forbids a call. An answer still invalid is a
 ``upstream_invalid_reply``; never a 200.
 
 A streamed strict request is held back until its answer is checked
-(:meth:`StrictAnswer.hold`), so an invalid answer is still an HTTP error (502), not an
+(`StrictAnswer.hold`), so an invalid answer is still an HTTP error (502), not an
 error event after a 200. A reply that calls tools is not the final answer: when its
 first call starts, what was held is sent and the rest streams as it comes. The text
 of a reply that calls tools is sent as reasoning (``reasoning_content``), not content:

@@ -26,6 +26,12 @@ OPENAI_FAMILIES = (
 )
 """OpenAI's own models: native tools with strict schemas."""
 
+OPENAI_REASONING = ("gpt-5*", "o1*", "o3*", "o4*", "codex-*")
+"""OpenAI's reasoning models: they take the ``thinking`` setting (``reasoning_effort``)."""
+
+OPENAI_CHAT_ONLY = ("gpt-5-chat*",)
+"""``gpt-5`` names that are not reasoning models."""
+
 OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
 """OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
 
@@ -34,6 +40,16 @@ RULES: list[ProfileRule] = [
         ProfileRule(pattern, {"mode": ToolCallingMode.VALIDATED}, provider=provider)
         for provider in PROVIDERS
         for pattern in OPENAI_WITHOUT_TOOLS
+    ),
+    *(
+        ProfileRule(pattern, {**NATIVE_STRICT, "supports_thinking": False}, provider=provider)
+        for provider in PROVIDERS
+        for pattern in OPENAI_CHAT_ONLY
+    ),
+    *(
+        ProfileRule(pattern, {**NATIVE_STRICT, "supports_thinking": True}, provider=provider)
+        for provider in PROVIDERS
+        for pattern in OPENAI_REASONING
     ),
     *(
         ProfileRule(pattern, dict(NATIVE_STRICT), provider=provider)
