@@ -68,10 +68,17 @@ def parse_thinking(value: Any) -> Thinking | None:
     )
 
 
+def setting_of(settings: JSONDict) -> Thinking | None:
+    """The checked ``thinking`` of ``settings``; ``None`` when it is not set or is a
+    vendor's own form (an object, such as Anthropic's, sent as it is)."""
+    raw = settings.get("thinking")
+    return None if isinstance(raw, dict) else parse_thinking(raw)
+
+
 def check_thinking(settings: JSONDict, supports: bool, model: str) -> None:
     """Refuse a ``thinking`` setting that asks a model without reasoning to think
     ([`ModelCapabilityError`][good_agent.ModelCapabilityError], a ``ValueError``)."""
-    value = parse_thinking(settings.get("thinking"))
+    value = setting_of(settings)
     if value is None or value is False or supports:
         return
     raise ModelCapabilityError(
@@ -99,7 +106,7 @@ def budget_of(value: Effort | int) -> int:
 
 def openai_chat(settings: JSONDict) -> JSONDict:
     """The Chat Completions fields for ``settings``' ``thinking``."""
-    value = parse_thinking(settings.get("thinking"))
+    value = setting_of(settings)
     if value is None or value is False:
         return {}
     return {"reasoning_effort": effort_of(value)}
@@ -107,7 +114,7 @@ def openai_chat(settings: JSONDict) -> JSONDict:
 
 def openai_responses(settings: JSONDict) -> JSONDict:
     """The Responses API fields for ``settings``' ``thinking``."""
-    value = parse_thinking(settings.get("thinking"))
+    value = setting_of(settings)
     if value is None or value is False:
         return {}
     return {"reasoning": {"effort": effort_of(value), "summary": "auto"}}
@@ -156,7 +163,7 @@ def gemini(model: str, settings: JSONDict) -> JSONDict | None:
 
     Gemini 3 models take an effort as ``thinking_level``; Gemini 2.5 models a
     ``thinking_budget`` (``0``: off)."""
-    value = parse_thinking(settings.get("thinking"))
+    value = setting_of(settings)
     if value is None:
         return None
     if value is False:
