@@ -244,7 +244,8 @@ class ServedModel:
         of a strict JSON request is held back until it is checked."""
         batches = self.model.stream_batches(self.prepare(request))
         strict = StrictAnswer.of(self, request)
-        if strict is not None:  # the final answer is checked before it is sent
+        if strict is not None and not strict.enforced_upstream:
+            # The final answer is checked before it is sent.
             batches = strict.hold(batches)
         if self.limits_streams and not self.registered:
             # The wire keeps the time limit and its failures are already typed:

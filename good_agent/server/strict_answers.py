@@ -33,6 +33,7 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
 from good_agent.providers.schema_validation import compile_schema
+from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import (
     ReasoningDelta,
     TextDelta,
@@ -50,6 +51,11 @@ if TYPE_CHECKING:
 
 STRICT_RETRIES = 1
 """How many times an invalid strict answer is asked for again before the error."""
+
+UNCHECKED_FINISHES = frozenset({"length", "content_filter"})
+"""Finish reasons whose answer is passed on unchecked: a client is told its answer was
+cut off or filtered (the openai SDK raises ``LengthFinishReasonError`` or
+``ContentFilterFinishReasonError`` for them), not that it was invalid."""
 
 _PROBLEMS_SHOWN = 5
 
@@ -87,7 +93,11 @@ def answer_problems(text: str, schema: JSONDict) -> list[str]:
     except json.JSONDecodeError as exc:
         start = text[:40] + ("..." if len(text) > 40 else "")
         return [f"the answer is not JSON ({exc.msg} at position {exc.pos}): {start!r}"]
-    return compile_schema(schema)(value)
+    try:
+        check = compile_schema(schema)
+    except ValueError:  # a schema the validator cannot compile is not checked
+        return []
+    return check(value)
 
 
 class StrictAnswer:
@@ -119,6 +129,20 @@ class StrictAnswer:
         constrained = profile.supports_response_format or profile.constrained_decoding is not None
         return constrained and bool(getattr(codec, "supports_response_format", True))
 
+    @property
+    def enforced_upstream(self) -> bool:
+        """Whether the upstream enforces the schema itself: a native route (no fallback
+        to prompting learned) whose profile has strict schemas and a response format,
+        as OpenAI's own models. Its streams are passed on as they come."""
+        model = self.served.model
+        profile = model.profile
+        return (
+            model.strategy.mode is ToolCallingMode.NATIVE
+            and model.learned_mode is None
+            and profile.supports_strict
+            and profile.supports_response_format
+        )
+
     def retry_request(self, reply: ModelResponse, problems: list[str]) -> ChatRequest:
         """The request asking again: the client's, the invalid answer and what is wrong
         with it; constrained with the schema and without tools where the upstream can
@@ -143,13 +167,16 @@ class StrictAnswer:
         )
 
     async def settle(self, reply: ModelResponse) -> ModelResponse:
-        """``reply`` when it is no final answer or a valid one (its content the bare
-        JSON), else the reply to a retry that is; raises
+        """``reply`` when it is no final answer, a valid one (its content the bare
+        JSON) or one cut off or filtered (see `UNCHECKED_FINISHES`), else the reply to
+        a retry that is; raises
         [`ModelResponseError`][good_agent.ModelResponseError] when none is."""
         usage = reply.usage
         for attempt in range(STRICT_RETRIES + 1):
             if reply.tool_calls:
                 return _with_usage(_calls_only(reply), usage)
+            if reply.finish_reason in UNCHECKED_FINISHES:
+                return _with_usage(reply, usage)
             text = answer_json(reply.content)
             problems = answer_problems(text, self.schema)
             if not problems:

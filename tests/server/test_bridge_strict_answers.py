@@ -49,6 +49,7 @@ def strict_bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundServ
         fake_entry(fakes, name, "openai", "text", model, mode="validated", text_format=fmt)
         for name, (model, fmt, _) in UPSTREAMS.items()
     ]
+    models.append(fake_entry(fakes, "gpt", "openai", "openai", "gpt-4.1", mode="native"))
     config = parse_config({"server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"}, "models": models})
     server = BackgroundServer(create_app(config)).start()
     yield server
@@ -129,7 +130,8 @@ async def test_prose_then_json_streamed_gives_parsed_output(
             if event.type == "content.delta":
                 texts.append(event.delta)
         final = await stream.get_final_completion()
-    assert "".join(texts) == ANSWER  # the prose never reached the client
+    # Held until checked: one delta (after the role chunk's ""), the prose never sent.
+    assert [text for text in texts if text] == [ANSWER]
     assert final.choices[0].message.parsed == Weather(city="Paris", celsius=21)
     assert final.choices[0].finish_reason == "stop"
     check_retry(fake, model)
@@ -204,3 +206,73 @@ async def test_a_valid_answer_or_a_call_is_sent_once(
     assert not message.content  # None whole; the role chunk's "" streamed
     assert (message.model_extra or {}).get("reasoning_content") == "Checking."
     assert len(fake.requests) == 1
+
+
+async def test_an_answer_cut_off_is_passed_on_for_the_client_to_report(
+    strict_client: openai.AsyncOpenAI, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["text"][0]
+    script(fake, '{"city": "Par')
+    original = fake.whole
+
+    def cut_off(reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+        answer = original(reply, body)
+        answer["choices"][0]["finish_reason"] = "length"
+        return answer
+
+    fake.whole = cut_off  # type: ignore[method-assign]
+    try:
+        with pytest.raises(openai.LengthFinishReasonError):
+            await strict_client.chat.completions.parse(**call_kw("hermes"))
+    finally:
+        del fake.whole
+    assert len(fake.requests) == 1  # not asked again: the client is told it was cut off
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_responses_clients_get_the_same_guarantee(
+    rclient: openai.AsyncOpenAI, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["text"][0]
+    script(fake, PROSE, ANSWER)
+    kw: dict[str, Any] = {
+        "model": "local",
+        "input": "Weather in Paris?",
+        "tools": [openai.pydantic_function_tool(GetWeather)["function"] | {"type": "function"}],
+        "text_format": Weather,
+    }
+    if stream:
+        async with rclient.responses.stream(**kw) as events:
+            async for _ in events:
+                pass
+            response = await events.get_final_response()
+    else:
+        response = await rclient.responses.parse(**kw)
+    assert response.output_parsed == Weather(city="Paris", celsius=21)
+    assert len(fake.requests) == 2 and FEEDBACK in json.dumps(fake.requests[1]["messages"])
+    fake.reset()
+    script(fake, PROSE)
+    with pytest.raises(openai.APIStatusError) as failed:
+        if stream:
+            async with rclient.responses.stream(**kw) as events:
+                async for _ in events:
+                    pass
+        else:
+            await rclient.responses.parse(**kw)
+    assert failed.value.status_code == 502 and "upstream_invalid_reply" in str(failed.value.body)
+
+
+async def test_an_upstream_enforcing_strict_schemas_streams_as_it_comes(
+    strict_client: openai.AsyncOpenAI, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["openai"][0]
+    fake.reply = Reply(text=ANSWER)
+    texts: list[str] = []
+    async with strict_client.chat.completions.stream(**call_kw("gpt")) as stream:
+        async for event in stream:
+            if event.type == "content.delta":
+                texts.append(event.delta)
+        final = await stream.get_final_completion()
+    assert len(texts) > 1 and "".join(texts) == ANSWER  # not held back
+    assert final.choices[0].message.parsed == Weather(city="Paris", celsius=21)
+    assert fake.requests[-1]["response_format"]["json_schema"]["strict"] is True
