@@ -45,6 +45,10 @@ ANTHROPIC_MIN_BUDGET = 1024
 ANTHROPIC_ANSWER_TOKENS = 4096
 """The tokens left for the answer above the budget when ``max_tokens`` is not set."""
 
+THINKING_PART = "the thinking setting"
+"""What a [`ModelCapabilityError`][good_agent.ModelCapabilityError] refusing ``thinking``
+names as the part the model cannot take."""
+
 Thinking = Effort | int | Literal[False]
 """A checked ``thinking`` value (``True`` has become ``"medium"``)."""
 
@@ -83,7 +87,7 @@ def check_thinking(settings: JSONDict, supports: bool, model: str) -> None:
         return
     raise ModelCapabilityError(
         model,
-        "the thinking setting",
+        THINKING_PART,
         "its profile has no reasoning (supports_thinking); use a reasoning model, "
         "or set supports_thinking in its profile if it does reason",
     )
