@@ -210,11 +210,17 @@ class StrictAnswer:
                     kind = type(item)
                     if isinstance(item, ModelResponse):
                         settled = await self.settle(item)
-                        if not calling:
+                        if not calling and settled.tool_calls and not item.tool_calls:
+                            # A retry that calls a tool: the first answer's text is gone.
                             out += [d for d in held if type(d) is not TextDelta]
-                            if settled.tool_calls:  # a call with no delta of its own
-                                out += _call_deltas(settled)
-                            elif settled.content:
+                            out += _call_deltas(settled)
+                        elif not calling and settled.tool_calls:
+                            # Calls with no delta of their own: their text is reasoning.
+                            out += [_as_reasoning(d) for d in held]
+                            out += _call_deltas(settled)
+                        elif not calling:
+                            out += [d for d in held if type(d) is not TextDelta]
+                            if settled.content:
                                 out.append(TextDelta(settled.content))
                         held.clear()
                         out.append(settled)

@@ -276,3 +276,21 @@ async def test_an_upstream_enforcing_strict_schemas_streams_as_it_comes(
     assert len(texts) > 1 and "".join(texts) == ANSWER  # not held back
     assert final.choices[0].message.parsed == Weather(city="Paris", celsius=21)
     assert fake.requests[-1]["response_format"]["json_schema"]["strict"] is True
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_a_retry_that_calls_a_tool_is_a_tool_call(
+    strict_client: openai.AsyncOpenAI, fakes: dict[str, tuple[Fake, str]], stream: bool
+) -> None:
+    fake = fakes["text"][0]
+    script(fake, PROSE, '[GetWeather(city="Paris")]')
+    if stream:
+        async with strict_client.chat.completions.stream(**call_kw("pythonic")) as events:
+            final = await events.get_final_completion()
+    else:
+        final = await strict_client.chat.completions.parse(**call_kw("pythonic"))
+    choice = final.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    assert choice.message.tool_calls[0].function.parsed_arguments == GetWeather(city="Paris")
+    assert not choice.message.content and PROSE not in json.dumps(final.model_dump())
+    assert len(fake.requests) == 2
