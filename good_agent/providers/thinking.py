@@ -13,6 +13,7 @@ puts it on its wire:
   above it when given); ``False`` is ``{"type": "disabled"}``.
 - Gemini: ``thinking_config: {"thinking_budget" or "thinking_level",
   "include_thoughts": true}`` (``False``: a budget of 0).
+- Ollama: ``think: true`` (``False``: ``think: false``).
 
 An effort becomes a budget as LiteLLM counts it (`EFFORT_BUDGETS`), and a budget
 an effort by the same steps. A model whose profile has no reasoning

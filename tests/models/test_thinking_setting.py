@@ -533,3 +533,25 @@ async def test_gemini_thoughts_come_back(fake_upstream: Start, streamed: bool) -
     body = upstream.bodies[0]
     config = body.get("generationConfig") or body["generation_config"]
     assert config["thinking_config"] == {"thinking_budget": 1024, "include_thoughts": True}
+
+
+async def test_ollama_thinks_with_a_profile_that_reasons(fake_upstream: Start) -> None:
+    from dataclasses import replace
+
+    from good_agent.models import OllamaModel
+    from good_agent.providers.profiles import get_profile
+
+    reply = {
+        "model": "qwen3",
+        "message": {"role": "assistant", "content": "Hi.", "thinking": "Hm."},
+    }
+    upstream = fake_upstream([(200, {**reply, "done": True})] * 2)
+    profile = replace(get_profile("ollama:qwen3"), supports_thinking=True)
+    model = OllamaModel("qwen3", base_url=upstream.url, api_key="k", profile=profile)
+    try:
+        answer = await model.request(ask(thinking="high"))
+        await model.request(ask(thinking=False))
+    finally:
+        await model.aclose()
+    assert [body["think"] for body in upstream.bodies] == [True, False]
+    assert answer.reasoning == "Hm."

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from good_agent.providers import thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import call_arguments, history_tool_names, text_of
 from good_agent.providers.parts import media_in, tool_media_as_user, unsupported
@@ -76,6 +77,9 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
         body["format"] = "json"
     elif fmt.get("type") == "json_schema":
         body["format"] = (fmt.get("json_schema") or {}).get("schema", {})
+    asked = thinking.setting_of(request.settings)
+    if asked is not None:
+        body["think"] = asked is not False
     if "think" in request.settings:
         body["think"] = request.settings["think"]
     return body
