@@ -30,7 +30,7 @@ wire_keys = ("reasoning_effort", "reasoning", "thinking", "max_tokens", "generat
 for model in (
     OpenAIChatModel("o3", api_key="sk-example"),
     OpenAIResponsesModel("gpt-5", api_key="sk-example"),
-    AnthropicModel("claude-sonnet-4-5", api_key="sk-ant-example"),
+    AnthropicModel("claude-sonnet-4-6", api_key="sk-ant-example"),
     GeminiModel("gemini-2.5-flash", api_key="example"),
     GeminiModel("gemini-3-pro-preview", api_key="example"),
 ):
