@@ -27,6 +27,7 @@ from good_agent.providers.http_wire import Wire
 from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import ModelDelta
+from good_agent.providers.thinking import EFFORTS
 from good_agent.providers.tool_names import tool_function
 from good_agent.providers.transport import AnyTransport
 from good_agent.providers.types import ChatRequest
@@ -196,11 +197,28 @@ class ServedModel:
                 "tool_choice to it",
                 "response_format",
             )
+        request = self.effort_as_thinking(request)
         for tool in request.tools:
             if tool_function(tool).get("strict") is True:
                 settings = {"strict_tools": None, **request.settings}
                 return dataclasses.replace(request, settings=settings)
         return request
+
+    def effort_as_thinking(self, request: BridgeRequest) -> BridgeRequest:
+        """A Chat Completions client's ``reasoning_effort`` (``low``, ``medium``,
+        ``high``) as the ``thinking`` setting when the upstream speaks another API and
+        its model reasons (see `good_agent.providers.thinking`); otherwise ``request``."""
+        effort = request.settings.get("reasoning_effort")
+        profile = self.model.profile
+        if (
+            effort not in EFFORTS
+            or profile.codec == "openai_chat"
+            or not profile.supports_thinking
+            or "thinking" in request.settings
+        ):
+            return request
+        settings = {k: v for k, v in request.settings.items() if k != "reasoning_effort"}
+        return dataclasses.replace(request, settings={**settings, "thinking": effort})
 
     async def complete(self, request: BridgeRequest) -> ModelResponse:
         """Send ``request`` and return the whole reply (a strict JSON answer checked,

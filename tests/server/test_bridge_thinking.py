@@ -39,6 +39,8 @@ def thinking_bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundSe
             "claude-3-5-haiku-latest",
             settings={"thinking": "low"},
         ),
+        fake_entry(fakes, "claude-own", "anthropic", "anthropic", "claude-opus-4-1"),
+        fake_entry(fakes, "haiku", "anthropic", "anthropic", "claude-3-5-haiku-latest"),
     ]
     config = parse_config({"server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"}, "models": models})
     server = BackgroundServer(create_app(config)).start()
@@ -77,3 +79,27 @@ async def test_a_route_without_reasoning_is_a_400_naming_its_model(
             assert "thinking" in refused.value.message
             assert refused.value.code == "unsupported_setting"
     assert fakes["anthropic"][0].requests == []
+
+
+async def test_a_chat_clients_reasoning_effort_thinks_on_other_apis(
+    thinking_bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["anthropic"][0]
+    async with openai.AsyncOpenAI(
+        base_url=f"{thinking_bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        await client.chat.completions.create(
+            model="claude-own", messages=USER, reasoning_effort="low"
+        )
+        sent = fake.requests[-1]
+        assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+        assert "reasoning_effort" not in sent
+        # A model without reasoning is left as it was: the effort is not sent.
+        await client.chat.completions.create(model="haiku", messages=USER, reasoning_effort="low")
+        assert "thinking" not in fake.requests[-1]
+        # An effort the setting has no word for stays the client's own.
+        await client.chat.completions.create(
+            model="claude-own", messages=USER, reasoning_effort="minimal"
+        )
+        assert "thinking" not in fake.requests[-1]
+    assert not fake.problems, fake.problems
