@@ -33,6 +33,7 @@ from good_agent.types.errors import ModelCapabilityError
 logger = logging.getLogger("good_agent.providers")
 
 Effort = Literal["low", "medium", "high"]
+"""A reasoning effort by name."""
 
 EFFORTS: tuple[Effort, ...] = ("low", "medium", "high")
 """The efforts ``thinking`` takes by name."""
