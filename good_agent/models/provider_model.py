@@ -28,6 +28,7 @@ from good_agent.providers.strategies.native import CodecStrategy
 from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
+from good_agent.providers.thinking import check_thinking
 from good_agent.providers.transport import (
     AnyTransport,
     Transport,
@@ -156,10 +157,13 @@ class ProviderModel:
         """Encode ``chat`` with the strategy chosen for it (``mode`` forces one).
 
         The model's default settings are merged under the request's; a ``mode``
-        setting picks the mode of this request.
+        setting picks the mode of this request. A ``thinking`` setting on a model whose
+        profile has no reasoning raises
+        [`ModelCapabilityError`][good_agent.ModelCapabilityError].
         """
         settings = {**self.settings, **chat.settings}
         check_settings(settings, self._codec)
+        check_thinking(settings, self.profile.supports_thinking, self.model_name)
         settings = apply_profile(settings, self.profile, self._warned)
         asked = settings.pop("mode", None)
         if mode is None and asked is not None:

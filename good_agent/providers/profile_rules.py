@@ -37,7 +37,8 @@ class ModelProfile:
     request with [`ModelCapabilityError`][good_agent.ModelCapabilityError]); a model
     in a prompted mode (``validated``, ``parsed``) takes none, unless
     ``media_placeholder`` is set: then each part the model cannot take is sent as a
-    short text placeholder instead.
+    short text placeholder instead. ``supports_thinking`` says whether the model
+    reasons, so takes the ``thinking`` setting (see `good_agent.providers.thinking`).
 
     ``sampling_settings`` is false for reasoning models that refuse sampling settings
     (``temperature``, ``top_p``, penalties...: dropped with one warning), and
@@ -64,6 +65,7 @@ class ModelProfile:
     accepts_documents: bool = True
     accepts_audio: bool = False
     media_placeholder: bool = False
+    supports_thinking: bool = False
 
 
 IDENTITY_FIELDS = frozenset({"model", "provider", "codec", "rule"})

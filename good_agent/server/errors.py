@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
+from good_agent.providers.thinking import THINKING_PART
 from good_agent.server.redaction import redact
 from good_agent.types.errors import (
     ModelAuthenticationError,
@@ -213,9 +214,8 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
             502, f"{where} cannot be reached", "upstream_error", code="upstream_unreachable"
         )
     if isinstance(exc, ModelCapabilityError):
-        return BridgeError(
-            400, f"{where}: {redact(str(exc))}", "invalid_request_error", code="unsupported_media"
-        )
+        code = "unsupported_setting" if exc.part == THINKING_PART else "unsupported_media"
+        return BridgeError(400, f"{where}: {redact(str(exc))}", "invalid_request_error", code=code)
     if isinstance(exc, ModelBadRequestError):
         return BridgeError(
             400,

@@ -27,6 +27,7 @@ from good_agent.providers.http_wire import Wire
 from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import ModelDelta
+from good_agent.providers.thinking import EFFORTS
 from good_agent.providers.tool_names import tool_function
 from good_agent.providers.transport import AnyTransport
 from good_agent.providers.types import ChatRequest
@@ -35,6 +36,7 @@ from good_agent.server.closing import close_shielded
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request
 from good_agent.server.redaction import Secrets
+from good_agent.server.strict_answers import StrictAnswer
 from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
 from good_agent.types.messages import ModelResponse
 
@@ -195,21 +197,41 @@ class ServedModel:
                 "tool_choice to it",
                 "response_format",
             )
+        request = self.effort_as_thinking(request)
         for tool in request.tools:
             if tool_function(tool).get("strict") is True:
                 settings = {"strict_tools": None, **request.settings}
                 return dataclasses.replace(request, settings=settings)
         return request
 
+    def effort_as_thinking(self, request: BridgeRequest) -> BridgeRequest:
+        """A Chat Completions client's ``reasoning_effort`` (``low``, ``medium``,
+        ``high``) as the ``thinking`` setting when the upstream speaks another API and
+        its model reasons (see `good_agent.providers.thinking`); otherwise ``request``."""
+        effort = request.settings.get("reasoning_effort")
+        profile = self.model.profile
+        if (
+            effort not in EFFORTS
+            or profile.codec == "openai_chat"
+            or not profile.supports_thinking
+            or "thinking" in request.settings
+        ):
+            return request
+        settings = {k: v for k, v in request.settings.items() if k != "reasoning_effort"}
+        return dataclasses.replace(request, settings={**settings, "thinking": effort})
+
     async def complete(self, request: BridgeRequest) -> ModelResponse:
-        """Send ``request`` and return the whole reply. Its time is bounded by the
+        """Send ``request`` and return the whole reply (a strict JSON answer checked,
+        see `good_agent.server.strict_answers`). Its time is bounded by the
         caller, in the scope it runs in (``request_timeout``;
         [`timed_out`][good_agent.server.ServedModel.timed_out] is the error when it
         passes): the bridge's one scope per call, which a client leaving also
         cancels."""
         chat = self.prepare(request)
+        strict = StrictAnswer.of(self, request)
         try:
-            return await self.model.request(chat)
+            reply = await self.model.request(chat)
+            return reply if strict is None else await strict.settle(reply)
         except ModelError:
             raise
         except Exception as exc:
@@ -236,8 +258,13 @@ class ServedModel:
 
     def stream(self, request: BridgeRequest) -> AsyncGenerator[StreamBatch, None]:
         """Stream ``request``: deltas, then the final reply, in batches (the items of
-        one read of the upstream together), ``stream_timeout`` at most."""
+        one read of the upstream together), ``stream_timeout`` at most. The answer text
+        of a strict JSON request is held back until it is checked."""
         batches = self.model.stream_batches(self.prepare(request))
+        strict = StrictAnswer.of(self, request)
+        if strict is not None and not strict.enforced_upstream:
+            # The final answer is checked before it is sent.
+            batches = strict.hold(batches)
         if self.limits_streams and not self.registered:
             # The wire keeps the time limit and its failures are already typed:
             # nothing for :func:`within` to add but one more generator per batch.

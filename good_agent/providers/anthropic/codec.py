@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from good_agent.providers import thinking
 from good_agent.providers.anthropic.schema import to_anthropic_schema
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import (
@@ -65,12 +66,11 @@ _SETTINGS = {
     "stop": "stop_sequences",
     "stop_sequences": "stop_sequences",
     "metadata": "metadata",
-    "thinking": "thinking",
     "service_tier": "service_tier",
 }
 
 KNOWN_SETTINGS = frozenset(
-    (*_SETTINGS, "max_tokens", "max_completion_tokens", "max_output_tokens")
+    (*_SETTINGS, "max_tokens", "max_completion_tokens", "max_output_tokens", "thinking")
 )
 """Every setting this codec takes (see `good_agent.providers.settings`)."""
 
@@ -98,6 +98,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
         if key in request.settings:
             value = request.settings[key]
             body[wire] = [value] if wire == "stop_sequences" and isinstance(value, str) else value
+    thinking.anthropic(body, request.settings)
     return body
 
 

@@ -5,22 +5,40 @@
 ``input_json_delta`` pieces, and ``content_block_stop`` closes it. The input
 tokens arrive in ``message_start``, the stop reason and output tokens in
 ``message_delta``; ``message_stop`` is the final event, ``error`` raises.
+``thinking`` blocks (their text and ``signature_delta``) and ``redacted_thinking``
+blocks are rebuilt whole into the reply's ``replay``, as the codec keeps them from a
+whole reply, so the next request sends them back with their signatures.
 
 Reference: https://docs.anthropic.com/en/docs/build-with-claude/streaming
 """
 
 from __future__ import annotations
 
-from good_agent.providers.anthropic.codec import STOP_REASONS
+from dataclasses import replace
+
+from good_agent.providers.anthropic.codec import STOP_REASONS, THINKING_TYPES
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
+from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import JSONDict
+from good_agent.types.messages import ModelResponse
 
 
 class AnthropicDecoder(StreamDecoder):
     """Decodes Messages stream events (as JSON dicts)."""
 
     vendor = "anthropic"
+
+    def __init__(self, names: ToolNameMap | None = None) -> None:
+        super().__init__(names)
+        self._thinking: dict[object, JSONDict] = {}
+
+    def response(self) -> ModelResponse:
+        """The reply, with its thinking blocks to replay."""
+        reply = super().response()
+        if not self._thinking:
+            return reply
+        return replace(reply, replay=list(self._thinking.values()))
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one event."""
@@ -35,8 +53,10 @@ class AnthropicDecoder(StreamDecoder):
                 )
             elif block.get("type") == "text":
                 self.text(block.get("text"), out)
-            elif block.get("type") == "thinking":
-                self.reasoning(block.get("thinking"), out)
+            elif block.get("type") in THINKING_TYPES:
+                self._thinking[index] = {k: v for k, v in block.items() if v is not None}
+                if block.get("type") == "thinking":
+                    self.reasoning(block.get("thinking"), out)
         elif kind == "content_block_delta":
             delta: JSONDict = event.get("delta") or {}
             sort = delta.get("type")
@@ -46,6 +66,9 @@ class AnthropicDecoder(StreamDecoder):
                 self.call_args(index, delta.get("partial_json"), out)
             elif sort == "thinking_delta":
                 self.reasoning(delta.get("thinking"), out)
+                self._add(index, "thinking", delta.get("thinking"))
+            elif sort == "signature_delta":
+                self._add(index, "signature", delta.get("signature"))
         elif kind == "content_block_stop":
             self.end_call(index, out)
         elif kind == "message_start":
@@ -68,3 +91,8 @@ class AnthropicDecoder(StreamDecoder):
             message_text = error.get("message", error) if isinstance(error, dict) else error
             raise StreamFailedError(f"{self.vendor} failed mid-stream: {message_text}")
         return out
+
+    def _add(self, index: object, key: str, piece: object) -> None:
+        block = self._thinking.get(index)
+        if block is not None and isinstance(piece, str):
+            block[key] = str(block.get(key) or "") + piece

@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from good_agent.providers import thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.gemini.schema import to_gemini_schema
 from good_agent.providers.history import (
@@ -127,6 +128,9 @@ def encode_request(
         if config is not None:
             body["tool_config"] = {"function_calling_config": config}
     generation = _generation_config(request)
+    thinking_config = thinking.gemini(model, request.settings)
+    if thinking_config is not None:
+        generation["thinking_config"] = {**thinking_config, **generation.get("thinking_config", {})}
     if generation:
         body["generation_config"] = generation
     for key in _TOP_LEVEL:

@@ -10,7 +10,17 @@ PROVIDERS = {"gemini": ProviderInfo("gemini", "gemini", {**NATIVE, "accepts_audi
 ALIASES = {"google": "gemini", "google-gla": "gemini"}
 """Other spellings of the ``gemini`` prefix."""
 
+THINKING_MODELS = ("gemini-2.5*", "gemini-3*", "gemini-2.0-flash-thinking*")
+"""Gemini models that think (the ``thinking`` setting)."""
+
 RULES: list[ProfileRule] = [
+    *(ProfileRule(p, {"supports_thinking": True}, "gemini") for p in THINKING_MODELS),
+    *(
+        ProfileRule(
+            p, {"provider": "gemini", **NATIVE, "supports_thinking": True}, "openai", False
+        )
+        for p in THINKING_MODELS
+    ),
     # An unprefixed gemini* name is Google's, not an OpenAI-compatible server's.
     ProfileRule("gemini*", {"provider": "gemini", **NATIVE}, "openai", base_names=False),
 ]

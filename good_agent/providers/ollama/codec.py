@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from good_agent.providers import thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import call_arguments, history_tool_names, text_of
 from good_agent.providers.parts import media_in, tool_media_as_user, unsupported
@@ -86,6 +87,9 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     for key in _TOP_LEVEL:
         if key in request.settings:
             body[key] = request.settings[key]
+    asked = thinking.setting_of(request.settings)
+    if asked is not None:
+        body["think"] = asked is not False
     return body
 
 

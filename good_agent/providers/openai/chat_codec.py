@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from good_agent.providers import thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
@@ -112,6 +113,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.response_format is not None:
         body["response_format"] = request.response_format
+    body.update(thinking.openai_chat(request.settings))
     for key in (*SETTING_KEYS, *PASSTHROUGH_KEYS):
         if key in request.settings:
             body[key] = request.settings[key]

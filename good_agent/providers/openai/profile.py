@@ -31,14 +31,15 @@ OPENAI_FAMILIES = (
 )
 """OpenAI's own models: native tools with strict schemas."""
 
+OPENAI_REASONING = ("gpt-5*", "o1*", "o3*", "o4*", "codex-*")
+"""OpenAI's reasoning models: they take the ``thinking`` setting (``reasoning_effort``),
+no sampling settings, and ``max_tokens`` as ``max_completion_tokens``."""
+
+OPENAI_CHAT_ONLY = ("gpt-5-chat*",)
+"""``gpt-5`` names that are not reasoning models (they take sampling settings)."""
+
 OPENAI_WITHOUT_TOOLS = ("o1-mini*", "o1-preview*")
 """OpenAI models whose API takes no tools (nor ``response_format``): tools are prompted."""
-
-OPENAI_REASONING = ("gpt-5*", "o1*", "o3*", "o4*")
-"""OpenAI's reasoning models: no sampling settings, ``max_completion_tokens``."""
-
-OPENAI_NOT_REASONING = ("gpt-5-chat*",)
-"""Names the reasoning patterns match that take sampling settings."""
 
 OPENAI_AUDIO = ("gpt-4o-audio-preview*", "gpt-4o-mini-audio-preview*", "gpt-audio*")
 """OpenAI models that take audio input (Chat Completions ``input_audio`` parts)."""
@@ -50,12 +51,14 @@ RULES: list[ProfileRule] = [
         for pattern in OPENAI_WITHOUT_TOOLS
     ),
     *(
-        ProfileRule(pattern, dict(NATIVE_STRICT), provider=provider)
+        ProfileRule(pattern, {**NATIVE_STRICT, "supports_thinking": False}, provider=provider)
         for provider in PROVIDERS
-        for pattern in OPENAI_NOT_REASONING
+        for pattern in OPENAI_CHAT_ONLY
     ),
     *(
-        ProfileRule(pattern, {**NATIVE_STRICT, **REASONING}, provider=provider)
+        ProfileRule(
+            pattern, {**NATIVE_STRICT, **REASONING, "supports_thinking": True}, provider=provider
+        )
         for provider in PROVIDERS
         for pattern in OPENAI_REASONING
     ),

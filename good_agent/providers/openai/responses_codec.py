@@ -17,6 +17,7 @@ import json
 import uuid
 from typing import Any
 
+from good_agent.providers import thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
@@ -83,6 +84,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
         body["text"] = {"format": {"type": "json_schema", **(fmt.get("json_schema") or {})}}
     elif fmt is not None:
         body["text"] = {"format": fmt}
+    body.update(thinking.openai_responses(request.settings))
     for key, wire in _SETTINGS.items():
         if key in request.settings:
             body[wire] = request.settings[key]
