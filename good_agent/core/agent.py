@@ -40,6 +40,7 @@ from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.builtin_tools import BuiltinTool
 from good_agent.types.content import UserPrompt
 from good_agent.types.errors import GoodAgentError, ModelConfigError
 from good_agent.types.messages import (
@@ -84,6 +85,7 @@ _RUN_KEYS = frozenset(
         "usage",
         "model",
         "model_settings",
+        "builtin_tools",
         "instructions",
         "end_strategy",
     }
@@ -120,6 +122,11 @@ class Agent(Generic[DepsT, OutputT]):
         tool_errors: ``"report"`` sends an exception raised by a tool back to the
             model as an error result (and logs it); ``"raise"`` propagates it.
         model_settings: Sampling settings sent with every request.
+        builtin_tools: Tools the provider runs itself
+            ([`WebSearchTool`][good_agent.WebSearchTool],
+            [`CodeExecutionTool`][good_agent.CodeExecutionTool]...), sent with every
+            request in the provider's form; a model whose API has no form for one
+            raises [`ModelCapabilityError`][good_agent.ModelCapabilityError] before any request.
         base_url: Endpoint for a model given by name.
         api_key: Key for a model given by name.
         context: Free-form state, e.g. for conditional adapters.
@@ -221,6 +228,7 @@ class Agent(Generic[DepsT, OutputT]):
         context: dict[str, Any] | None = None,
         messages: Iterable[Message] = (),
         output_type: Any = None,
+        builtin_tools: Iterable[BuiltinTool] = (),
         output_mode: OutputMode = "auto",
         output_retries: int = 1,
         end_strategy: EndStrategy = "early",
@@ -256,6 +264,7 @@ class Agent(Generic[DepsT, OutputT]):
         self.tool_choice = tool_choice
         self.tool_errors = tool_errors
         self.model_settings = dict(model_settings or {})
+        self.builtin_tools: list[BuiltinTool] = list(builtin_tools)
         self.context: dict[str, Any] = dict(context or {})
         self._installed: list[AgentComponent] = []
         self.model_wrappers: list[
@@ -563,6 +572,7 @@ class Agent(Generic[DepsT, OutputT]):
                 [`HistoryError`][good_agent.HistoryError] naming the position.
                 ``model``: this run's model (an object or a name).
                 ``model_settings``: merged over the agent's for this run.
+                ``builtin_tools``: built-in tools added to the agent's for this run.
                 ``instructions``: added after the agent's, for this run only.
                 ``output_mode``: how the typed output is asked for (the agent's by
                 default). ``usage_limits``: limits of this run (the agent's by
@@ -876,10 +886,14 @@ class Agent(Generic[DepsT, OutputT]):
         settings = kwargs.get("model_settings")
         extra = kwargs.get("instructions")
         instructions = self._instructions.plus(extra) if extra is not None else self._instructions
+        merged = {**self.model_settings, **settings} if settings else self.model_settings
+        builtin = [*self.builtin_tools, *(kwargs.get("builtin_tools") or ())]
+        if builtin:
+            merged = {**merged, "builtin_tools": builtin}
         setup = RunSetup(
             agent=self,
             model=model,
-            settings={**self.model_settings, **settings} if settings else self.model_settings,
+            settings=merged,
             events=self.events,
             logger=self.logger,
             instructions=instructions if instructions else None,

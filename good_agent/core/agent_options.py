@@ -19,6 +19,7 @@ from good_agent.models.base import LanguageModel
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
+from good_agent.types.builtin_tools import BuiltinTool
 from good_agent.types.messages import Message
 from good_agent.types.usage import RunUsage, UsageLimits
 
@@ -39,6 +40,7 @@ class AgentOptions(TypedDict, total=False):
     tool_timeout: float | None
     max_concurrency: int | None
     model_settings: dict[str, Any] | None
+    builtin_tools: Iterable[BuiltinTool]
     base_url: str | None
     api_key: str | None
     context: dict[str, Any] | None
@@ -64,5 +66,6 @@ class RunOptionsDict(TypedDict, total=False):
     message_history: Iterable[Message] | None
     model: str | LanguageModel | None
     model_settings: Mapping[str, Any] | None
+    builtin_tools: Iterable[BuiltinTool]
     instructions: str | InstructionsFunction | Iterable[Instruction] | None
     end_strategy: EndStrategy | None

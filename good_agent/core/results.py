@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from good_agent.core.approvals import Approved
+from good_agent.types.builtin_tools import Citation
 from good_agent.types.errors import RunDeferredError
 from good_agent.types.messages import AssistantMessage, Message
 from good_agent.types.usage import RunUsage
@@ -57,6 +58,16 @@ class RunResult(Generic[OutputT]):
     history: list[Message] | None = field(default=None, repr=False, compare=False)
     """The conversation's whole history when the run ended (see
     [`all_messages`][good_agent.RunResult.all_messages])."""
+
+    @property
+    def citations(self) -> list[Citation]:
+        """The sources the provider cited in this run's assistant turns (web search,
+        web fetch...), first cited first, each once."""
+        out: list[Citation] = []
+        for message in self.new_messages:
+            if isinstance(message, AssistantMessage):
+                out.extend(c for c in message.citations if c not in out)
+        return out
 
     def all_messages(self) -> list[Message]:
         """The conversation's history as this run left it: the messages it started

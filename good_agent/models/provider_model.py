@@ -20,6 +20,7 @@ from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelStreamItem
 from good_agent.models.guard import check_allow_model_requests
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
+from good_agent.providers.builtin_tools import check_builtin_tools
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.settings import apply_profile, check_settings, codec_of
@@ -164,6 +165,7 @@ class ProviderModel:
         settings = {**self.settings, **chat.settings}
         check_settings(settings, self._codec)
         check_thinking(settings, self.profile.supports_thinking, self.model_name)
+        check_builtin_tools(settings, self.profile.codec, self.model_name)
         settings = apply_profile(settings, self.profile, self._warned)
         asked = settings.pop("mode", None)
         if mode is None and asked is not None:

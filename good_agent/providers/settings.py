@@ -6,9 +6,10 @@ route's ``settings``) are checked against the codec of the model's profile:
 - a key the codec knows (its module's ``KNOWN_SETTINGS``, listed per provider in
   `PROVIDER_SETTINGS`) is sent the way that API takes it;
 - a key the framework itself reads (`FRAMEWORK_SETTINGS`: ``mode``,
-  ``parallel_tool_calls``, ``response_format``, ``strict_tools``, ``extra_body``) is
-  consumed before the body is built (``extra_body``'s fields are merged into the body
-  as they are: the escape for anything no list has);
+  ``parallel_tool_calls``, ``response_format``, ``strict_tools``, ``extra_body``,
+  ``builtin_tools``) is consumed before the body is built (``extra_body``'s fields are
+  merged into the body as they are: the escape for anything no list has; built-in tools
+  are written by each codec in its API's form, see `good_agent.providers.builtin_tools`);
 - a key another provider knows (``top_k`` to OpenAI, ``seed`` to Anthropic) is not sent;
 - a key no provider knows (``temprature``) is a ``ValueError`` naming it and the close
   matches.
@@ -40,7 +41,14 @@ __all__ = [
 ]
 
 FRAMEWORK_SETTINGS = frozenset(
-    {"mode", "parallel_tool_calls", "response_format", "strict_tools", "extra_body"}
+    {
+        "mode",
+        "parallel_tool_calls",
+        "response_format",
+        "strict_tools",
+        "extra_body",
+        "builtin_tools",
+    }
 )
 """Settings read by good-agent itself, for every provider."""
 

@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field
 
+from good_agent.types.builtin_tools import BuiltinToolCall, BuiltinToolResult, Citation
 from good_agent.types.content import (
     AudioUrl,
     BinaryContent,
@@ -194,6 +195,13 @@ class AssistantMessage(BaseModel):
     """The turn was cut short while it streamed (the run was left early, cancelled or
     failed mid-reply): ``content`` is the text that had arrived, tool calls not yet
     complete are dropped. It keeps the history one user turn, one assistant turn."""
+    builtin_calls: list[BuiltinToolCall] = Field(default_factory=list)
+    """Built-in tools the provider ran in this turn (web search, code execution...);
+    the agent does not run them. Sent back to the same provider through ``replay``."""
+    builtin_results: list[BuiltinToolResult] = Field(default_factory=list)
+    """What those built-in tools returned."""
+    citations: list[Citation] = Field(default_factory=list)
+    """The sources the provider cites for this turn's text."""
 
     def to_openai(self) -> dict[str, Any]:
         """Return the OpenAI chat message dict (``replay_items`` when there are any)."""
@@ -224,6 +232,12 @@ class ModelResponse:
     replay: list[dict[str, Any]] = field(default_factory=list)
     """Provider items the next request must carry back (thinking blocks, reasoning items)."""
     model: str | None = None
+    builtin_calls: list[BuiltinToolCall] = field(default_factory=list)
+    """Built-in tools the provider ran (never run by the agent)."""
+    builtin_results: list[BuiltinToolResult] = field(default_factory=list)
+    """What the built-in tools returned."""
+    citations: list[Citation] = field(default_factory=list)
+    """The sources the provider cites."""
 
     def with_tool_calls(self, tool_calls: list[ToolCall]) -> ModelResponse:
         """This reply with other ``tool_calls`` (the rest is shared, not copied)."""
@@ -235,6 +249,9 @@ class ModelResponse:
             self.reasoning,
             self.replay,
             self.model,
+            self.builtin_calls,
+            self.builtin_results,
+            self.citations,
         )
 
     def to_message(self) -> AssistantMessage:
@@ -246,6 +263,9 @@ class ModelResponse:
             finish_reason=self.finish_reason,
             usage=self.usage,
             replay=[dict(item) for item in self.replay],
+            builtin_calls=list(self.builtin_calls),
+            builtin_results=list(self.builtin_results),
+            citations=list(self.citations),
         )
 
 

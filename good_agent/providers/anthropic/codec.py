@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from good_agent.providers import thinking
+from good_agent.providers import builtin_tools, thinking
 from good_agent.providers.anthropic.schema import to_anthropic_schema
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import (
@@ -94,6 +94,9 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
         choice = _tool_choice(request, names)
         if choice is not None:
             body["tool_choice"] = choice
+    server_tools = builtin_tools.anthropic_tools(builtin_tools.requested(request.settings))
+    if server_tools:
+        body["tools"] = [*body.get("tools", []), *server_tools]
     for key, wire in _SETTINGS.items():
         if key in request.settings:
             value = request.settings[key]
@@ -195,11 +198,10 @@ def _user_block(part: JSONDict) -> JSONDict:
 def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
     # Thinking blocks go back first, signatures intact: with extended thinking and
     # tools, the turn carrying tool_use must start with the thinking that led to it.
-    blocks: list[JSONDict] = [
-        dict(item)
-        for item in message.get(REPLAY_KEY) or []
-        if isinstance(item, dict) and item.get("type") in THINKING_TYPES
-    ]
+    # Server tool blocks (server_tool_use and its result) follow, as the API sent them.
+    replay = [item for item in message.get(REPLAY_KEY) or [] if isinstance(item, dict)]
+    blocks: list[JSONDict] = [dict(i) for i in replay if i.get("type") in THINKING_TYPES]
+    blocks += [dict(i) for i in replay if i.get("type") in builtin_tools.ANTHROPIC_SERVER_TYPES]
     text = text_of(message.get("content"))
     if text:
         blocks.append({"type": "text", "text": text})
@@ -233,8 +235,11 @@ def _tool_result(message: JSONDict) -> JSONDict:
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize a Messages API response body.
 
-    ``thinking`` and ``redacted_thinking`` blocks are kept whole in
-    ``ModelResponse.replay`` so the next request can send them back. A reply whose
+    ``thinking`` and ``redacted_thinking`` blocks, and the blocks of server tools
+    (``server_tool_use``, ``web_search_tool_result``...), are kept whole in
+    ``ModelResponse.replay`` so the next request can send them back; the server tools'
+    calls, results and the text's citations fill the reply's ``builtin_calls``,
+    ``builtin_results`` and ``citations``. A reply whose
     ``content`` is not a list of blocks raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
     """
@@ -243,8 +248,11 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     thinking: list[str] = []
     replay: list[JSONDict] = []
     calls: list[ToolCall] = []
+    server = builtin_tools.Parts()
     for block in items_of(field_list(raw, "content", PROVIDER), "content", PROVIDER):
         kind = block.get("type")
+        if builtin_tools.anthropic_block(block, server):
+            replay.append({k: v for k, v in block.items() if v is not None})
         if kind == "text":
             texts.append(str(block.get("text") or ""))
         elif kind in THINKING_TYPES:
@@ -273,4 +281,5 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         reasoning="".join(thinking) if thinking else None,
         model=raw.get("model"),
         replay=replay,
+        **server.as_fields(),
     )

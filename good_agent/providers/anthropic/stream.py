@@ -7,15 +7,20 @@ tokens arrive in ``message_start``, the stop reason and output tokens in
 ``message_delta``; ``message_stop`` is the final event, ``error`` raises.
 ``thinking`` blocks (their text and ``signature_delta``) and ``redacted_thinking``
 blocks are rebuilt whole into the reply's ``replay``, as the codec keeps them from a
-whole reply, so the next request sends them back with their signatures.
+whole reply, so the next request sends them back with their signatures. Server tool
+blocks (``server_tool_use``, its input in ``input_json_delta`` pieces, and the whole
+``*_tool_result`` blocks) are rebuilt the same way, and ``citations_delta`` pieces give
+the reply's citations.
 
 Reference: https://docs.anthropic.com/en/docs/build-with-claude/streaming
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
+from good_agent.providers import builtin_tools
 from good_agent.providers.anthropic.codec import STOP_REASONS, THINKING_TYPES
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
@@ -32,13 +37,24 @@ class AnthropicDecoder(StreamDecoder):
     def __init__(self, names: ToolNameMap | None = None) -> None:
         super().__init__(names)
         self._thinking: dict[object, JSONDict] = {}
+        self._server_input: dict[object, list[str]] = {}
+        self._citations: list[JSONDict] = []
 
     def response(self) -> ModelResponse:
-        """The reply, with its thinking blocks to replay."""
+        """The reply, with its thinking and server tool blocks to replay."""
         reply = super().response()
-        if not self._thinking:
+        if not self._thinking and not self._citations:
             return reply
-        return replace(reply, replay=list(self._thinking.values()))
+        server = builtin_tools.Parts()
+        blocks = []
+        for index, block in self._thinking.items():
+            if index in self._server_input:
+                text = "".join(self._server_input[index])
+                block = {**block, "input": json.loads(text) if text else {}}
+            builtin_tools.anthropic_block(block, server)
+            blocks.append(block)
+        builtin_tools.anthropic_citations(self._citations, server)
+        return replace(reply, replay=blocks, **server.as_fields())
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one event."""
@@ -53,6 +69,10 @@ class AnthropicDecoder(StreamDecoder):
                 )
             elif block.get("type") == "text":
                 self.text(block.get("text"), out)
+            elif block.get("type") in builtin_tools.ANTHROPIC_SERVER_TYPES:
+                self._thinking[index] = {k: v for k, v in block.items() if v is not None}
+                if block.get("type") == "server_tool_use":
+                    self._server_input[index] = []
             elif block.get("type") in THINKING_TYPES:
                 self._thinking[index] = {k: v for k, v in block.items() if v is not None}
                 if block.get("type") == "thinking":
@@ -62,8 +82,14 @@ class AnthropicDecoder(StreamDecoder):
             sort = delta.get("type")
             if sort == "text_delta":
                 self.text(delta.get("text"), out)
+            elif sort == "input_json_delta" and index in self._server_input:
+                piece = delta.get("partial_json")
+                if isinstance(piece, str):
+                    self._server_input[index].append(piece)
             elif sort == "input_json_delta":
                 self.call_args(index, delta.get("partial_json"), out)
+            elif sort == "citations_delta" and isinstance(delta.get("citation"), dict):
+                self._citations.append(delta["citation"])
             elif sort == "thinking_delta":
                 self.reasoning(delta.get("thinking"), out)
                 self._add(index, "thinking", delta.get("thinking"))

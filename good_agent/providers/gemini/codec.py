@@ -22,7 +22,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from good_agent.providers import thinking
+from good_agent.providers import builtin_tools, thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.gemini.schema import to_gemini_schema
 from good_agent.providers.history import (
@@ -43,7 +43,7 @@ from good_agent.providers.tool_names import (
     tool_parameters,
 )
 from good_agent.providers.types import ChatRequest, JSONDict
-from good_agent.types.messages import ModelResponse, ToolCall
+from good_agent.types.messages import REPLAY_KEY, ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 GENERATED_ID_PREFIX = "gemini_call_"
@@ -127,6 +127,9 @@ def encode_request(
         config = _function_calling_config(request, names)
         if config is not None:
             body["tool_config"] = {"function_calling_config": config}
+    hosted = builtin_tools.gemini_tools(builtin_tools.requested(request.settings))
+    if hosted:
+        body["tools"] = [*body.get("tools", []), *hosted]
     generation = _generation_config(request)
     thinking_config = thinking.gemini(model, request.settings)
     if thinking_config is not None:
@@ -236,7 +239,12 @@ def _user_parts(content: Any) -> list[JSONDict]:
 def _model_parts(
     message: JSONDict, names: ToolNameMap, signatures: Mapping[str, str]
 ) -> list[JSONDict]:
-    parts: list[JSONDict] = []
+    # Code execution parts (executable_code, code_execution_result) go back first.
+    parts: list[JSONDict] = [
+        dict(item)
+        for item in message.get(REPLAY_KEY) or []
+        if isinstance(item, dict) and any(k in item for k in builtin_tools.GEMINI_PART_KEYS)
+    ]
     text = text_of(message.get("content"))
     if text:
         parts.append({"text": text})
@@ -299,7 +307,12 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
 def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
 ) -> tuple[ModelResponse, dict[str, str]]:
-    """Like :func:`decode_response`, also returning call id -> thought signature."""
+    """Like :func:`decode_response`, also returning call id -> thought signature.
+
+    Code execution parts and the candidate's grounding and URL context metadata fill
+    the reply's ``builtin_calls``, ``builtin_results`` and ``citations``; the code
+    execution parts are kept in ``replay`` to go back with the turn.
+    """
     raw = reply_object(raw, "gemini")
     candidates = field_of(raw, "candidates") or []
     if not isinstance(candidates, list) or not all(isinstance(c, dict) for c in candidates):
@@ -312,9 +325,14 @@ def decode_with_signatures(
     thoughts: list[str] = []
     calls: list[ToolCall] = []
     signatures: dict[str, str] = {}
+    hosted = builtin_tools.Parts()
+    replay: list[JSONDict] = []
     for part in field_of(field_of(candidate, "content"), "parts") or []:
         call = field_of(part, "function_call")
-        if isinstance(call, dict):
+        kept = builtin_tools.gemini_part(part, hosted) if isinstance(part, dict) else None
+        if kept is not None:
+            replay.append(kept)
+        elif isinstance(call, dict):
             call_id = str(call.get("id") or new_call_id())
             name = str(call.get("name") or "")
             args = call.get("args")
@@ -344,5 +362,10 @@ def decode_with_signatures(
         ),
         reasoning="".join(thoughts) if thoughts else None,
         model=field_of(raw, "model_version"),
+        replay=replay,
     )
+    builtin_tools.gemini_grounding(candidate, hosted)
+    response.builtin_calls = hosted.calls
+    response.builtin_results = hosted.results
+    response.citations = hosted.citations
     return response, signatures

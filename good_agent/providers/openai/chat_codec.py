@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from good_agent.providers import thinking
+from good_agent.providers import builtin_tools, thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
@@ -114,6 +114,9 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     if request.response_format is not None:
         body["response_format"] = request.response_format
     body.update(thinking.openai_chat(request.settings))
+    search = builtin_tools.chat_web_search_options(builtin_tools.requested(request.settings))
+    if search is not None:
+        body["web_search_options"] = search
     for key in (*SETTING_KEYS, *PASSTHROUGH_KEYS):
         if key in request.settings:
             body[key] = request.settings[key]
@@ -153,6 +156,7 @@ def _wire_part(part: Any) -> Any:
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize a Chat Completions response body (first choice).
 
+    A search model's ``url_citation`` annotations become the reply's ``citations``.
     A reply without choices, or with fields of the wrong shape, raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
     """
@@ -185,6 +189,8 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         kind = type(content).__name__
         raise ReplyShapeError(PROVIDER, f"'message.content' is a {kind}, not text", raw)
     reasoning = message.get("reasoning_content") or message.get("reasoning")
+    cited = builtin_tools.Parts()
+    builtin_tools.chat_annotations(message.get("annotations"), cited)
     return ModelResponse(
         content=content,
         tool_calls=calls,
@@ -192,6 +198,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         usage=_usage(raw.get("usage")),
         reasoning=reasoning if isinstance(reasoning, str) else None,
         model=raw.get("model"),
+        citations=cited.citations,
     )
 
 

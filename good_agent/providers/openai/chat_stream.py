@@ -19,6 +19,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from good_agent.providers import builtin_tools
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.streaming.decoder import DONE_EVENT, StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
@@ -36,6 +37,14 @@ class OpenAIChatDecoder(StreamDecoder):
         super().__init__(names)
         self._slots: dict[Any, tuple[int, str]] = {}
         self._choices = 0
+        self._cited = builtin_tools.Parts()
+
+    def response(self) -> ModelResponse:
+        """The reply, with a search model's citations."""
+        reply = super().response()
+        if self._cited.citations:
+            reply.citations = list(self._cited.citations)
+        return reply
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
         """Decode one chunk."""
@@ -63,6 +72,7 @@ class OpenAIChatDecoder(StreamDecoder):
             content = delta.get("content")
             if content:
                 self.text(content, out)
+            builtin_tools.chat_annotations(delta.get("annotations"), self._cited)
             calls = delta.get("tool_calls")
             if calls:
                 for item in calls:

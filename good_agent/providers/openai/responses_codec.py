@@ -17,7 +17,7 @@ import json
 import uuid
 from typing import Any
 
-from good_agent.providers import thinking
+from good_agent.providers import builtin_tools, thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
 from good_agent.providers.openai.tools import function_definition, strict_setting
@@ -79,6 +79,9 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             body["tool_choice"] = choice.kind
         if request.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = request.parallel_tool_calls
+    hosted = builtin_tools.responses_tools(builtin_tools.requested(request.settings))
+    if hosted:
+        body["tools"] = [*body.get("tools", []), *hosted]
     fmt = request.response_format
     if fmt is not None and fmt.get("type") == "json_schema":
         body["text"] = {"format": {"type": "json_schema", **(fmt.get("json_schema") or {})}}
@@ -107,6 +110,10 @@ def encode_input(messages: list[JSONDict], names: ToolNameMap) -> list[JSONDict]
             replay = [i for i in message.get(REPLAY_KEY) or [] if isinstance(i, dict)]
             reasoning = [dict(i) for i in replay if i.get("type") == "reasoning"]
             items.extend(reasoning)
+            # Built-in tool items (web_search_call...) go back as the API sent them.
+            items.extend(
+                dict(i) for i in replay if i.get("type") in builtin_tools.RESPONSES_ITEM_TYPES
+            )
             if reasoning:
                 item_ids = {
                     str(i["call_id"]): str(i["id"])
@@ -172,7 +179,10 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     """Normalize a Responses API response object.
 
     ``reasoning`` items are kept whole in ``ModelResponse.replay`` for the next
-    request, with the item ids of the function calls (to pair them again). A reply
+    request, with the item ids of the function calls (to pair them again), and so are
+    the items of built-in tools (``web_search_call``, ``code_interpreter_call``,
+    ``file_search_call``), which also fill ``builtin_calls`` and ``builtin_results``;
+    ``url_citation`` annotations become ``citations``. A reply
     whose ``output`` is not a list of items raises
     :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
     """
@@ -181,8 +191,11 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     reasoning: list[str] = []
     replay: list[JSONDict] = []
     calls: list[ToolCall] = []
+    hosted = builtin_tools.Parts()
     for item in items_of(field_list(raw, "output", PROVIDER), "output", PROVIDER):
         kind = item.get("type")
+        if builtin_tools.responses_item(item, hosted):
+            replay.append({k: v for k, v in item.items() if v is not None})
         if kind == "message":
             for part in item.get("content") or []:
                 if part.get("type") == "output_text":
@@ -214,6 +227,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         reasoning="\n".join(reasoning) if reasoning else None,
         model=raw.get("model"),
         replay=replay,
+        **hosted.as_fields(),
     )
 
 

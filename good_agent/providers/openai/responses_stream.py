@@ -3,7 +3,9 @@
 ``response.output_item.added`` opens a ``function_call`` item, its
 ``response.function_call_arguments.delta`` events carry the argument text, and
 ``.done`` closes it. ``response.completed`` (or ``response.incomplete``) is the
-final event and carries the usage; ``response.failed`` and ``error`` raise.
+final event and carries the usage; ``response.failed`` and ``error`` raise. The items
+to replay, the built-in tools' calls and results and the citations are read from the
+final response object, as the codec reads them from a whole reply.
 
 Reference: https://platform.openai.com/docs/api-reference/responses-streaming
 """
@@ -89,5 +91,11 @@ class OpenAIResponsesDecoder(StreamDecoder):
         reply = super().response()
         if not self._final.get("output"):
             return reply
-        replay = openai_responses.decode_response(self._final, self.names).replay
-        return replace(reply, replay=replay)
+        whole = openai_responses.decode_response(self._final, self.names)
+        return replace(
+            reply,
+            replay=whole.replay,
+            builtin_calls=whole.builtin_calls,
+            builtin_results=whole.builtin_results,
+            citations=whole.citations,
+        )
