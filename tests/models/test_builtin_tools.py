@@ -1,0 +1,624 @@
+"""Built-in (server-side) tools over loopback: each one's request form per API (checked
+against the official SDKs' own types), the refusal before any request where an API has no
+form for one, the provider's calls, results and citations read from whole and streamed
+replies, and those parts sent back to the same provider with the next request."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from anthropic import types as anthropic_types
+from google.genai import types as genai_types
+from openai.types import responses as responses_types
+from openai.types.chat import completion_create_params
+from pydantic import TypeAdapter
+
+from good_agent import (
+    Agent,
+    BuiltinToolCall,
+    Citation,
+    CodeExecutionTool,
+    FileSearchTool,
+    ModelCapabilityError,
+    UrlContextTool,
+    WebFetchTool,
+    WebSearchTool,
+)
+from good_agent.models import (
+    AnthropicModel,
+    GeminiModel,
+    ModelRequest,
+    OllamaModel,
+    OpenAIChatModel,
+    OpenAIResponsesModel,
+)
+from good_agent.models.provider_model import ProviderModel
+from good_agent.types.messages import ModelResponse, UserMessage
+
+pytestmark = pytest.mark.anyio
+
+Start = Callable[[list[Any]], Any]
+
+
+def model_of(kind: str, name: str, url: str) -> ProviderModel:
+    if kind == "chat":
+        return OpenAIChatModel(name, base_url=f"{url}/v1", api_key="k")
+    if kind == "responses":
+        return OpenAIResponsesModel(name, base_url=f"{url}/v1", api_key="k")
+    if kind == "anthropic":
+        return AnthropicModel(name, base_url=url, api_key="k")
+    if kind == "ollama":
+        return OllamaModel(name, base_url=url, api_key="k")
+    return GeminiModel(name, base_url=url, api_key="k")
+
+
+def ask(*tools: Any, prompt: str = "What is new in Paris?") -> ModelRequest:
+    return ModelRequest(messages=[UserMessage(content=prompt)], settings={"builtin_tools": tools})
+
+
+def sse(events: list[dict[str, Any]], named: bool = True) -> tuple[int, bytes, dict[str, str]]:
+    text = "".join(
+        (f"event: {e['type']}\n" if named and "type" in e else "") + f"data: {json.dumps(e)}\n\n"
+        for e in events
+    )
+    return 200, text.encode(), {"content-type": "text/event-stream"}
+
+
+# Replies, checked against the SDKs' own response types.
+
+ANTHROPIC_REPLY = anthropic_types.Message.model_validate(
+    {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "Paris news"},
+            },
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": [
+                    {
+                        "type": "web_search_result",
+                        "url": "https://example.org/paris",
+                        "title": "Paris today",
+                        "encrypted_content": "enc-1",
+                        "page_age": "1 day",
+                    }
+                ],
+            },
+            {
+                "type": "text",
+                "text": "A new bridge opened.",
+                "citations": [
+                    {
+                        "type": "web_search_result_location",
+                        "url": "https://example.org/paris",
+                        "title": "Paris today",
+                        "cited_text": "The bridge opened on Monday.",
+                        "encrypted_index": "ei-1",
+                    }
+                ],
+            },
+        ],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 30, "output_tokens": 12},
+    }
+).model_dump(mode="json", exclude_none=True)
+
+RESPONSES_REPLY = responses_types.Response.model_validate(
+    {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-4.1",
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "output": [
+            {
+                "type": "web_search_call",
+                "id": "ws_1",
+                "status": "completed",
+                "action": {"type": "search", "query": "Paris news"},
+            },
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": "A new bridge opened.",
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "url": "https://example.org/paris",
+                                "title": "Paris today",
+                                "start_index": 0,
+                                "end_index": 20,
+                            }
+                        ],
+                    }
+                ],
+            },
+        ],
+        "usage": {
+            "input_tokens": 30,
+            "output_tokens": 12,
+            "total_tokens": 42,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+).model_dump(mode="json", exclude_none=True)
+
+GEMINI_REPLY = genai_types.GenerateContentResponse.model_validate(
+    {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"executable_code": {"language": "PYTHON", "code": "print(6 * 7)"}},
+                        {"code_execution_result": {"outcome": "OUTCOME_OK", "output": "42\n"}},
+                        {"text": "A new bridge opened; 6 * 7 = 42."},
+                    ],
+                },
+                "finish_reason": "STOP",
+                "grounding_metadata": {
+                    "web_search_queries": ["Paris news"],
+                    "grounding_chunks": [
+                        {"web": {"uri": "https://example.org/paris", "title": "Paris today"}}
+                    ],
+                    "grounding_supports": [
+                        {
+                            "segment": {
+                                "start_index": 0,
+                                "end_index": 20,
+                                "text": "A new bridge opened",
+                            },
+                            "grounding_chunk_indices": [0],
+                        }
+                    ],
+                },
+            }
+        ],
+        "usage_metadata": {"prompt_token_count": 30, "candidates_token_count": 12},
+        "model_version": "gemini-2.5-flash",
+    }
+).model_dump(mode="json", exclude_none=True, by_alias=True)
+
+PARIS = Citation(url="https://example.org/paris", title="Paris today")
+
+
+# Request forms
+
+
+def _typed(param: Any, value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` validated as the SDK's request type ``param`` (a TypedDict)."""
+    checked: dict[str, Any] = TypeAdapter(param).validate_python(value)
+    return checked
+
+
+async def test_responses_request_forms(fake_upstream: Start) -> None:
+    upstream = fake_upstream([(200, RESPONSES_REPLY)])
+    model = model_of("responses", "gpt-4.1", upstream.url)
+    tools = (
+        WebSearchTool(
+            search_context_size="high",
+            user_location={"country": "FR", "city": "Paris"},
+            allowed_domains=["example.org"],
+        ),
+        CodeExecutionTool(),
+        FileSearchTool(file_store_ids=["vs_1"], max_num_results=4),
+    )
+    try:
+        await model.request(ask(*tools))
+    finally:
+        await model.aclose()
+    expected = [
+        _typed(
+            responses_types.WebSearchToolParam,
+            {
+                "type": "web_search",
+                "search_context_size": "high",
+                "user_location": {"type": "approximate", "country": "FR", "city": "Paris"},
+                "filters": {"allowed_domains": ["example.org"]},
+            },
+        ),
+        _typed(
+            responses_types.tool_param.CodeInterpreter,
+            {"type": "code_interpreter", "container": {"type": "auto"}},
+        ),
+        _typed(
+            responses_types.FileSearchToolParam,
+            {"type": "file_search", "vector_store_ids": ["vs_1"], "max_num_results": 4},
+        ),
+    ]
+    assert upstream.bodies[0]["tools"] == expected
+
+
+async def test_anthropic_request_forms(fake_upstream: Start) -> None:
+    upstream = fake_upstream([(200, ANTHROPIC_REPLY)])
+    model = model_of("anthropic", "claude-sonnet-4-5", upstream.url)
+    weather = {
+        "type": "function",
+        "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}},
+    }
+    request = ask(
+        WebSearchTool(max_uses=3, blocked_domains=["spam.example"]),
+        CodeExecutionTool(),
+        WebFetchTool(max_uses=2, enable_citations=True, max_content_tokens=5000),
+    )
+    request = ModelRequest(messages=request.messages, tools=[weather], settings=request.settings)
+    try:
+        await model.request(request)
+    finally:
+        await model.aclose()
+    tools = upstream.bodies[0]["tools"]
+    assert tools[0]["name"] == "weather"  # the function tool first, then the server tools
+    assert tools[1:] == [
+        _typed(
+            anthropic_types.WebSearchTool20250305Param,
+            {
+                "type": "web_search_20250305",
+                "name": "web_search",
+                "max_uses": 3,
+                "blocked_domains": ["spam.example"],
+            },
+        ),
+        _typed(
+            anthropic_types.CodeExecutionTool20250825Param,
+            {"type": "code_execution_20250825", "name": "code_execution"},
+        ),
+        _typed(
+            anthropic_types.WebFetchTool20250910Param,
+            {
+                "type": "web_fetch_20250910",
+                "name": "web_fetch",
+                "max_uses": 2,
+                "citations": {"enabled": True},
+                "max_content_tokens": 5000,
+            },
+        ),
+    ]
+
+
+async def test_gemini_request_forms(fake_upstream: Start) -> None:
+    upstream = fake_upstream([(200, GEMINI_REPLY)])
+    model = model_of("gemini", "gemini-2.5-flash", upstream.url)
+    try:
+        await model.request(ask(WebSearchTool(), CodeExecutionTool(), UrlContextTool()))
+    finally:
+        await model.aclose()
+    expected = [
+        genai_types.Tool(google_search=genai_types.GoogleSearch()),
+        genai_types.Tool(code_execution=genai_types.ToolCodeExecution()),
+        genai_types.Tool(url_context=genai_types.UrlContext()),
+    ]
+    assert upstream.bodies[0]["tools"] == [t.model_dump(exclude_none=True) for t in expected]
+
+
+async def test_chat_completions_search_model_takes_web_search_options(
+    fake_upstream: Start,
+) -> None:
+    reply = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-4o-search-preview",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {
+                    "role": "assistant",
+                    "content": "A new bridge opened.",
+                    "annotations": [
+                        {
+                            "type": "url_citation",
+                            "url_citation": {
+                                "url": "https://example.org/paris",
+                                "title": "Paris today",
+                                "start_index": 0,
+                                "end_index": 20,
+                            },
+                        }
+                    ],
+                },
+            }
+        ],
+    }
+    upstream = fake_upstream([(200, reply)])
+    model = model_of("chat", "gpt-4o-search-preview", upstream.url)
+    try:
+        got = await model.request(
+            ask(WebSearchTool(search_context_size="low", user_location={"country": "FR"}))
+        )
+    finally:
+        await model.aclose()
+    assert upstream.bodies[0]["web_search_options"] == _typed(
+        completion_create_params.WebSearchOptions,
+        {
+            "search_context_size": "low",
+            "user_location": {"type": "approximate", "approximate": {"country": "FR"}},
+        },
+    )
+    assert "tools" not in upstream.bodies[0]
+    assert got.citations == [PARIS.model_copy(update={"start": 0, "end": 20})]
+
+
+# The refusal before any request
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "tool", "words"),
+    [
+        ("responses", "gpt-4.1", WebFetchTool(), "OpenAI Responses API has no built-in web_fetch"),
+        ("anthropic", "claude-sonnet-4-5", FileSearchTool(file_store_ids=["v"]), "file_search"),
+        ("gemini", "gemini-2.5-flash", FileSearchTool(file_store_ids=["v"]), "file_search"),
+        ("chat", "gpt-4o", WebSearchTool(), "only with a search model"),
+        ("chat", "gpt-4o-search-preview", CodeExecutionTool(), "code_execution"),
+        ("ollama", "llama3.1", WebSearchTool(), "Ollama API has no built-in web_search"),
+    ],
+)
+async def test_a_tool_the_api_lacks_is_refused_before_any_request(
+    fake_upstream: Start, kind: str, name: str, tool: Any, words: str
+) -> None:
+    upstream = fake_upstream([])
+    model = model_of(kind, name, upstream.url)
+    agent = Agent(model=model, builtin_tools=[tool])
+    try:
+        with pytest.raises(ModelCapabilityError) as refused:
+            await model.request(ask(tool))
+        with pytest.raises(ModelCapabilityError):
+            async for _ in model.stream(ask(tool)):
+                pass
+        with pytest.raises(ModelCapabilityError):
+            await agent.run("Hi")
+    finally:
+        await model.aclose()
+    message = str(refused.value)
+    assert f"model {name!r}" in message
+    assert f"the built-in tool {tool.kind!r}" in message
+    assert words in message
+    assert upstream.bodies == []
+
+
+# Whole replies, and the parts sent back
+
+
+async def _round_trip(
+    upstream_replies: list[Any], kind: str, name: str, fake_upstream: Start
+) -> tuple[Any, Any, Any]:
+    upstream = fake_upstream(upstream_replies)
+    model = model_of(kind, name, upstream.url)
+    agent = Agent(model=model, builtin_tools=[WebSearchTool()])
+    try:
+        first = await agent.run("What is new in Paris?")
+        await agent.run("And yesterday?")
+    finally:
+        await model.aclose()
+    return first, upstream, agent
+
+
+async def test_anthropic_server_tool_blocks_come_back_and_go_back(fake_upstream: Start) -> None:
+    first, upstream, agent = await _round_trip(
+        [(200, ANTHROPIC_REPLY)] * 2, "anthropic", "claude-sonnet-4-5", fake_upstream
+    )
+    message = first.message
+    assert message.content == "A new bridge opened."
+    assert message.tool_calls == []  # never a call for the agent to run
+    assert message.builtin_calls == [
+        BuiltinToolCall(
+            id="srvtoolu_1",
+            tool_name="web_search",
+            arguments={"query": "Paris news"},
+            provider_name="web_search",
+        )
+    ]
+    [result] = message.builtin_results
+    assert result.call_id == "srvtoolu_1" and result.content[0]["url"] == PARIS.url
+    assert first.citations == [
+        PARIS.model_copy(update={"cited_text": "The bridge opened on Monday."})
+    ]
+    # The next request carries the server blocks back, before the turn's text, unchanged.
+    turn = upstream.bodies[1]["messages"][1]
+    assert turn["role"] == "assistant"
+    assert turn["content"] == [
+        ANTHROPIC_REPLY["content"][0],
+        ANTHROPIC_REPLY["content"][1],
+        {"type": "text", "text": "A new bridge opened."},
+    ]
+    for block in turn["content"][:2]:
+        param = (
+            anthropic_types.ServerToolUseBlockParam
+            if block["type"] == "server_tool_use"
+            else anthropic_types.WebSearchToolResultBlockParam
+        )
+        TypeAdapter(param).validate_python(block)  # a request block of the SDK's type
+    # The history keeps them (and a saved history reloads them).
+    saved = [m.model_dump(mode="json") for m in agent.messages]
+    assert saved[1]["builtin_calls"][0]["id"] == "srvtoolu_1"
+
+
+async def test_responses_web_search_items_come_back_and_go_back(fake_upstream: Start) -> None:
+    first, upstream, _ = await _round_trip(
+        [(200, RESPONSES_REPLY)] * 2, "responses", "gpt-4.1", fake_upstream
+    )
+    message = first.message
+    assert message.builtin_calls[0].id == "ws_1"
+    assert message.builtin_calls[0].arguments == {"type": "search", "query": "Paris news"}
+    assert message.builtin_results[0].content["status"] == "completed"
+    assert first.citations == [PARIS.model_copy(update={"start": 0, "end": 20})]
+    items = upstream.bodies[1]["input"]
+    web = [i for i in items if i.get("type") == "web_search_call"]
+    assert web == [RESPONSES_REPLY["output"][0]]
+    assert _typed(responses_types.ResponseFunctionWebSearchParam, web[0]) == web[0]
+    assert upstream.bodies[1]["tools"] == [{"type": "web_search"}]
+
+
+async def test_gemini_code_parts_and_grounding(fake_upstream: Start) -> None:
+    first, upstream, _ = await _round_trip(
+        [(200, GEMINI_REPLY)] * 2, "gemini", "gemini-2.5-flash", fake_upstream
+    )
+    message = first.message
+    kinds = [(c.tool_name, c.provider_name) for c in message.builtin_calls]
+    assert kinds == [("code_execution", "code_execution"), ("web_search", "google_search")]
+    assert message.builtin_calls[0].arguments == {"code": "print(6 * 7)", "language": "PYTHON"}
+    assert message.builtin_results[0].content == {"outcome": "OUTCOME_OK", "output": "42\n"}
+    assert message.builtin_calls[1].arguments == {"queries": ["Paris news"]}
+    assert first.citations == [
+        PARIS.model_copy(update={"cited_text": "A new bridge opened", "start": 0, "end": 20})
+    ]
+    model_turn = upstream.bodies[1]["contents"][1]
+    assert model_turn == {
+        "role": "model",
+        "parts": [
+            {"executable_code": {"language": "PYTHON", "code": "print(6 * 7)"}},
+            {"code_execution_result": {"outcome": "OUTCOME_OK", "output": "42\n"}},
+            {"text": "A new bridge opened; 6 * 7 = 42."},
+        ],
+    }
+    genai_types.Content.model_validate(model_turn)
+
+
+# Streamed replies end as the whole ones
+
+
+ANTHROPIC_STREAM = [
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [],
+            "usage": {"input_tokens": 30, "output_tokens": 0},
+        },
+    },
+    {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": '{"query": "Pa'},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": 'ris news"}'},
+    },
+    {"type": "content_block_stop", "index": 0},
+    {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": ANTHROPIC_REPLY["content"][1],
+    },
+    {"type": "content_block_stop", "index": 1},
+    {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "text", "text": ""},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 2,
+        "delta": {"type": "citations_delta", "citation": ANTHROPIC_REPLY["content"][2]["citations"][0]},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 2,
+        "delta": {"type": "text_delta", "text": "A new bridge opened."},
+    },
+    {"type": "content_block_stop", "index": 2},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn"},
+        "usage": {"output_tokens": 12},
+    },
+    {"type": "message_stop"},
+]
+
+RESPONSES_STREAM = [
+    {"type": "response.created", "response": {**RESPONSES_REPLY, "status": "in_progress", "output": []}},
+    {"type": "response.output_item.added", "output_index": 0, "item": RESPONSES_REPLY["output"][0]},
+    {"type": "response.output_item.done", "output_index": 0, "item": RESPONSES_REPLY["output"][0]},
+    {"type": "response.output_text.delta", "item_id": "msg_1", "delta": "A new bridge opened."},
+    {"type": "response.completed", "response": RESPONSES_REPLY},
+]
+
+
+def _gemini_chunks() -> list[dict[str, Any]]:
+    candidate = GEMINI_REPLY["candidates"][0]
+    parts = candidate["content"]["parts"]
+    first = {"candidates": [{"content": {"role": "model", "parts": parts[:2]}}]}
+    last = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": parts[2:]},
+                "finishReason": "STOP",
+                "groundingMetadata": candidate["groundingMetadata"],
+            }
+        ],
+        "usageMetadata": GEMINI_REPLY["usageMetadata"],
+        "modelVersion": "gemini-2.5-flash",
+    }
+    return [first, last]
+
+
+def _parts(reply: ModelResponse) -> tuple[Any, ...]:
+    return (reply.content, reply.builtin_calls, reply.builtin_results, reply.citations, reply.replay)
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "whole", "stream"),
+    [
+        ("anthropic", "claude-sonnet-4-5", ANTHROPIC_REPLY, sse(ANTHROPIC_STREAM)),
+        ("responses", "gpt-4.1", RESPONSES_REPLY, sse(RESPONSES_STREAM)),
+        ("gemini", "gemini-2.5-flash", GEMINI_REPLY, sse(_gemini_chunks(), named=False)),
+    ],
+)
+async def test_a_streamed_reply_has_the_parts_of_the_whole_one(
+    fake_upstream: Start, kind: str, name: str, whole: Any, stream: Any
+) -> None:
+    upstream = fake_upstream([(200, whole), stream])
+    model = model_of(kind, name, upstream.url)
+    try:
+        decoded = await model.request(ask(WebSearchTool()))
+        items = [item async for item in model.stream(ask(WebSearchTool()))]
+    finally:
+        await model.aclose()
+    streamed = items[-1]
+    assert isinstance(streamed, ModelResponse)
+    assert decoded.builtin_calls and decoded.citations
+    assert _parts(streamed) == _parts(decoded)
+
+
+async def test_per_run_builtin_tools_add_to_the_agents(fake_upstream: Start) -> None:
+    upstream = fake_upstream([(200, RESPONSES_REPLY)] * 2)
+    model = model_of("responses", "gpt-4.1", upstream.url)
+    agent = Agent(model=model, builtin_tools=[WebSearchTool()])
+    try:
+        await agent.run("One")
+        await agent.run("Two", builtin_tools=[CodeExecutionTool()])
+    finally:
+        await model.aclose()
+    assert [t["type"] for t in upstream.bodies[0]["tools"]] == ["web_search"]
+    assert [t["type"] for t in upstream.bodies[1]["tools"]] == ["web_search", "code_interpreter"]
