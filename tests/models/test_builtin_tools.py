@@ -540,7 +540,10 @@ ANTHROPIC_STREAM = [
     {
         "type": "content_block_delta",
         "index": 2,
-        "delta": {"type": "citations_delta", "citation": ANTHROPIC_REPLY["content"][2]["citations"][0]},
+        "delta": {
+            "type": "citations_delta",
+            "citation": ANTHROPIC_REPLY["content"][2]["citations"][0],
+        },
     },
     {
         "type": "content_block_delta",
@@ -556,10 +559,14 @@ ANTHROPIC_STREAM = [
     {"type": "message_stop"},
 ]
 
+WEB_ITEM = RESPONSES_REPLY["output"][0]
 RESPONSES_STREAM = [
-    {"type": "response.created", "response": {**RESPONSES_REPLY, "status": "in_progress", "output": []}},
-    {"type": "response.output_item.added", "output_index": 0, "item": RESPONSES_REPLY["output"][0]},
-    {"type": "response.output_item.done", "output_index": 0, "item": RESPONSES_REPLY["output"][0]},
+    {
+        "type": "response.created",
+        "response": {**RESPONSES_REPLY, "status": "in_progress", "output": []},
+    },
+    {"type": "response.output_item.added", "output_index": 0, "item": WEB_ITEM},
+    {"type": "response.output_item.done", "output_index": 0, "item": WEB_ITEM},
     {"type": "response.output_text.delta", "item_id": "msg_1", "delta": "A new bridge opened."},
     {"type": "response.completed", "response": RESPONSES_REPLY},
 ]
@@ -584,7 +591,13 @@ def _gemini_chunks() -> list[dict[str, Any]]:
 
 
 def _parts(reply: ModelResponse) -> tuple[Any, ...]:
-    return (reply.content, reply.builtin_calls, reply.builtin_results, reply.citations, reply.replay)
+    return (
+        reply.content,
+        reply.builtin_calls,
+        reply.builtin_results,
+        reply.citations,
+        reply.replay,
+    )
 
 
 @pytest.mark.parametrize(
