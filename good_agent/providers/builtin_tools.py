@@ -33,6 +33,7 @@ from good_agent.types.builtin_tools import (
     WebFetchTool,
     WebSearchTool,
     builtin_kind,
+    source_of,
 )
 from good_agent.types.errors import ModelCapabilityError
 
@@ -111,15 +112,18 @@ def check_builtin_tools(settings: Mapping[str, Any], codec: str | None, model: s
         kind = builtin_kind(tool)
         if not isinstance(tool, WebSearchTool | CodeExecutionTool | WebFetchTool | FileSearchTool):
             raise ModelCapabilityError(model, f"the built-in tool {kind!r}", "not a built-in tool")
+        reason = None
         if kind not in allowed:
             reason = f"{api} has no built-in {kind} tool"
-            raise ModelCapabilityError(model, f"the built-in tool {kind!r}", reason)
-        if codec == "openai_chat" and not is_search_model(model):
+        elif codec == "openai_chat" and not is_search_model(model):
             reason = (
                 f"{api} searches the web only with a search model (gpt-4o-search-preview...);"
                 " use the Responses API for web search with other models"
             )
-            raise ModelCapabilityError(model, f"the built-in tool {kind!r}", reason)
+        if reason is not None:
+            error = ModelCapabilityError(model, f"the built-in tool {kind!r}", reason)
+            error.field = source_of(tool)
+            raise error
 
 
 def _drop_none(values: Mapping[str, Any]) -> JSONDict:

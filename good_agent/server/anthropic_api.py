@@ -20,16 +20,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from good_agent.providers.builtin_tools import ANTHROPIC_SERVER_TYPES
 from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
+from good_agent.server import builtin_tools
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.ids import fresh_id
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_tool_schema
+from good_agent.types.builtin_tools import BuiltinTool
 from good_agent.types.content import MEDIA_KEY, guess_media_type, kind_of_media
-from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse
+from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY, ModelResponse
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -40,6 +43,10 @@ STOP_REASONS = {
     "content_filter": "refusal",
 }
 """OpenAI finish reasons mapped to Anthropic stop reasons."""
+
+SERVER_TOOL_BLOCKS = ANTHROPIC_SERVER_TYPES
+"""Assistant blocks of server tools (``server_tool_use``, ``web_search_tool_result``...),
+sent upstream again as they are."""
 
 DROPPED_BLOCKS = ("thinking", "redacted_thinking")
 """Assistant blocks left out of the history sent upstream: a model's earlier
@@ -56,7 +63,8 @@ class MessagesCall:
     stream: bool = False
 
 
-def _tools(tools: Any) -> list[JSONDict]:
+def _tools(tools: Any, builtin: list[BuiltinTool]) -> list[JSONDict]:
+    """The function tools; server tools (``web_search_20250305``...) go to ``builtin``."""
     if tools is None:
         return []
     if not isinstance(tools, list):
@@ -67,6 +75,10 @@ def _tools(tools: Any) -> list[JSONDict]:
         where = f"tools[{index}]"
         if not isinstance(tool, dict):
             raise bad_request(f"{where} must be an object", where)
+        server = builtin_tools.anthropic_tool(tool, where)
+        if server is not None:
+            builtin.append(server)
+            continue
         name = tool.get("name")
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise bad_request(f"{where}.name must match ^[a-zA-Z0-9_-]{{1,64}}$", f"{where}.name")
@@ -191,9 +203,13 @@ def _unsupported(kind: Any, path: str) -> Exception:
 def _assistant(blocks: list[Any], where: str) -> JSONDict:
     texts: list[str] = []
     calls: list[JSONDict] = []
+    server: list[JSONDict] = []
     for number, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind in DROPPED_BLOCKS:
+            continue
+        if kind in SERVER_TOOL_BLOCKS:
+            server.append(builtin_tools.replay_item(block))
             continue
         if kind not in ("text", "tool_use"):
             raise _unsupported(kind, f"{where}.content[{number}].type")
@@ -211,6 +227,8 @@ def _assistant(blocks: list[Any], where: str) -> JSONDict:
     message: JSONDict = {"role": "assistant", "content": "".join(texts) or None}
     if calls:
         message["tool_calls"] = calls
+    if server:
+        message[REPLAY_KEY] = server
     return message
 
 
@@ -244,7 +262,8 @@ def parse_messages_request(body: Any) -> MessagesCall:
     max_tokens = body.get("max_tokens")
     if not isinstance(max_tokens, int) or max_tokens < 1:
         raise bad_request("'max_tokens' must be a positive integer", "max_tokens")
-    tools = _tools(body.get("tools"))
+    builtin: list[BuiltinTool] = []
+    tools = _tools(body.get("tools"), builtin)
     choice, parallel = _tool_choice(body.get("tool_choice"), tools)
     settings: JSONDict = {"max_tokens": max_tokens}
     for key in ("temperature", "top_p", "top_k"):
@@ -253,6 +272,7 @@ def parse_messages_request(body: Any) -> MessagesCall:
     if body.get("stop_sequences"):
         settings["stop"] = body["stop_sequences"]
     messages = _messages(body.get("system"), body.get("messages"))
+    settings = builtin_tools.with_builtin(settings, builtin)
     request = BridgeRequest(messages, tools, choice, parallel, None, settings)
     return MessagesCall(model, request, bool(body.get("stream")))
 
@@ -271,8 +291,9 @@ def _input(arguments: str) -> Any:
 
 
 def message_body(reply: ModelResponse, model: str) -> JSONDict:
-    """A Messages ``message`` object."""
-    content: list[JSONDict] = []
+    """A Messages ``message`` object (server tool blocks first, as an Anthropic upstream
+    sent them)."""
+    content: list[JSONDict] = builtin_tools.anthropic_blocks(reply)
     if reply.content:
         content.append({"type": "text", "text": reply.content})
     for call in reply.tool_calls:
@@ -406,8 +427,15 @@ class MessageStreamWriter:
         )
 
     async def reply(self, reply: ModelResponse) -> bytes:
-        """``message_delta`` and ``message_stop`` (after ``message_start`` when due)."""
-        return self._begin() + self.finish(finish_of(reply), self.usage)
+        """The server tool blocks of an Anthropic upstream (whole), then ``message_delta``
+        and ``message_stop`` (after ``message_start`` when due)."""
+        out = self._begin()
+        for block in builtin_tools.anthropic_blocks(reply):
+            out += self._close()
+            self._block += 1
+            out += event("content_block_start", {"index": self._block, "content_block": block})
+            out += event("content_block_stop", {"index": self._block})
+        return out + self.finish(finish_of(reply), self.usage)
 
     def ending(self) -> bytes:
         """Nothing more: ``message_stop`` ended the stream."""

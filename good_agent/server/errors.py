@@ -215,7 +215,11 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
         )
     if isinstance(exc, ModelCapabilityError):
         code = "unsupported_setting" if exc.part == THINKING_PART else "unsupported_media"
-        return BridgeError(400, f"{where}: {redact(str(exc))}", "invalid_request_error", code=code)
+        if exc.part.startswith("the built-in tool"):
+            code = "unsupported_tool"
+        return BridgeError(
+            400, f"{where}: {redact(str(exc))}", "invalid_request_error", exc.field, code
+        )
     if isinstance(exc, ModelBadRequestError):
         return BridgeError(
             400,

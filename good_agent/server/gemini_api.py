@@ -25,16 +25,19 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from good_agent.providers import builtin_tools
 from good_agent.providers.gemini.codec import field_of
 from good_agent.providers.gemini.schema import from_gemini_schema
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
+from good_agent.server import builtin_tools as wire_builtin
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.openai_api import utf8
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
+from good_agent.types.builtin_tools import BuiltinTool
 from good_agent.types.content import MEDIA_KEY, kind_of_media
-from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse, ToolCall
+from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY, ModelResponse, ToolCall
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,63}")
@@ -239,6 +242,7 @@ def _snake(key: str) -> str:
 def _model_turn(parts: list[Any], where: str, calls: _Calls) -> JSONDict:
     texts: list[str] = []
     tool_calls: list[JSONDict] = []
+    replay: list[JSONDict] = []
     for number, part in enumerate(parts):
         path = f"{where}.parts[{number}]"
         if not isinstance(part, dict):
@@ -262,11 +266,15 @@ def _model_turn(parts: list[Any], where: str, calls: _Calls) -> JSONDict:
             raise bad_request(
                 f"'{path}.functionResponse' belongs in a user turn", f"{path}.functionResponse"
             )
+        elif (kept := builtin_tools.gemini_part(part, builtin_tools.Parts())) is not None:
+            replay.append(kept)  # code execution parts go upstream again, as they are
         else:
             _unsupported(part, path)
     message: JSONDict = {"role": "assistant", "content": "".join(texts) or None}
     if tool_calls:
         message["tool_calls"] = tool_calls
+    if replay:
+        message[REPLAY_KEY] = replay
     return message
 
 
@@ -312,17 +320,24 @@ def _messages(body: JSONDict) -> list[JSONDict]:
     return out
 
 
-def _tools(value: Any) -> list[JSONDict]:
+def _tools(value: Any, builtin: list[BuiltinTool]) -> list[JSONDict]:
+    """The function declarations; built-in tools (``googleSearch``, ``codeExecution``,
+    ``urlContext``) go to ``builtin``."""
     tools: list[JSONDict] = []
     seen: set[str] = set()
     for index, tool in enumerate(_list(value, "tools")):
         where = f"tools[{index}]"
         tool = _object(tool, where, required=True)
-        others = sorted(key for key in tool if _snake(key) != "function_declarations")
+        builtin += wire_builtin.gemini_tools(tool, where)
+        others = sorted(
+            key
+            for key in tool
+            if _snake(key) != "function_declarations" and key not in wire_builtin.GEMINI_TOOL_KEYS
+        )
         if others:
             raise bad_request(
-                f"'{where}.{others[0]}': the bridge serves functionDeclarations only "
-                "(no built-in Gemini tools)",
+                f"'{where}.{others[0]}': the bridge serves functionDeclarations and the"
+                " built-in tools googleSearch, codeExecution and urlContext",
                 f"{where}.{others[0]}",
             )
         declarations = field_of(tool, "function_declarations")
@@ -471,9 +486,11 @@ def parse_generate_request(body: Any) -> BridgeRequest:
     if not isinstance(body, dict):
         raise bad_request("the request body must be a JSON object")
     messages = _messages(body)
-    tools = _tools(body.get("tools"))
+    builtin: list[BuiltinTool] = []
+    tools = _tools(body.get("tools"), builtin)
     choice, tools = _tool_choice(field_of(body, "tool_config"), tools)
     settings, fmt = _generation(field_of(body, "generation_config"))
+    settings = wire_builtin.with_builtin(settings, builtin)
     return BridgeRequest(messages, tools, choice, None, fmt, settings)
 
 
@@ -513,10 +530,14 @@ def response_id() -> str:
     return uuid.uuid4().hex[:22]
 
 
-def _candidate(parts: list[JSONDict], finish: str | None) -> JSONDict:
+def _candidate(
+    parts: list[JSONDict], finish: str | None, reply: ModelResponse | None = None
+) -> JSONDict:
     candidate: JSONDict = {"content": {"role": "model", "parts": parts}, "index": 0}
     if finish is not None:
         candidate["finishReason"] = FINISH_REASONS.get(finish, "OTHER")
+    if reply is not None:
+        candidate.update(wire_builtin.gemini_grounding(reply))
     return candidate
 
 
@@ -525,11 +546,12 @@ def generate_body(reply: ModelResponse, model: str) -> JSONDict:
     parts: list[JSONDict] = []
     if reply.reasoning:
         parts.append({"text": reply.reasoning, "thought": True})
+    parts += wire_builtin.gemini_parts(reply)
     if reply.content:
         parts.append({"text": reply.content})
     parts += call_parts(reply.tool_calls)
     return {
-        "candidates": [_candidate(parts, finish_of(reply))],
+        "candidates": [_candidate(parts, finish_of(reply), reply)],
         "usageMetadata": usage_metadata(reply.usage),
         "modelVersion": model,
         "responseId": response_id(),
@@ -551,11 +573,16 @@ class GeminiStreamWriter:
         """The reply's usage so far (kept by the stream's relay)."""
 
     def chunk(
-        self, parts: list[JSONDict], finish: str | None = None, usage: Usage | None = None
+        self,
+        parts: list[JSONDict],
+        finish: str | None = None,
+        usage: Usage | None = None,
+        reply: ModelResponse | None = None,
     ) -> bytes:
-        """One chunk with ``parts`` (and the finish reason and usage on the last)."""
+        """One chunk with ``parts`` (and the finish reason, usage and grounding on the
+        last)."""
         payload: JSONDict = {
-            "candidates": [_candidate(parts, finish)],
+            "candidates": [_candidate(parts, finish, reply)],
             "modelVersion": self.model,
             "responseId": self.id,
         }
@@ -583,8 +610,10 @@ class GeminiStreamWriter:
         return b""
 
     async def reply(self, reply: ModelResponse) -> bytes:
-        """The last chunk: the whole function calls, the finish reason and the usage."""
-        return self.chunk(call_parts(reply.tool_calls), finish_of(reply), self.usage)
+        """The last chunk: a Gemini upstream's code execution parts, the whole function
+        calls, the finish reason, the usage and the grounding metadata."""
+        parts = wire_builtin.gemini_parts(reply) + call_parts(reply.tool_calls)
+        return self.chunk(parts, finish_of(reply), self.usage, reply)
 
     def ending(self) -> bytes:
         """Nothing more."""

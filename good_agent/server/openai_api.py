@@ -20,6 +20,7 @@ from typing import Any
 from good_agent.providers.openai.chat_codec import SETTING_KEYS
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
+from good_agent.server import builtin_tools
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.ids import fresh_id
 from good_agent.server.media import tool_result_media
@@ -164,6 +165,8 @@ def parse_chat_request(body: Any) -> ChatCall:
     if not isinstance(options, dict):
         raise bad_request("stream_options must be an object", "stream_options")
     settings = {key: body[key] for key in SETTING_KEYS if body.get(key) is not None}
+    search = builtin_tools.chat_web_search(body.get("web_search_options"))
+    settings = builtin_tools.with_builtin(settings, search)
     request = BridgeRequest(messages, tools, choice, parallel, fmt, settings)
     return ChatCall(model, request, stream, bool(options.get("include_usage")))
 

@@ -187,11 +187,14 @@ class MessagesMessage(_Open):
 
 
 class MessagesTool(_Open):
-    """One entry of ``tools``: a client tool with its input schema."""
+    """One entry of ``tools``: a client tool with its input schema, or a server tool
+    (``{"type": "web_search_20250305", "name": "web_search", ...}``), whose ``type``
+    names it (the function tools' ``input_schema`` is checked on translation)."""
 
     name: str
     description: str | None = None
-    input_schema: dict[str, Any]
+    input_schema: dict[str, Any] | None = None
+    type: str | None = None
 
 
 class MessagesToolChoice(_Open):

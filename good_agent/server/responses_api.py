@@ -27,14 +27,17 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from good_agent.providers.builtin_tools import RESPONSES_ITEM_TYPES
 from good_agent.providers.history import text_of
 from good_agent.providers.types import JSONDict, ToolChoice
+from good_agent.server import builtin_tools
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.media import FetchHosts, MediaLimits, check_media
 from good_agent.server.request_schemas import Count, Probability, Temperature, _Open, check_body
 from good_agent.server.served import finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
-from good_agent.types.messages import ModelResponse
+from good_agent.types.builtin_tools import BuiltinTool
+from good_agent.types.messages import REPLAY_KEY, ModelResponse
 from good_agent.types.usage import Usage
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -172,6 +175,14 @@ def _input(items: Any, outputs: dict[str, str], paths: list[str]) -> list[JSONDi
         kind = item.get("type", "message" if "role" in item else None)
         if kind in DROPPED_ITEMS:
             continue
+        if kind in RESPONSES_ITEM_TYPES:
+            # A built-in tool's item goes upstream again as it is, with its turn.
+            last = messages[-1] if messages else None
+            if last is None or last["role"] != "assistant":
+                last = {"role": "assistant", "content": None}
+                messages.append(last)
+            last.setdefault(REPLAY_KEY, []).append(builtin_tools.replay_item(item))
+            continue
         if kind == "message":
             role = item.get("role")
             if role not in _ROLES:
@@ -179,7 +190,17 @@ def _input(items: Any, outputs: dict[str, str], paths: list[str]) -> list[JSONDi
                     f"{where}.role must be one of {', '.join(_ROLES)}", f"{where}.role"
                 )
             content = _content(item.get("content"), str(role), f"{where}.content")
-            messages.append({"role": role, "content": content})
+            last = messages[-1] if messages else None
+            if (
+                role == "assistant"
+                and last is not None
+                and last["role"] == "assistant"
+                and last.get("content") is None
+                and not last.get("tool_calls")
+            ):
+                last["content"] = content  # the text after the turn's built-in tool items
+            else:
+                messages.append({"role": role, "content": content})
         elif kind == "function_call":
             call = {
                 "id": _string(item, "call_id", where),
@@ -210,17 +231,16 @@ def _input(items: Any, outputs: dict[str, str], paths: list[str]) -> list[JSONDi
     return messages
 
 
-def _tools(tools: list[JSONDict] | None) -> list[JSONDict]:
+def _tools(tools: list[JSONDict] | None, builtin: list[BuiltinTool]) -> list[JSONDict]:
+    """The function tools; hosted tools (``web_search``...) go to ``builtin``."""
     out: list[JSONDict] = []
     seen: set[str] = set()
     for index, tool in enumerate(tools or []):
         where = f"tools[{index}]"
-        if tool.get("type") != "function":
-            raise bad_request(
-                f"{where}.type {tool.get('type')!r} is not supported: the bridge offers "
-                "function tools only",
-                f"{where}.type",
-            )
+        hosted = builtin_tools.responses_tool(tool, where)
+        if hosted is not None:
+            builtin.append(hosted)
+            continue
         name = tool.get("name")
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise bad_request(
@@ -298,7 +318,8 @@ def parse_responses_request(body: Any) -> ResponsesCall:
     paths: list[str] = []
     messages = _input(body.get("input"), outputs, paths)
     del paths[len(messages) :]
-    tools = _tools(body.get("tools"))
+    builtin: list[BuiltinTool] = []
+    tools = _tools(body.get("tools"), builtin)
     choice = _tool_choice(body.get("tool_choice"), tools)
     fmt = _response_format(body.get("text"))
     settings: JSONDict = {
@@ -306,6 +327,7 @@ def parse_responses_request(body: Any) -> ResponsesCall:
     }
     if body.get("max_output_tokens") is not None:
         settings["max_tokens"] = body["max_output_tokens"]
+    settings = builtin_tools.with_builtin(settings, builtin)
     echo: JSONDict = {
         "tools": body.get("tools") or [],
         "tool_choice": body.get("tool_choice") or "auto",
@@ -443,12 +465,17 @@ def reasoning_item(text: str, item: str, status: str = "completed") -> JSONDict:
 
 
 def output_items(reply: ModelResponse) -> list[JSONDict]:
-    """The ``output`` of a whole reply: reasoning, message, then the calls."""
+    """The ``output`` of a whole reply: reasoning, built-in tool items (from a Responses
+    upstream, as it sent them), message (with the citations as ``url_citation``
+    annotations), then the calls."""
     items: list[JSONDict] = []
     if reply.reasoning:
         items.append(reasoning_item(reply.reasoning, item_id("rs")))
+    items.extend(builtin_tools.responses_items(reply))
     if reply.content:
-        items.append(message_item(reply.content, item_id("msg")))
+        message = message_item(reply.content, item_id("msg"))
+        message["content"][0]["annotations"] = builtin_tools.url_annotations(reply)
+        items.append(message)
     items.extend(
         call_item(call.id, call.name, call.arguments_text or "{}", item_id("fc"), "completed")
         for call in reply.tool_calls
@@ -529,4 +556,7 @@ def assistant_message(output: list[JSONDict]) -> JSONDict:
     message: JSONDict = {"role": "assistant", "content": text or None}
     if calls:
         message["tool_calls"] = calls
+    hosted = [dict(item) for item in output if item["type"] in RESPONSES_ITEM_TYPES]
+    if hosted:
+        message[REPLAY_KEY] = hosted
     return message

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
+from good_agent.server import builtin_tools
 from good_agent.server.errors import BridgeError
 from good_agent.server.openai_api import utf8
 from good_agent.server.responses_api import (
@@ -217,11 +218,24 @@ class ResponseEventWriter:
         return out
 
     def finish(self, response: ModelResponse) -> tuple[bytes, JSONDict]:
-        """Close every item; the closing bytes and the final ``response`` object."""
+        """Close every item; the closing bytes and the final ``response`` object.
+
+        The built-in tool items of a Responses upstream follow whole (added and done),
+        and the message's text carries the citations as ``url_citation`` annotations.
+        """
         out = self._missing(response)
         out += self._close_open()
         for index in sorted(self._calls.values()):
             out += self._close(index)
+        for item in builtin_tools.responses_items(response):
+            out += self._add(item)
+            index = len(self.output) - 1
+            self._closed.add(index)
+            out += self.event("response.output_item.done", {"output_index": index, "item": item})
+        notes = builtin_tools.url_annotations(response)
+        for item in self.output:
+            if notes and item["type"] == "message" and item["content"]:
+                item["content"][0]["annotations"] = notes
         body = self.body("completed", response.usage, finish_reason=finish_of(response))
         return out, body
 

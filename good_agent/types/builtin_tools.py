@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 BuiltinToolKind = Literal["web_search", "code_execution", "web_fetch", "file_search"]
 """The provider-neutral name of a built-in tool."""
@@ -24,6 +24,8 @@ BuiltinToolKind = Literal["web_search", "code_execution", "web_fetch", "file_sea
 
 class _Builtin(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+    _source: str | None = PrivateAttr(default=None)
+    """The request field a bridge client named the tool in (for its 400)."""
 
 
 class WebSearchTool(_Builtin):
@@ -130,6 +132,17 @@ class Citation(BaseModel):
     cited_text: str | None = None
     start: int | None = None
     end: int | None = None
+
+
+def from_field(tool: BuiltinTool, field: str) -> BuiltinTool:
+    """``tool``, remembering the request field it came from (``tools[0]``)."""
+    tool._source = field
+    return tool
+
+
+def source_of(tool: object) -> str | None:
+    """The request field ``tool`` came from, if a bridge client named it."""
+    return getattr(tool, "_source", None)
 
 
 def builtin_kind(tool: object) -> str:

@@ -186,6 +186,9 @@ class ModelCapabilityError(ModelBadRequestError, ValueError):
         self.part = part
         self.reason = reason
         self.api = api
+        self.field: str | None = None
+        """The request field that asked for the part, when known (a bridge client's
+        ``tools[0]``)."""
 
     def for_model(self, model: str) -> ModelCapabilityError:
         """The same refusal naming ``model`` (a codec knows its API, not the model)."""

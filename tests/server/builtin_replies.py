@@ -1,0 +1,244 @@
+"""Provider replies holding built-in tool parts (checked against the SDKs' own types),
+whole and streamed, shared by the model tests and the bridge tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from anthropic import types as anthropic_types
+from google.genai import types as genai_types
+from openai.types import responses as responses_types
+
+
+def sse(events: list[dict[str, Any]], named: bool = True) -> tuple[int, bytes, dict[str, str]]:
+    text = "".join(
+        (f"event: {e['type']}\n" if named and "type" in e else "") + f"data: {json.dumps(e)}\n\n"
+        for e in events
+    )
+    return 200, text.encode(), {"content-type": "text/event-stream"}
+
+
+# Replies, checked against the SDKs' own response types.
+
+ANTHROPIC_REPLY = anthropic_types.Message.model_validate(
+    {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "web_search",
+                "input": {"query": "Paris news"},
+            },
+            {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": [
+                    {
+                        "type": "web_search_result",
+                        "url": "https://example.org/paris",
+                        "title": "Paris today",
+                        "encrypted_content": "enc-1",
+                        "page_age": "1 day",
+                    }
+                ],
+            },
+            {
+                "type": "text",
+                "text": "A new bridge opened.",
+                "citations": [
+                    {
+                        "type": "web_search_result_location",
+                        "url": "https://example.org/paris",
+                        "title": "Paris today",
+                        "cited_text": "The bridge opened on Monday.",
+                        "encrypted_index": "ei-1",
+                    }
+                ],
+            },
+        ],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 30, "output_tokens": 12},
+    }
+).model_dump(mode="json", exclude_none=True)
+
+RESPONSES_REPLY = responses_types.Response.model_validate(
+    {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "completed",
+        "model": "gpt-4.1",
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "output": [
+            {
+                "type": "web_search_call",
+                "id": "ws_1",
+                "status": "completed",
+                "action": {"type": "search", "query": "Paris news"},
+            },
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": "A new bridge opened.",
+                        "annotations": [
+                            {
+                                "type": "url_citation",
+                                "url": "https://example.org/paris",
+                                "title": "Paris today",
+                                "start_index": 0,
+                                "end_index": 20,
+                            }
+                        ],
+                    }
+                ],
+            },
+        ],
+        "usage": {
+            "input_tokens": 30,
+            "output_tokens": 12,
+            "total_tokens": 42,
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+).model_dump(mode="json", exclude_none=True)
+
+GEMINI_REPLY = genai_types.GenerateContentResponse.model_validate(
+    {
+        "candidates": [
+            {
+                "content": {
+                    "role": "model",
+                    "parts": [
+                        {"executable_code": {"language": "PYTHON", "code": "print(6 * 7)"}},
+                        {"code_execution_result": {"outcome": "OUTCOME_OK", "output": "42\n"}},
+                        {"text": "A new bridge opened; 6 * 7 = 42."},
+                    ],
+                },
+                "finish_reason": "STOP",
+                "grounding_metadata": {
+                    "web_search_queries": ["Paris news"],
+                    "grounding_chunks": [
+                        {"web": {"uri": "https://example.org/paris", "title": "Paris today"}}
+                    ],
+                    "grounding_supports": [
+                        {
+                            "segment": {
+                                "start_index": 0,
+                                "end_index": 20,
+                                "text": "A new bridge opened",
+                            },
+                            "grounding_chunk_indices": [0],
+                        }
+                    ],
+                },
+            }
+        ],
+        "usage_metadata": {"prompt_token_count": 30, "candidates_token_count": 12},
+        "model_version": "gemini-2.5-flash",
+    }
+).model_dump(mode="json", exclude_none=True, by_alias=True)
+
+ANTHROPIC_STREAM = [
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [],
+            "usage": {"input_tokens": 30, "output_tokens": 0},
+        },
+    },
+    {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": '{"query": "Pa'},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "input_json_delta", "partial_json": 'ris news"}'},
+    },
+    {"type": "content_block_stop", "index": 0},
+    {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": ANTHROPIC_REPLY["content"][1],
+    },
+    {"type": "content_block_stop", "index": 1},
+    {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "text", "text": ""},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 2,
+        "delta": {
+            "type": "citations_delta",
+            "citation": ANTHROPIC_REPLY["content"][2]["citations"][0],
+        },
+    },
+    {
+        "type": "content_block_delta",
+        "index": 2,
+        "delta": {"type": "text_delta", "text": "A new bridge opened."},
+    },
+    {"type": "content_block_stop", "index": 2},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn"},
+        "usage": {"output_tokens": 12},
+    },
+    {"type": "message_stop"},
+]
+
+WEB_ITEM = RESPONSES_REPLY["output"][0]
+RESPONSES_STREAM = [
+    {
+        "type": "response.created",
+        "response": {**RESPONSES_REPLY, "status": "in_progress", "output": []},
+    },
+    {"type": "response.output_item.added", "output_index": 0, "item": WEB_ITEM},
+    {"type": "response.output_item.done", "output_index": 0, "item": WEB_ITEM},
+    {"type": "response.output_text.delta", "item_id": "msg_1", "delta": "A new bridge opened."},
+    {"type": "response.completed", "response": RESPONSES_REPLY},
+]
+
+
+def gemini_chunks() -> list[dict[str, Any]]:
+    candidate = GEMINI_REPLY["candidates"][0]
+    parts = candidate["content"]["parts"]
+    first = {"candidates": [{"content": {"role": "model", "parts": parts[:2]}}]}
+    last = {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": parts[2:]},
+                "finishReason": "STOP",
+                "groundingMetadata": candidate["groundingMetadata"],
+            }
+        ],
+        "usageMetadata": GEMINI_REPLY["usageMetadata"],
+        "modelVersion": "gemini-2.5-flash",
+    }
+    return [first, last]
