@@ -217,8 +217,9 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
         code = "unsupported_setting" if exc.part == THINKING_PART else "unsupported_media"
         if exc.part.startswith("the built-in tool"):
             code = "unsupported_tool"
+        asked = f" (asked for in '{exc.field}')" if exc.field else ""
         return BridgeError(
-            400, f"{where}: {redact(str(exc))}", "invalid_request_error", exc.field, code
+            400, f"{where}: {redact(str(exc))}{asked}", "invalid_request_error", exc.field, code
         )
     if isinstance(exc, ModelBadRequestError):
         return BridgeError(
