@@ -43,6 +43,7 @@ from good_agent.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
 )
+from good_agent.messages import dump_messages, load_messages
 from good_agent.models.provider_model import ProviderModel
 from good_agent.types.messages import ModelResponse, UserMessage
 
@@ -317,8 +318,10 @@ async def test_anthropic_server_tool_blocks_come_back_and_go_back(fake_upstream:
         )
         TypeAdapter(param).validate_python(block)  # a request block of the SDK's type
     # The history keeps them (and a saved history reloads them).
-    saved = [m.model_dump(mode="json") for m in agent.messages]
-    assert saved[1]["builtin_calls"][0]["id"] == "srvtoolu_1"
+    saved = dump_messages(agent.messages)
+    loaded = load_messages(saved)
+    assert loaded == agent.messages
+    assert loaded[1].builtin_calls[0].id == "srvtoolu_1"
 
 
 async def test_responses_web_search_items_come_back_and_go_back(fake_upstream: Start) -> None:
