@@ -32,7 +32,7 @@ REPLY = {
     "id": "msg_1",
     "type": "message",
     "role": "assistant",
-    "model": "claude-sonnet-4-5",
+    "model": "claude-sonnet-4-6",
     "content": [
         {
             "type": "server_tool_use",
@@ -92,7 +92,7 @@ server = ThreadingHTTPServer(("127.0.0.1", 0), FakeClaude)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 url = f"http://127.0.0.1:{server.server_address[1]}"
 
-model = AnthropicModel("claude-sonnet-4-5", base_url=url, api_key="sk-ant-example")
+model = AnthropicModel("claude-sonnet-4-6", base_url=url, api_key="sk-ant-example")
 agent = Agent(model=model, builtin_tools=[WebSearchTool(max_uses=3)])
 
 result = agent.run_sync("What is new in Paris?")
