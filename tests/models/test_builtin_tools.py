@@ -35,6 +35,7 @@ from good_agent import (
     WebFetchTool,
     WebSearchTool,
 )
+from good_agent.messages import dump_messages, load_messages
 from good_agent.models import (
     AnthropicModel,
     GeminiModel,
@@ -43,7 +44,6 @@ from good_agent.models import (
     OpenAIChatModel,
     OpenAIResponsesModel,
 )
-from good_agent.messages import dump_messages, load_messages
 from good_agent.models.provider_model import ProviderModel
 from good_agent.types.messages import ModelResponse, UserMessage
 
