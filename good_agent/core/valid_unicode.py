@@ -169,4 +169,15 @@ def valid_reply(response: ModelResponse) -> ModelResponse:
         and not ignored
     ):
         return response
-    return ModelResponse(content, calls, response.finish_reason, response.usage, reasoning, replay)
+    return ModelResponse(
+        content,
+        calls,
+        response.finish_reason,
+        response.usage,
+        reasoning,
+        replay,
+        response.model,
+        response.builtin_calls,
+        response.builtin_results,
+        response.citations,
+    )

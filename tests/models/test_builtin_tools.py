@@ -413,3 +413,22 @@ async def test_per_run_builtin_tools_add_to_the_agents(fake_upstream: Start) -> 
         await model.aclose()
     assert [t["type"] for t in upstream.bodies[0]["tools"]] == ["web_search"]
     assert [t["type"] for t in upstream.bodies[1]["tools"]] == ["web_search", "code_interpreter"]
+
+
+async def test_an_agent_stream_keeps_the_parts(fake_upstream: Start) -> None:
+    upstream = fake_upstream([sse(ANTHROPIC_STREAM)])
+    model = model_of("anthropic", "claude-sonnet-4-5", upstream.url)
+    agent = Agent(model=model, builtin_tools=[WebSearchTool()])
+    try:
+        async with agent.stream("What is new in Paris?") as run:
+            pieces = [text async for text in run.text_deltas()]
+            result = await run.wait()
+    finally:
+        await model.aclose()
+    assert "".join(pieces) == "A new bridge opened."
+    assert [c.id for c in result.message.builtin_calls] == ["srvtoolu_1"]
+    assert [c.url for c in result.citations] == ["https://example.org/paris"]
+    assert [b["type"] for b in result.message.replay] == [
+        "server_tool_use",
+        "web_search_tool_result",
+    ]

@@ -153,6 +153,9 @@ class PromptedStrategy(CodecStrategy):
             reasoning=result.reasoning or plain.reasoning,
             model=plain.model,
             replay=plain.replay,
+            builtin_calls=plain.builtin_calls,
+            builtin_results=plain.builtin_results,
+            citations=plain.citations,
         )
 
     def format_request(

@@ -278,6 +278,9 @@ class StructuredStrategy(CodecStrategy):
             reasoning=plain.reasoning,
             model=plain.model,
             replay=plain.replay,
+            builtin_calls=plain.builtin_calls,
+            builtin_results=plain.builtin_results,
+            citations=plain.citations,
         )
 
     def assistant_turn(self, response: ModelResponse) -> list[JSONDict]:
