@@ -184,6 +184,14 @@ def url_annotations(reply: ModelResponse) -> list[JSONDict]:
     ]
 
 
+def chat_annotations(reply: ModelResponse) -> list[JSONDict]:
+    """The reply's citations as Chat Completions ``url_citation`` annotations."""
+    return [
+        {"type": "url_citation", "url_citation": {k: v for k, v in note.items() if k != "type"}}
+        for note in url_annotations(reply)
+    ]
+
+
 def gemini_parts(reply: ModelResponse) -> list[JSONDict]:
     """The code execution parts of a Gemini upstream's reply (camelCase, as the REST
     API writes them)."""

@@ -186,10 +186,13 @@ def completion_id() -> str:
 
 
 def completion_body(reply: ModelResponse, model: str) -> JSONDict:
-    """A ``chat.completion`` object."""
+    """A ``chat.completion`` object (the reply's citations as ``url_citation``
+    annotations, as a search model writes them)."""
     message: JSONDict = {"role": "assistant", "content": reply.content, "refusal": None}
     if reply.reasoning:
         message["reasoning_content"] = reply.reasoning
+    if reply.citations:
+        message["annotations"] = builtin_tools.chat_annotations(reply)
     if reply.tool_calls:
         message["tool_calls"] = [
             {

@@ -61,6 +61,7 @@ def bridge(upstream: Any, tmp_path: Path) -> Iterator[BackgroundServer]:
             "models": [
                 entry("gpt-resp", "openai-responses", "gpt-4.1", True),
                 entry("gpt-chat", "openai", "gpt-4.1", True),
+                entry("gpt-search", "openai", "gpt-4o-search-preview", True),
                 entry("claude", "anthropic", "claude-sonnet-4-5", False),
                 entry("gemini", "gemini", "gemini-2.5-flash", False),
             ],
@@ -289,3 +290,48 @@ async def test_a_tool_the_upstreams_api_cannot_carry_is_a_400(
     assert "the built-in tool 'code_execution'" in error["message"]
     assert error["details"][0]["fieldViolations"][0]["field"] == "tools[0].codeExecution"
     assert upstream.bodies == []  # nothing was sent
+
+
+CHAT_SEARCH_REPLY = {
+    "id": "c",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "gpt-4o-search-preview",
+    "choices": [
+        {
+            "index": 0,
+            "finish_reason": "stop",
+            "message": {
+                "role": "assistant",
+                "content": "A new bridge opened.",
+                "annotations": [
+                    {
+                        "type": "url_citation",
+                        "url_citation": {
+                            "url": "https://example.org/paris",
+                            "title": "Paris today",
+                            "start_index": 0,
+                            "end_index": 20,
+                        },
+                    }
+                ],
+            },
+        }
+    ],
+    "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
+}
+
+
+async def test_chat_client_and_search_model(bridge: BackgroundServer, upstream: Any) -> None:
+    upstream.replies.append((200, CHAT_SEARCH_REPLY))
+    async with openai_client(bridge) as client:
+        reply = await client.chat.completions.create(
+            model="gpt-search",
+            messages=[{"role": "user", "content": "What is new in Paris?"}],
+            web_search_options={"search_context_size": "low"},
+        )
+    assert upstream.bodies[0]["web_search_options"] == {"search_context_size": "low"}
+    notes = reply.choices[0].message.annotations or []
+    assert [(n.url_citation.url, n.url_citation.end_index) for n in notes] == [
+        ("https://example.org/paris", 20)
+    ]
