@@ -81,7 +81,7 @@ class RunContext(Generic[DepsT]):
         return replace(self, retry=attempt - 1, tool_name=call.name, tool_call_id=call.id)
 
     def with_retry(self, retry: int) -> RunContext[DepsT]:
-        """This context with another [`retry`][good_agent.RunContext.retry] count."""
+        """This context with another [`retry`][good_agent.RunContext] count."""
         return self if retry == self.retry else replace(self, retry=retry)
 
 

@@ -241,7 +241,7 @@ class AuthInjector(AgentComponent):
 
     async def install(self, agent: Any) -> None:
         """Install, add the redacting filter to
-        [`redact_loggers`][good_agent.AuthInjector.redact_loggers], and register
+        [`redact_loggers`][good_agent.AuthInjector], and register
         the credentials given as values (providers' are registered when resolved)."""
         await super().install(agent)
         for rule in self.rules:
@@ -328,7 +328,7 @@ class AuthInjector(AgentComponent):
 
     def scope_of(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
         """The auth scope of a call's unwrapped ``parameters``: an HMAC of its
-        credentials keyed by [`scope_key`][good_agent.AuthInjector.scope_key] (never the secret), or
+        credentials keyed by [`scope_key`][good_agent.AuthInjector] (never the secret), or
         ``None`` when it
         carries none."""
         return credential_scope(parameters, key=self.scope_key)

@@ -44,9 +44,9 @@ class StreamedReply:
     """A scripted reply delivered in chunks (build it with
     [`ScriptedModel.streamed`][good_agent.testing.ScriptedModel.streamed]).
 
-    [`ScriptedModel.stream`][good_agent.testing.ScriptedModel.stream] yields ``deltas`` one by one,
+    [`ScriptedModel.stream`][good_agent.testing.ScriptedModel] yields ``deltas`` one by one,
     then the assembled
-    reply; [`ScriptedModel.request`][good_agent.testing.ScriptedModel.request] returns the assembled
+    reply; [`ScriptedModel.request`][good_agent.testing.ScriptedModel] returns the assembled
     reply at once.
     """
 
