@@ -1,4 +1,4 @@
-"""The :class:`MCPTools` component: an MCP server's tools as good-agent tools."""
+"""The `MCPTools` component: an MCP server's tools as good-agent tools."""
 
 from __future__ import annotations
 
