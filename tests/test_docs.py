@@ -125,3 +125,28 @@ def test_the_built_site_builds_strict_and_shows_no_sphinx_role(tmp_path: Path) -
     ]
     assert shown == [], shown[:20]
     assert (site / "reference" / "index.html").exists()
+
+
+def test_every_example_is_in_the_gallery() -> None:
+    gallery = (ROOT / "docs" / "examples.md").read_text()
+    missing = [
+        path.name
+        for path in sorted((ROOT / "examples").glob("*.py"))
+        if f"`{path.name}`" not in gallery
+    ]
+    assert missing == [], f"examples missing from docs/examples.md: {missing}"
+
+
+def test_serve_help_names_every_bridge_api() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "good_agent.cli", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    for api in ("Chat Completions", "Responses", "embeddings", "Anthropic Messages", "Gemini"):
+        assert api in text, api
