@@ -241,7 +241,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     calls, results and the text's citations fill the reply's ``builtin_calls``,
     ``builtin_results`` and ``citations``. A reply whose
     ``content`` is not a list of blocks raises
-    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    `ReplyShapeError`.
     """
     raw = reply_object(raw, PROVIDER)
     texts: list[str] = []

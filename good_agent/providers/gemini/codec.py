@@ -307,7 +307,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
 def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
 ) -> tuple[ModelResponse, dict[str, str]]:
-    """Like :func:`decode_response`, also returning call id -> thought signature.
+    """Like `decode_response`, also returning call id -> thought signature.
 
     Code execution parts and the candidate's grounding and URL context metadata fill
     the reply's ``builtin_calls``, ``builtin_results`` and ``citations``; the code

@@ -184,7 +184,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     ``file_search_call``), which also fill ``builtin_calls`` and ``builtin_results``;
     ``url_citation`` annotations become ``citations``. A reply
     whose ``output`` is not a list of items raises
-    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    `ReplyShapeError`.
     """
     raw = reply_object(raw, PROVIDER)
     texts: list[str] = []

@@ -14,7 +14,7 @@ Response: the ``x-vercel-ai-ui-message-stream: v1`` stream of JSON chunks (``sta
 ``tool-approval-request`` whose ``approvalId`` is the call's approval id (a keyed digest
 bound to the thread's owner, the thread and the call), ``finish-step``,
 ``finish``, ``error``), ended by ``data: [DONE]``. No maintained Python package defines
-these shapes, so the pydantic models here do (:data:`Chunk` parses any of them).
+these shapes, so the pydantic models here do (`Chunk` parses any of them).
 """
 
 from __future__ import annotations
