@@ -208,7 +208,7 @@ def _assistant(blocks: list[Any], where: str) -> JSONDict:
         kind = block.get("type") if isinstance(block, dict) else None
         if kind in DROPPED_BLOCKS:
             continue
-        if kind in SERVER_TOOL_BLOCKS:
+        if isinstance(kind, str) and kind in SERVER_TOOL_BLOCKS:
             server.append(builtin_tools.replay_item(block))
             continue
         if kind not in ("text", "tool_use"):

@@ -55,9 +55,11 @@ def _built(kind: type[BuiltinTool], where: str, **fields: Any) -> BuiltinTool:
     return from_field(tool, where)
 
 
-def anthropic_tool(tool: JSONDict, where: str) -> BuiltinTool | None:
-    """An Anthropic server tool entry as a built-in tool (``None``: not a server tool)."""
+def anthropic_tool(tool: JSONDict, entry: str) -> BuiltinTool | None:
+    """An Anthropic server tool entry as a built-in tool (``None``: not a server tool);
+    a refusal names its ``type`` field."""
     kind = tool.get("type")
+    where = f"{entry}.type"
     if not isinstance(kind, str) or kind == "custom":
         return None
     for prefix, neutral in ANTHROPIC_PREFIXES.items():
@@ -84,12 +86,14 @@ def anthropic_tool(tool: JSONDict, where: str) -> BuiltinTool | None:
                     **domains,
                 )
             return from_field(CodeExecutionTool(), where)
-    raise bad_request(f"{where}.type: the bridge has no built-in tool {kind!r}", f"{where}.type")
+    raise bad_request(f"{where}: the bridge has no built-in tool {kind!r}", where)
 
 
-def responses_tool(tool: JSONDict, where: str) -> BuiltinTool | None:
-    """A Responses hosted tool entry as a built-in tool (``None``: a function tool)."""
+def responses_tool(tool: JSONDict, entry: str) -> BuiltinTool | None:
+    """A Responses hosted tool entry as a built-in tool (``None``: a function tool); a
+    refusal names its ``type`` field."""
     kind = tool.get("type")
+    where = f"{entry}.type"
     if kind == "function":
         return None
     if kind in ("web_search", "web_search_preview"):
@@ -111,9 +115,9 @@ def responses_tool(tool: JSONDict, where: str) -> BuiltinTool | None:
             max_num_results=tool.get("max_num_results"),
         )
     raise bad_request(
-        f"{where}.type: the bridge takes function tools and the built-in tools web_search,"
+        f"{where}: the bridge takes function tools and the built-in tools web_search,"
         f" code_interpreter and file_search, not {kind!r}",
-        f"{where}.type",
+        where,
     )
 
 

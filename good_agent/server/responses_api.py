@@ -175,7 +175,7 @@ def _input(items: Any, outputs: dict[str, str], paths: list[str]) -> list[JSONDi
         kind = item.get("type", "message" if "role" in item else None)
         if kind in DROPPED_ITEMS:
             continue
-        if kind in RESPONSES_ITEM_TYPES:
+        if isinstance(kind, str) and kind in RESPONSES_ITEM_TYPES:
             # A built-in tool's item goes upstream again as it is, with its turn.
             last = messages[-1] if messages else None
             if last is None or last["role"] != "assistant":

@@ -260,7 +260,7 @@ async def test_a_tool_the_upstreams_api_cannot_carry_is_a_400(
             assert "the built-in tool 'file_search'" in refused.value.message
             assert "claude-sonnet-4-5" in refused.value.message
             assert refused.value.code == "unsupported_tool"
-            assert refused.value.param == "tools[0]"
+            assert refused.value.param == "tools[0].type"
         with pytest.raises(openai.BadRequestError) as chat:
             await client.chat.completions.create(
                 model="gpt-chat",
@@ -278,7 +278,7 @@ async def test_a_tool_the_upstreams_api_cannot_carry_is_a_400(
                 tools=[{"type": "web_fetch_20250910", "name": "web_fetch"}],
             )
     assert "the built-in tool 'web_fetch'" in fetch.value.message
-    assert "tools[0]" in fetch.value.message
+    assert "tools[0].type" in fetch.value.message
     async with httpx2.AsyncClient(timeout=30) as http:
         gemini = await http.post(
             f"{bridge.url}/v1beta/models/gpt-chat:generateContent",
