@@ -343,8 +343,12 @@ class ServedAgent:
                     deps=prepared.deps,
                     model=prepared.model,
                 ) as run:
+                    tagged = False
                     async for event in run:
                         prepared.messages = conversation.messages
+                        if not tagged:  # before the client sees anything of the thread
+                            _tag_prompt(conversation.messages[start:], turn.prompt_id)
+                            tagged = True
                         yield event
             finally:
                 _tag_prompt(conversation.messages[start:], turn.prompt_id)
