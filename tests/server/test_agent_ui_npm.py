@@ -243,7 +243,7 @@ def test_ag_ui_snapshot_keeps_the_client_ids_and_tool_calls_name_their_message(n
     assert start["parentMessageId"] == snapshot["messages"][1]["id"]
     text_ids = [e["messageId"] for e in result["events"] if e["type"] == "TEXT_MESSAGE_START"]
     assert text_ids == [snapshot["messages"][3]["id"]]
-    assert [m["id"] for m in result["messages"]][0] == "u-weather"
+    assert result["messages"][0]["id"] == "u-weather"
 
 
 def test_ag_ui_an_input_with_nothing_to_run_is_refused(node: str) -> None:
