@@ -36,7 +36,8 @@ def test_a_reload_restores_the_thread_and_its_pending_approval(tmp_path: Path) -
         ]
     )
     agent = Agent("You tidy up.", model=model, tools=[delete_file])
-    with served(agent_app(agent, client_keys=[KEY, "other-key"])) as server, sync_playwright() as playwright:
+    app = agent_app(agent, client_keys=[KEY, "other-key"])
+    with served(app) as server, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=binary, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 960, "height": 720})
@@ -79,12 +80,13 @@ def test_a_reload_restores_the_thread_and_its_pending_approval(tmp_path: Path) -
             other.wait_for_timeout(500)
             assert statuses == [404]
             assert other.locator(".msg").count() == 0
+            assert other.evaluate("localStorage.getItem('good-agent-thread:/')") is None
 
             page.click("#new")
             page.reload()
             page.wait_for_selector("#model option", state="attached")
             page.wait_for_timeout(300)
             assert page.locator(".msg").count() == 0
-            assert page.evaluate("localStorage.getItem('good-agent-thread:/')") != thread
+            assert page.evaluate("localStorage.getItem('good-agent-thread:/')") is None
         finally:
             browser.close()
