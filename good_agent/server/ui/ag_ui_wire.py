@@ -3,7 +3,8 @@
 Input. ``messages`` is the conversation as the client knows it. Its trailing user and
 tool messages (after the last assistant message) are what is new: the user's text is
 the prompt, a tool message answers a call the frontend ran. The messages before them
-are the history, used only when the server keeps no store. ``tools`` are frontend
+are the history, used only when the server keeps no store. A user message whose id the
+stored thread holds is not taken again; an input with nothing new is a 400. ``tools`` are frontend
 tools: the agent may call them, and the run ends at such a call, which the frontend
 answers in the next input. ``resume`` answers approvals:
 ``interruptId`` is the approval id of the call that was shown; status ``resolved`` with
@@ -12,7 +13,9 @@ is told to the model). ``forwardedProps.model`` picks a model.
 
 Output. Run started; reasoning start/message start/content/message end/end; text message
 start/content/end; tool call start/args/end; a tool
-call result per call the server ran; a messages snapshot of the whole thread; run
+call result per call the server ran (a call's start names its assistant message in
+``parentMessageId``); a messages snapshot of the whole thread (the client's ids kept,
+the system prompt left out); run
 finished, whose outcome is an interrupt per call waiting for approval (``id`` = its
 approval id, a keyed digest bound to the thread's owner, the thread and the call;
 ``toolCallId``, and ``metadata`` holding the tool name, arguments and the

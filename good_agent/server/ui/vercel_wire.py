@@ -9,11 +9,17 @@ a last assistant message carries the user's answers to approval requests
 results of calls the client ran. The messages before are the history, used only when the
 server keeps no store.
 
+A ``file`` part of a user message becomes a media part of the prompt (a ``data:`` URL
+decoded); ``trigger: "regenerate-message"`` replaces the thread's last answer.
+
 Response: the ``x-vercel-ai-ui-message-stream: v1`` stream of JSON chunks (``start``,
-``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``,
-``tool-approval-request`` whose ``approvalId`` is the call's approval id (a keyed digest
-bound to the thread's owner, the thread and the call), ``finish-step``,
-``finish``, ``error``), ended by ``data: [DONE]``. No maintained Python package defines
+whose ``messageId`` is the request's last assistant message when the request answers its
+calls, ``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``
+(``tool-output-denied`` for a denial), ``tool-approval-request`` whose ``approvalId`` is
+the call's approval id (a keyed digest bound to the thread's owner, the thread and the
+call; for ai 5 a ``data-tool-approval`` part instead), ``finish-step``, ``finish`` with
+the usage and the model's name as ``messageMetadata``, ``error``), ended by
+``data: [DONE]``. No maintained Python package defines
 these shapes, so the pydantic models here do (:data:`Chunk` parses any of them).
 """
 
