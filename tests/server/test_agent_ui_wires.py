@@ -265,3 +265,16 @@ def test_a_client_tool_cannot_answer_a_server_tool_nor_share_its_name() -> None:
         )
         status, error = refusal(server, "/vercel", body)
     assert status == 400 and error["error"]["param"] == "messages.1.parts.0.toolCallId"
+
+
+@pytest.mark.parametrize("factory", [False, True])
+def test_the_finish_chunk_names_the_model_and_the_usage(factory: bool) -> None:
+    def build() -> Agent[None, str]:
+        return Agent(model=ScriptedModel(["hello"], name="scripted-x"))
+
+    with served(agent_app(build if factory else build())) as server:
+        chunks = vercel(server, ask("hi", chat="meta"))
+    finish = chunks[-1]
+    assert isinstance(finish, FinishChunk)
+    assert finish.message_metadata["model"] == "scripted-x"
+    assert finish.message_metadata["usage"]["totalTokens"] >= 0

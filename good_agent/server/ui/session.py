@@ -191,6 +191,7 @@ class ServedAgent:
         )
         self.max_history_bytes = max_history_bytes
         self._tool_names: frozenset[str] | None = None
+        self._probed_model: str | None = None
 
     def _new_agent(self) -> Agent[Any, Any]:
         if self._shared is not None:
@@ -277,11 +278,8 @@ class ServedAgent:
         if model is not None:
             return model.model_name
         if self._shared is not None:
-            try:
-                return self._shared.model.model_name
-            except Exception:  # an agent with no model of its own: each run names one
-                return None
-        return None
+            return _model_name_of(self._shared)
+        return self._probed_model  # a factory's agent, as the first one built named it
 
     async def thread(self, thread_id: str, owner: str = "") -> list[Message]:
         """The history of ``owner``'s thread ``thread_id`` (a 404 for another owner's
@@ -309,6 +307,7 @@ class ServedAgent:
             probe = self._new_agent()
             try:
                 self._tool_names = frozenset(probe.tools.names())
+                self._probed_model = _model_name_of(probe)
             finally:
                 with anyio.CancelScope(shield=True):
                     await probe.close()
@@ -377,6 +376,13 @@ def _with_system(template: list[Message], history: list[Message]) -> list[Messag
     if any(isinstance(m, SystemMessage) for m in history):
         return list(history)
     return [m for m in template if isinstance(m, SystemMessage)] + list(history)
+
+
+def _model_name_of(agent: Agent[Any, Any]) -> str | None:
+    try:
+        return agent.model.model_name
+    except Exception:  # an agent with no model of its own: each run names one
+        return None
 
 
 def _before_last_prompt(history: list[Message]) -> list[Message]:
