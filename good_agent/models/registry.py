@@ -32,7 +32,7 @@ MODEL_FACTORIES: dict[str, ModelFactory] = {}
 """The model factory of every registered provider, by provider name."""
 
 TRANSPORTS: dict[str, TransportFactory] = {}
-"""The transport factory of every provider registered with :func:`register_provider`."""
+"""The transport factory of every provider registered with `register_provider`."""
 
 
 def register_model_factory(name: str, factory: ModelFactory) -> None:

@@ -1,6 +1,6 @@
 """The model classes of the built-in vendors: the table of built-in models.
 
-Each is an :class:`~good_agent.models.provider_model.SDKModel` on its vendor's codec,
+Each is an `SDKModel` on its vendor's codec,
 profile rules and HTTP transport (``providers/<vendor>/http_transport.py``): the class a
 bridge route to the same upstream builds. Given an official SDK client instead
 (``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``, ``google.genai.Client``), a

@@ -24,9 +24,9 @@ HTTP_TRANSPORTS: dict[str, type[HttpTransport]] = {
     "ollama": OllamaHttpTransport,
 }
 """The HTTP transport of each built-in provider name; the bridge serves these names, and
-the built-in model classes (:mod:`good_agent.models.vendors`) build the same classes.
+the built-in model classes (`good_agent.models.vendors`) build the same classes.
 
-Add an OpenAI-compatible service by subclassing :class:`OpenAIHttpTransport` (``provider``,
+Add an OpenAI-compatible service by subclassing `OpenAIHttpTransport` (``provider``,
 ``default_base_url``; ``profile_provider`` names whose profiles and codec apply) and
 registering it here under its name."""
 

@@ -5,7 +5,7 @@ A vendor's key goes only to that vendor. The key a model sends is
 - the ``api_key`` it was given, wherever its ``base_url`` points;
 - else the vendor's environment key (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
   ``GEMINI_API_KEY``/``GOOGLE_API_KEY``), only when the requests go to the vendor's
-  own host over HTTPS (:data:`VENDOR_HOSTS`), or to the endpoint named by the
+  own host over HTTPS (`VENDOR_HOSTS`), or to the endpoint named by the
   vendor's own environment variable (``OPENAI_BASE_URL``...), which the same
   environment pairs with that key;
 - else none: a model given a ``base_url`` of another host (a local server, a proxy)
@@ -34,7 +34,7 @@ VENDOR_HOSTS: dict[str, str] = {
 
 
 def checked_base_url(base_url: str | None) -> str | None:
-    """``base_url`` as given, or a :class:`ModelConfigError` when it has no scheme."""
+    """``base_url`` as given, or a `ModelConfigError` when it has no scheme."""
     if base_url is None:
         return None
     scheme = urlsplit(base_url).scheme.lower() if "://" in base_url else ""
@@ -80,7 +80,7 @@ def resolve_endpoint(
     """The endpoint and key for ``vendor`` (see the module docstring).
 
     Args:
-        vendor: A key of :data:`VENDOR_HOSTS`.
+        vendor: A key of `VENDOR_HOSTS`.
         base_url: The endpoint the model was given (``None``: the environment's, else
             the vendor's default).
         api_key: The key the model was given.

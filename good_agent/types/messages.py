@@ -1,10 +1,10 @@
 """Conversation messages, tool calls, tool responses and a model's reply.
 
 Messages are pydantic models discriminated by ``role``. Each converts itself to the
-OpenAI Chat Completions message dict with :meth:`to_openai`, the shape the provider
-layer speaks. A reply is decoded from the wire straight into a :class:`ModelResponse`
-(with :class:`ToolCall` s) and enters the history as the :class:`AssistantMessage` of
-:meth:`ModelResponse.to_message`.
+OpenAI Chat Completions message dict with `to_openai`, the shape the provider
+layer speaks. A reply is decoded from the wire straight into a `ModelResponse`
+(with `ToolCall` s) and enters the history as the `AssistantMessage` of
+`ModelResponse.to_message`.
 """
 
 from __future__ import annotations

@@ -331,7 +331,7 @@ class EventTranslator:
         return events
 
     def translate(self, event: RunEvent) -> list[ag.BaseEvent]:
-        """The AG-UI events for one run event (run end excepted: see :meth:`finished`)."""
+        """The AG-UI events for one run event (run end excepted: see `finished`)."""
         if isinstance(event, TextDeltaEvent):
             return self._text(event.text) if event.text else []
         if isinstance(event, ReasoningDeltaEvent):

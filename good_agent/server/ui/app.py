@@ -123,8 +123,8 @@ def agent_app(
     message stream and a chat page.
 
     Args:
-        agent: An [`Agent`][good_agent.Agent] (its runs go one at a time) or a function
-            returning a new agent per run (threads run concurrently).
+        agent: An [`Agent`][good_agent.Agent] (each run a conversation of its own: threads
+            run concurrently) or a function returning a new agent per run.
         deps: Turns the HTTP request into the run's deps (sync or async); raising
             ``starlette.exceptions.HTTPException`` refuses the request with its status.
         store: Where thread histories are kept (default: an in-memory

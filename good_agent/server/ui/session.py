@@ -1,11 +1,11 @@
 """One run of a served agent, whatever protocol asked for it.
 
-A protocol module turns its request into a :class:`Turn`: the thread, the history the
+A protocol module turns its request into a `Turn`: the thread, the history the
 client sent, the new prompt, the results of calls the frontend ran, and the decisions on
 calls waiting for approval (each keyed by the digest of the call that was shown).
-:meth:`ServedAgent.prepare` loads the thread (from the store; from the client only when
+`ServedAgent.prepare` loads the thread (from the store; from the client only when
 the server keeps no store), checks the turn against it and refuses a bad one with a 400
-naming the field, before anything is streamed; :meth:`ServedAgent.stream` runs it and yields the
+naming the field, before anything is streamed; `ServedAgent.stream` runs it and yields the
 agent's own run events, saving the history however the run ends.
 
 Every thread has an owner (see [`agent_app`][good_agent.server.ui.agent_app]); another

@@ -20,7 +20,7 @@ the call's approval id (a keyed digest bound to the thread's owner, the thread a
 call; for ai 5 a ``data-tool-approval`` part instead), ``finish-step``, ``finish`` with
 the usage and the model's name as ``messageMetadata``, ``error``), ended by
 ``data: [DONE]``. No maintained Python package defines
-these shapes, so the pydantic models here do (:data:`Chunk` parses any of them).
+these shapes, so the pydantic models here do (`Chunk` parses any of them).
 """
 
 from __future__ import annotations
