@@ -292,11 +292,26 @@ def message_body(reply: ModelResponse, model: str) -> JSONDict:
         "content": content,
         "stop_reason": STOP_REASONS.get(finish_of(reply), "end_turn"),
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": reply.usage.input_tokens,
-            "output_tokens": reply.usage.output_tokens,
-        },
+        "usage": usage_body(reply.usage),
     }
+
+
+def usage_body(usage: Usage | None) -> JSONDict:
+    """Messages ``usage``: ``input_tokens`` counts the uncached input only, the cache
+    reads and writes go in ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens`` (when there are any)."""
+    if usage is None:
+        return {"input_tokens": 0, "output_tokens": 0}
+    cached = usage.cache_read_tokens + usage.cache_write_tokens
+    body: JSONDict = {
+        "input_tokens": max(usage.input_tokens - cached, 0),
+        "output_tokens": usage.output_tokens,
+    }
+    if usage.cache_read_tokens:
+        body["cache_read_input_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens:
+        body["cache_creation_input_tokens"] = usage.cache_write_tokens
+    return body
 
 
 def event(kind: str, payload: JSONDict) -> bytes:
@@ -334,10 +349,7 @@ class MessageStreamWriter:
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": usage.input_tokens if usage else 0,
-                "output_tokens": usage.output_tokens if usage else 0,
-            },
+            "usage": usage_body(usage),
         }
         return event("message_start", {"message": message})
 
@@ -396,10 +408,7 @@ class MessageStreamWriter:
                 "message_delta",
                 {
                     "delta": stop,
-                    "usage": {
-                        "input_tokens": usage.input_tokens,
-                        "output_tokens": usage.output_tokens,
-                    },
+                    "usage": usage_body(usage),
                 },
             )
             + event("message_stop", {})

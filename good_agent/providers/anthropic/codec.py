@@ -69,8 +69,27 @@ _SETTINGS = {
     "service_tier": "service_tier",
 }
 
+CACHE_SETTINGS = (
+    "anthropic_cache_instructions",
+    "anthropic_cache_tool_definitions",
+    "anthropic_cache_messages",
+)
+"""Settings putting a ``cache_control`` breakpoint on the system prompt, the last tool
+definition and the last block of the last message: ``True`` (the default 5-minute
+cache), ``"5m"`` or ``"1h"`` (pydantic-ai's names and values)."""
+
+CACHE_TTLS = ("5m", "1h")
+"""The cache lifetimes Anthropic offers."""
+
 KNOWN_SETTINGS = frozenset(
-    (*_SETTINGS, "max_tokens", "max_completion_tokens", "max_output_tokens", "thinking")
+    (
+        *_SETTINGS,
+        *CACHE_SETTINGS,
+        "max_tokens",
+        "max_completion_tokens",
+        "max_output_tokens",
+        "thinking",
+    )
 )
 """Every setting this codec takes (see `good_agent.providers.settings`)."""
 
@@ -99,7 +118,38 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             value = request.settings[key]
             body[wire] = [value] if wire == "stop_sequences" and isinstance(value, str) else value
     thinking.anthropic(body, request.settings)
+    _cache_breakpoints(body, request.settings)
     return body
+
+
+def cache_control(value: Any, setting: str) -> JSONDict | None:
+    """The ``cache_control`` object a cache setting asks for (``None``: no breakpoint);
+    a value other than a bool, ``"5m"`` or ``"1h"`` is a ``ValueError`` naming it."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {"type": "ephemeral"}
+    if value in CACHE_TTLS:
+        return {"type": "ephemeral", "ttl": value}
+    raise ValueError(f"{setting} must be true, false, '5m' or '1h', not {value!r}")
+
+
+def _cache_breakpoints(body: JSONDict, settings: JSONDict) -> None:
+    """Mark the system prompt, the last tool and the last message's last block for
+    caching, as the ``anthropic_cache_*`` settings ask."""
+    instructions, tools, messages = (cache_control(settings.get(k), k) for k in CACHE_SETTINGS)
+    if instructions is not None and body.get("system"):
+        system = body["system"]
+        blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system
+        blocks[-1] = {**blocks[-1], "cache_control": instructions}
+        body["system"] = blocks
+    if tools is not None and body.get("tools"):
+        body["tools"][-1] = {**body["tools"][-1], "cache_control": tools}
+    if messages is not None and body.get("messages"):
+        last = body["messages"][-1]
+        content = last.get("content")
+        if isinstance(content, list) and content:
+            content[-1] = {**content[-1], "cache_control": messages}
 
 
 def encode_tool(tool: JSONDict, names: ToolNameMap) -> JSONDict:
@@ -266,11 +316,34 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         content="".join(texts) if texts else None,
         tool_calls=calls,
         finish_reason=STOP_REASONS.get(str(stop), stop) if stop else None,
-        usage=Usage(
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
-        ),
+        usage=decode_usage(usage),
         reasoning="".join(thinking) if thinking else None,
         model=raw.get("model"),
         replay=replay,
     )
+
+
+def usage_counts(usage: JSONDict) -> tuple[int | None, int | None, int | None, int | None]:
+    """Input (the uncached, cache-read and cache-write tokens added up), output,
+    cache-read and cache-write counts of a Messages ``usage`` object; ``None`` for a
+    count it does not carry."""
+    read = usage.get("cache_read_input_tokens")
+    write = usage.get("cache_creation_input_tokens")
+    given = usage.get("input_tokens")
+    total = None
+    if isinstance(given, int | float):
+        total = int(given) + int(read or 0) + int(write or 0)
+    out = usage.get("output_tokens")
+    return (
+        total,
+        int(out) if isinstance(out, int | float) else None,
+        int(read) if isinstance(read, int | float) else None,
+        int(write) if isinstance(write, int | float) else None,
+    )
+
+
+def decode_usage(usage: JSONDict) -> Usage:
+    """A Messages ``usage`` object as [`Usage`][good_agent.Usage] (``input_tokens``
+    counting the cached tokens, as the other providers report them)."""
+    total, out, read, write = usage_counts(usage)
+    return Usage(total or 0, out or 0, read or 0, write or 0)

@@ -198,7 +198,10 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
+    details = raw.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return Usage(
         input_tokens=int(raw.get("prompt_tokens") or 0),
         output_tokens=int(raw.get("completion_tokens") or 0),
+        cache_read_tokens=int(cached or 0),
     )

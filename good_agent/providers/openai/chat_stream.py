@@ -73,7 +73,9 @@ class OpenAIChatDecoder(StreamDecoder):
                 self.complete = True
         usage = event.get("usage")
         if isinstance(usage, dict):
-            self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out)
+            details = usage.get("prompt_tokens_details")
+            cached = details.get("cached_tokens") if isinstance(details, dict) else None
+            self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out, cached)
         return out
 
     def finish(self) -> ModelResponse:

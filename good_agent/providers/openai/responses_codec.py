@@ -210,6 +210,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         usage=Usage(
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=int(cached_tokens(usage) or 0),
         ),
         reasoning="\n".join(reasoning) if reasoning else None,
         model=raw.get("model"),
@@ -224,3 +225,10 @@ def _finish(raw: JSONDict, has_calls: bool) -> str | None:
         reason = (raw.get("incomplete_details") or {}).get("reason")
         return "content_filter" if reason == "content_filter" else "length"
     return "stop" if raw.get("status") == "completed" else raw.get("status")
+
+
+def cached_tokens(usage: JSONDict) -> int | None:
+    """``input_tokens_details.cached_tokens`` of a Responses ``usage`` object."""
+    details = usage.get("input_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return int(cached) if isinstance(cached, int | float) else None

@@ -76,7 +76,8 @@ class OpenAIResponsesDecoder(StreamDecoder):
             return
         self._final = response
         usage = response.get("usage") or {}
-        self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
+        cached = openai_responses.cached_tokens(usage)
+        self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out, cached)
         reason = "stop"
         if response.get("status") == "incomplete" or kind == "response.incomplete":
             detail = (response.get("incomplete_details") or {}).get("reason")

@@ -63,6 +63,10 @@ class UsageDelta:
 
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    """Input tokens read from the prompt cache (counted in ``input_tokens``)."""
+    cache_write_tokens: int | None = None
+    """Input tokens written to the prompt cache (counted in ``input_tokens``)."""
 
 
 @dataclass(frozen=True, slots=True)
