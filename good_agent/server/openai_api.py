@@ -176,8 +176,11 @@ def usage_body(usage: Usage) -> JSONDict:
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens,
     }
-    if usage.cache_read_tokens:
-        body["prompt_tokens_details"] = {"cached_tokens": usage.cache_read_tokens}
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        details = {"cached_tokens": usage.cache_read_tokens}
+        if usage.cache_write_tokens:
+            details["cache_write_tokens"] = usage.cache_write_tokens
+        body["prompt_tokens_details"] = details
     return body
 
 
