@@ -104,7 +104,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     """Return the Messages API request body (also ``messages.create`` keyword arguments)."""
     names = names or tool_names(request)
     body: JSONDict = {"model": model, "max_tokens": _max_tokens(request.settings)}
-    system = system_text(request.messages)
+    system = system_blocks(request.messages) or system_text(request.messages)
     if system:
         body["system"] = system
     body["messages"] = encode_messages(request.messages, names)
@@ -161,7 +161,7 @@ def encode_tool(tool: JSONDict, names: ToolNameMap) -> JSONDict:
     }
     if function.get("description"):
         out["description"] = function["description"]
-    return out
+    return _cached(out, tool)
 
 
 def _max_tokens(settings: JSONDict) -> int:
@@ -225,7 +225,7 @@ def _user_block(part: JSONDict) -> JSONDict:
     """A text part, or a media part as an ``image`` or ``document`` block with a
     ``base64``, ``url`` or (plain text documents) ``text`` source."""
     if part.get("type") == "text":
-        return {"type": "text", "text": part["text"]}
+        return _cached({"type": "text", "text": part["text"]}, part)
     media = read_part(part)
     if media is None:
         return part
@@ -239,7 +239,7 @@ def _user_block(part: JSONDict) -> JSONDict:
         source = {"type": "text", "media_type": "text/plain", "data": text}
     else:
         source = {"type": "base64", "media_type": media.media_type, "data": media.data}
-    return {"type": media.kind, "source": source}
+    return _cached({"type": media.kind, "source": source}, part)
 
 
 def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
@@ -263,6 +263,8 @@ def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
                 "input": call_arguments(call),
             }
         )
+    if blocks and CACHE_KEY in message:
+        blocks[-1] = _cached(blocks[-1], message)
     return blocks
 
 
@@ -277,7 +279,37 @@ def _tool_result(message: JSONDict) -> JSONDict:
     }
     if message.get("is_error"):
         block["is_error"] = True
-    return block
+    return _cached(block, message)
+
+
+CACHE_KEY = "cache_control"
+"""The key of a cache breakpoint on a neutral part, message or tool (a bridge client's
+own ``cache_control``), sent on the block made from it."""
+
+
+def _cached(block: JSONDict, neutral: JSONDict) -> JSONDict:
+    """``block`` with the breakpoint of the ``neutral`` item it was made from."""
+    control = neutral.get(CACHE_KEY)
+    return {**block, CACHE_KEY: control} if isinstance(control, dict) else block
+
+
+def system_blocks(messages: list[JSONDict]) -> list[JSONDict] | None:
+    """The system prompt as text blocks when a part of it carries a cache breakpoint
+    (else ``None``: the plain text is sent)."""
+    blocks: list[JSONDict] = []
+    marked = False
+    for message in messages:
+        if message.get("role") not in ("system", "developer"):
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "text":
+                    marked = marked or CACHE_KEY in part
+                    blocks.append(_cached({"type": "text", "text": part["text"]}, part))
+        elif text_of(content):
+            blocks.append({"type": "text", "text": text_of(content)})
+    return blocks if marked else None
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
