@@ -122,6 +122,7 @@ def deltas_of(response: ModelResponse) -> list[ModelDelta]:
             usage.output_tokens,
             usage.cache_read_tokens,
             usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
         )
     )
     deltas.append(FinishDelta(response.finish_reason))

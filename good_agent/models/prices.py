@@ -48,6 +48,7 @@ def price(usage: Usage, model: str | None, provider: str | None = None) -> Decim
         output_tokens=usage.output_tokens,
         cache_read_tokens=usage.cache_read_tokens,
         cache_write_tokens=usage.cache_write_tokens,
+        cache_write_1h_tokens=usage.cache_write_1h_tokens or None,
     )
     try:
         found = genai_prices.calc_price(counts, name, provider_id=provider_id)

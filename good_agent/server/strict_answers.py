@@ -190,6 +190,7 @@ class StrictAnswer:
                 usage.output_tokens + reply.usage.output_tokens,
                 usage.cache_read_tokens + reply.usage.cache_read_tokens,
                 usage.cache_write_tokens + reply.usage.cache_write_tokens,
+                usage.cache_write_1h_tokens + reply.usage.cache_write_1h_tokens,
             )
         provider = self.served.entry.provider
         raise ModelResponseError(

@@ -75,6 +75,8 @@ class StreamedReply:
                     output_tokens=delta.output_tokens or usage.output_tokens,
                     cache_read_tokens=delta.cache_read_tokens or usage.cache_read_tokens,
                     cache_write_tokens=delta.cache_write_tokens or usage.cache_write_tokens,
+                    cache_write_1h_tokens=delta.cache_write_1h_tokens
+                    or usage.cache_write_1h_tokens,
                 )
             elif isinstance(delta, FinishDelta):
                 finish = delta.reason
@@ -397,6 +399,7 @@ class ScriptedModel(RecordingModel):
                     usage.output_tokens,
                     usage.cache_read_tokens,
                     usage.cache_write_tokens,
+                    usage.cache_write_1h_tokens,
                 )
             )
         deltas.append(FinishDelta(finish_reason or ("tool_calls" if index else "stop")))

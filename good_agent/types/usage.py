@@ -22,13 +22,16 @@ class Usage:
     ``input_tokens`` counts every input token, those read from or written to the
     provider's prompt cache included (as OpenAI and Gemini report them; Anthropic's
     three counts are added up); ``cache_read_tokens`` and ``cache_write_tokens`` say
-    how many of them were read from the cache and written to it.
+    how many of them were read from the cache and written to it;
+    ``cache_write_1h_tokens`` how many of the written ones are kept for an hour
+    (Anthropic's ``ttl: "1h"``, priced higher than the default 5 minutes).
     """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:

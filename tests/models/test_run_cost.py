@@ -171,3 +171,25 @@ def test_each_provider_is_priced_under_the_tables_name(model: str, provider: str
     table_id = "google" if provider == "gemini" else provider
     assert price(usage, model, provider) == table_price(model, table_id, usage)
     assert price(usage, model, "no-such-provider") is None
+
+
+async def test_an_hour_long_cache_write_is_priced_as_one(fake_upstream: Start) -> None:
+    reply = anthropic_reply("claude-sonnet-4-5", 0, 4000)
+    reply["usage"]["cache_creation"] = {
+        "ephemeral_5m_input_tokens": 0,
+        "ephemeral_1h_input_tokens": 4000,
+    }
+    upstream = fake_upstream([(200, reply)])
+    model = AnthropicModel("claude-sonnet-4-5", base_url=upstream.url, api_key="k")
+    agent = Agent(model=model, model_settings={"anthropic_cache_messages": "1h"})
+    try:
+        result = await agent.run("Hi")
+    finally:
+        await model.aclose()
+    counts = genai_prices.Usage(
+        input_tokens=4200, output_tokens=50, cache_write_tokens=4000, cache_write_1h_tokens=4000
+    )
+    hour = genai_prices.calc_price(counts, "claude-sonnet-4-5", provider_id="anthropic")
+    assert result.usage.cost == hour.total_price
+    five_minutes = table_price("claude-sonnet-4-5", "anthropic", Usage(4200, 50, 0, 4000))
+    assert result.usage.cost > five_minutes

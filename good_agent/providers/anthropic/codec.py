@@ -378,4 +378,11 @@ def decode_usage(usage: JSONDict) -> Usage:
     """A Messages ``usage`` object as [`Usage`][good_agent.Usage] (``input_tokens``
     counting the cached tokens, as the other providers report them)."""
     total, out, read, write = usage_counts(usage)
-    return Usage(total or 0, out or 0, read or 0, write or 0)
+    return Usage(total or 0, out or 0, read or 0, write or 0, hour_writes(usage) or 0)
+
+
+def hour_writes(usage: JSONDict) -> int | None:
+    """``cache_creation.ephemeral_1h_input_tokens``: the cache writes kept for an hour."""
+    creation = usage.get("cache_creation")
+    count = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else None
+    return int(count) if isinstance(count, int | float) else None

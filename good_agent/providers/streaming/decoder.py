@@ -70,6 +70,7 @@ class StreamDecoder:
         self._output: int | None = None
         self._cache_read: int | None = None
         self._cache_write: int | None = None
+        self._cache_write_1h: int | None = None
         self._finish: str | None = None
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
@@ -99,6 +100,7 @@ class StreamDecoder:
                 self._output or 0,
                 self._cache_read or 0,
                 self._cache_write or 0,
+                self._cache_write_1h or 0,
             ),
             reasoning=self.reasoning_text(),
             model=self.model,
@@ -186,13 +188,14 @@ class StreamDecoder:
         out: list[ModelDelta],
         cache_read: object = None,
         cache_write: object = None,
+        cache_write_1h: object = None,
     ) -> None:
         """Token counts (cumulative; the input counting the cached tokens); ``None``
         leaves a count as it was."""
         given_in = _count(input_tokens)
         given_out = _count(output_tokens)
-        read, write = _count(cache_read), _count(cache_write)
-        if given_in is None and given_out is None and read is None and write is None:
+        read, write, hour = _count(cache_read), _count(cache_write), _count(cache_write_1h)
+        if all(count is None for count in (given_in, given_out, read, write, hour)):
             return
         if given_in is not None:
             self._input = given_in
@@ -202,7 +205,9 @@ class StreamDecoder:
             self._cache_read = read
         if write is not None:
             self._cache_write = write
-        out.append(UsageDelta(given_in, given_out, read, write))
+        if hour is not None:
+            self._cache_write_1h = hour
+        out.append(UsageDelta(given_in, given_out, read, write, hour))
 
     def finish_reason(self, reason: str | None, out: list[ModelDelta]) -> None:
         """Why the model stopped (OpenAI vocabulary); closes open calls."""

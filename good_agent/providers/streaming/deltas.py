@@ -67,6 +67,8 @@ class UsageDelta:
     """Input tokens read from the prompt cache (counted in ``input_tokens``)."""
     cache_write_tokens: int | None = None
     """Input tokens written to the prompt cache (counted in ``input_tokens``)."""
+    cache_write_1h_tokens: int | None = None
+    """Of the cache writes, those kept for an hour."""
 
 
 @dataclass(frozen=True, slots=True)
