@@ -36,7 +36,7 @@ def reply(number: int) -> dict[str, Any]:
         "id": f"msg_{number}",
         "type": "message",
         "role": "assistant",
-        "model": "claude-sonnet-4-5",
+        "model": "claude-sonnet-4-6",
         "content": [{"type": "text", "text": f"Answer {number + 1}."}],
         "stop_reason": "end_turn",
         "usage": {"input_tokens": 25, "output_tokens": 12, **cached},
@@ -76,7 +76,7 @@ def chapter(number: int) -> str:
 
 async def main() -> None:
     with fake_anthropic() as url:
-        model = AnthropicModel("claude-sonnet-4-5", base_url=url, api_key="sk-ant-example")
+        model = AnthropicModel("claude-sonnet-4-6", base_url=url, api_key="sk-ant-example")
         agent = Agent(
             MANUAL,
             model=model,
