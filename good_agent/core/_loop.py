@@ -366,7 +366,7 @@ def _take_back(run: _Run, error: BaseException) -> None:
         error.messages = list(run.messages)
 
 
-def _counts(usage: Any) -> tuple[int, ...]:
+def _counts(usage: Any) -> tuple[Any, ...]:
     return (
         usage.requests,
         usage.input_tokens,
@@ -374,10 +374,11 @@ def _counts(usage: Any) -> tuple[int, ...]:
         usage.tool_calls,
         usage.cache_read_tokens,
         usage.cache_write_tokens,
+        usage.cost,
     )
 
 
-def _count_into(conversation: Conversation, run: _Run, before: tuple[int, ...]) -> None:
+def _count_into(conversation: Conversation, run: _Run, before: tuple[Any, ...]) -> None:
     """Add what this run counted to the conversation's usage."""
     after = _counts(run.usage)
     total = conversation.usage
@@ -387,3 +388,5 @@ def _count_into(conversation: Conversation, run: _Run, before: tuple[int, ...]) 
     total.tool_calls += after[3] - before[3]
     total.cache_read_tokens += after[4] - before[4]
     total.cache_write_tokens += after[5] - before[5]
+    if after[0] > before[0]:  # the run's requests, priced (or not) into the conversation's
+        total.add_price(None if after[6] is None else after[6] - (before[6] or 0))

@@ -90,6 +90,11 @@ class RunUsage:
         self.output_tokens += usage.output_tokens
         self.cache_read_tokens += usage.cache_read_tokens
         self.cache_write_tokens += usage.cache_write_tokens
+        self.add_price(price)
+
+    def add_price(self, price: Decimal | None) -> None:
+        """Add the price of responses counted into these totals (``None``: unknown,
+        which makes [`cost`][good_agent.RunUsage.cost] unknown)."""
         if price is None:
             self._unpriced = True
         else:

@@ -193,3 +193,25 @@ async def test_an_hour_long_cache_write_is_priced_as_one(fake_upstream: Start) -
     assert result.usage.cost == hour.total_price
     five_minutes = table_price("claude-sonnet-4-5", "anthropic", Usage(4200, 50, 0, 4000))
     assert result.usage.cost > five_minutes
+
+
+async def test_a_conversation_costs_the_sum_of_its_runs(fake_upstream: Start) -> None:
+    upstream = fake_upstream(
+        [
+            (200, anthropic_reply("claude-sonnet-4-5", 0, 4000)),
+            (200, anthropic_reply("claude-sonnet-4-5", 4000, 0)),
+        ]
+    )
+    model = AnthropicModel("claude-sonnet-4-5", base_url=upstream.url, api_key="k")
+    agent = Agent(model=model)
+    try:
+        async with agent:
+            conversation = agent.conversation()
+            first = await conversation.run("Hi")
+            second = await conversation.run("Again")
+    finally:
+        await model.aclose()
+    assert first.usage.cost is not None and second.usage.cost is not None
+    assert conversation.usage.cost == first.usage.cost + second.usage.cost
+    assert conversation.usage.cache_write_tokens == 4000
+    assert conversation.usage.cache_read_tokens == 4000
