@@ -313,14 +313,6 @@ def without_cache_breakpoints(request: BridgeRequest) -> BridgeRequest:
     """``request`` without the ``cache_control`` breakpoints an Anthropic client put
     on its parts, messages and tools (for an upstream of another API, whose
     caching is automatic); ``request`` itself when it has none."""
-
-    def clean(item: Any) -> Any:
-        if isinstance(item, dict):
-            return {k: clean(v) for k, v in item.items() if k != "cache_control"}
-        if isinstance(item, list):
-            return [clean(v) for v in item]
-        return item
-
     marked = any("cache_control" in m for m in request.tools) or any(
         "cache_control" in m
         or (
@@ -335,7 +327,16 @@ def without_cache_breakpoints(request: BridgeRequest) -> BridgeRequest:
     for message in request.messages:
         message = {k: v for k, v in message.items() if k != "cache_control"}
         if isinstance(message.get("content"), list):
-            message["content"] = clean(message["content"])
+            message["content"] = _uncached(message["content"])
         messages.append(message)
     tools = [{k: v for k, v in t.items() if k != "cache_control"} for t in request.tools]
     return dataclasses.replace(request, messages=messages, tools=tools)
+
+
+def _uncached(item: Any) -> Any:
+    """``item`` without ``cache_control`` keys, at any depth."""
+    if isinstance(item, dict):
+        return {k: _uncached(v) for k, v in item.items() if k != "cache_control"}
+    if isinstance(item, list):
+        return [_uncached(v) for v in item]
+    return item
