@@ -37,6 +37,7 @@ from good_agent.core.results import RunResult
 from good_agent.core.run_events import RunEndEvent, TurnEndEvent
 from good_agent.core.steps import EndStep, ModelStep, ToolCallsStep, ToolResultsStep
 from good_agent.models.base import ModelRequest
+from good_agent.models.prices import response_price
 from good_agent.types.content import user_content
 from good_agent.types.errors import (
     AgentRunError,
@@ -80,7 +81,7 @@ class _Run(RunState):
                 response = await request_model(setup, request)
             else:
                 response = await stream_model(setup, self.conversation, request, self.send)
-            self.usage.add_response(response.usage)
+            self.usage.add_response(response.usage, response_price(setup.model, response))
             message = await self.conversation.append(response.to_message())
             assert isinstance(message, AssistantMessage)
             if self.sink is not None:
@@ -365,11 +366,19 @@ def _take_back(run: _Run, error: BaseException) -> None:
         error.messages = list(run.messages)
 
 
-def _counts(usage: Any) -> tuple[int, int, int, int]:
-    return usage.requests, usage.input_tokens, usage.output_tokens, usage.tool_calls
+def _counts(usage: Any) -> tuple[Any, ...]:
+    return (
+        usage.requests,
+        usage.input_tokens,
+        usage.output_tokens,
+        usage.tool_calls,
+        usage.cache_read_tokens,
+        usage.cache_write_tokens,
+        usage.cost,
+    )
 
 
-def _count_into(conversation: Conversation, run: _Run, before: tuple[int, int, int, int]) -> None:
+def _count_into(conversation: Conversation, run: _Run, before: tuple[Any, ...]) -> None:
     """Add what this run counted to the conversation's usage."""
     after = _counts(run.usage)
     total = conversation.usage
@@ -377,3 +386,7 @@ def _count_into(conversation: Conversation, run: _Run, before: tuple[int, int, i
     total.input_tokens += after[1] - before[1]
     total.output_tokens += after[2] - before[2]
     total.tool_calls += after[3] - before[3]
+    total.cache_read_tokens += after[4] - before[4]
+    total.cache_write_tokens += after[5] - before[5]
+    if after[0] > before[0]:  # the run's requests, priced (or not) into the conversation's
+        total.add_price(None if after[6] is None else after[6] - (before[6] or 0))

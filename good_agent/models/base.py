@@ -116,7 +116,15 @@ def deltas_of(response: ModelResponse) -> list[ModelDelta]:
         deltas.append(ToolCallArgs(index, call.to_openai()["function"]["arguments"]))
         deltas.append(ToolCallEnd(index))
     usage = response.usage
-    deltas.append(UsageDelta(usage.input_tokens, usage.output_tokens))
+    deltas.append(
+        UsageDelta(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            usage.cache_write_1h_tokens,
+        )
+    )
     deltas.append(FinishDelta(response.finish_reason))
     return deltas
 

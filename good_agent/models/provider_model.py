@@ -239,6 +239,9 @@ class ProviderModel:
             usage = Usage(
                 usage.input_tokens + decoded.usage.input_tokens,
                 usage.output_tokens + decoded.usage.output_tokens,
+                usage.cache_read_tokens + decoded.usage.cache_read_tokens,
+                usage.cache_write_tokens + decoded.usage.cache_write_tokens,
+                usage.cache_write_1h_tokens + decoded.usage.cache_write_1h_tokens,
             )
         if usage is decoded.usage:  # one attempt: the reply as decoded
             return decoded

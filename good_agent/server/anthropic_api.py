@@ -63,6 +63,25 @@ class MessagesCall:
     stream: bool = False
 
 
+CACHE_KEY = "cache_control"
+"""A client's cache breakpoint, kept on the neutral part, message or tool it was on
+(sent on to an Anthropic upstream, left out for any other)."""
+
+
+def _cache(block: Any, path: str) -> JSONDict:
+    """``{"cache_control": ...}`` when ``block`` carries a valid breakpoint (``{}``
+    when none); a 400 naming the field for a malformed one."""
+    control = block.get(CACHE_KEY) if isinstance(block, dict) else None
+    if control is None:
+        return {}
+    where = f"{path}.{CACHE_KEY}"
+    if not isinstance(control, dict) or control.get("type") != "ephemeral":
+        raise bad_request(f"{where} must be {{type: ephemeral}} (with an optional ttl)", where)
+    if control.get("ttl") not in (None, "5m", "1h"):
+        raise bad_request(f"{where}.ttl must be '5m' or '1h'", f"{where}.ttl")
+    return {CACHE_KEY: dict(control)}
+
+
 def _tools(tools: Any, builtin: list[BuiltinTool]) -> list[JSONDict]:
     """The function tools; server tools (``web_search_20250305``...) go to ``builtin``."""
     if tools is None:
@@ -92,7 +111,7 @@ def _tools(tools: Any, builtin: list[BuiltinTool]) -> list[JSONDict]:
         function: JSONDict = {"name": name, "parameters": schema}
         if tool.get("description"):
             function["description"] = str(tool["description"])
-        out.append({"type": "function", "function": function})
+        out.append({"type": "function", "function": function, **_cache(tool, where)})
     return out
 
 
@@ -159,15 +178,17 @@ def _user(blocks: list[Any], where: str) -> list[JSONDict]:
     parts: list[JSONDict] = []
     for number, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
+        path = f"{where}.content[{number}]"
         if kind == "text":
-            parts.append({"type": "text", "text": str(block.get("text") or "")})
+            text = {"type": "text", "text": str(block.get("text") or "")}
+            parts.append({**text, **_cache(block, path)})
         elif kind in ("image", "document"):
-            parts.append(_media_part(block, f"{where}.content[{number}]"))
+            parts.append({**_media_part(block, path), **_cache(block, path)})
         elif kind == "tool_result":
-            results.append(_tool_result(block, f"{where}.content[{number}]"))
+            results.append({**_tool_result(block, path), **_cache(block, path)})
         else:
-            raise _unsupported(kind, f"{where}.content[{number}].type")
-    if any(part["type"] != "text" for part in parts):
+            raise _unsupported(kind, f"{path}.type")
+    if any(part["type"] != "text" or CACHE_KEY in part for part in parts):
         results.append({"role": "user", "content": parts})
     elif parts:
         results.append({"role": "user", "content": "\n".join(part["text"] for part in parts)})
@@ -204,6 +225,7 @@ def _assistant(blocks: list[Any], where: str) -> JSONDict:
     texts: list[str] = []
     calls: list[JSONDict] = []
     server: list[JSONDict] = []
+    cache: JSONDict = {}
     for number, block in enumerate(blocks):
         kind = block.get("type") if isinstance(block, dict) else None
         if kind in DROPPED_BLOCKS:
@@ -211,6 +233,7 @@ def _assistant(blocks: list[Any], where: str) -> JSONDict:
         if isinstance(kind, str) and kind in SERVER_TOOL_BLOCKS:
             server.append(builtin_tools.replay_item(block))
             continue
+        cache = _cache(block, f"{where}.content[{number}]") or cache
         if kind not in ("text", "tool_use"):
             raise _unsupported(kind, f"{where}.content[{number}].type")
         if kind == "text":
@@ -224,7 +247,7 @@ def _assistant(blocks: list[Any], where: str) -> JSONDict:
                     "function": {"name": str(block.get("name") or ""), "arguments": arguments},
                 }
             )
-    message: JSONDict = {"role": "assistant", "content": "".join(texts) or None}
+    message: JSONDict = {"role": "assistant", "content": "".join(texts) or None, **cache}
     if calls:
         message["tool_calls"] = calls
     if server:
@@ -232,12 +255,27 @@ def _assistant(blocks: list[Any], where: str) -> JSONDict:
     return message
 
 
+def _system(system: Any) -> JSONDict:
+    """The system prompt as a system message: its text blocks kept as parts when one
+    carries a cache breakpoint."""
+    if isinstance(system, list):
+        cached = [_cache(block, f"system[{n}]") for n, block in enumerate(system)]
+        if any(cached):
+            parts = [
+                {"type": "text", "text": str(block.get("text") or ""), **cache}
+                for block, cache in zip(system, cached, strict=True)
+                if isinstance(block, dict)
+            ]
+            return {"role": "system", "content": parts}
+    return {"role": "system", "content": text_of(system)}
+
+
 def _messages(system: Any, messages: Any) -> list[JSONDict]:
     if not isinstance(messages, list) or not messages:
         raise bad_request("'messages' must be a non-empty array", "messages")
     out: list[JSONDict] = []
     if system:
-        out.append({"role": "system", "content": text_of(system)})
+        out.append(_system(system))
     for index, message in enumerate(messages):
         where = f"messages[{index}]"
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
@@ -313,11 +351,26 @@ def message_body(reply: ModelResponse, model: str) -> JSONDict:
         "content": content,
         "stop_reason": STOP_REASONS.get(finish_of(reply), "end_turn"),
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": reply.usage.input_tokens,
-            "output_tokens": reply.usage.output_tokens,
-        },
+        "usage": usage_body(reply.usage),
     }
+
+
+def usage_body(usage: Usage | None) -> JSONDict:
+    """Messages ``usage``: ``input_tokens`` counts the uncached input only, the cache
+    reads and writes go in ``cache_read_input_tokens`` and
+    ``cache_creation_input_tokens`` (when there are any)."""
+    if usage is None:
+        return {"input_tokens": 0, "output_tokens": 0}
+    cached = usage.cache_read_tokens + usage.cache_write_tokens
+    body: JSONDict = {
+        "input_tokens": max(usage.input_tokens - cached, 0),
+        "output_tokens": usage.output_tokens,
+    }
+    if usage.cache_read_tokens:
+        body["cache_read_input_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens:
+        body["cache_creation_input_tokens"] = usage.cache_write_tokens
+    return body
 
 
 def event(kind: str, payload: JSONDict) -> bytes:
@@ -355,10 +408,7 @@ class MessageStreamWriter:
             "content": [],
             "stop_reason": None,
             "stop_sequence": None,
-            "usage": {
-                "input_tokens": usage.input_tokens if usage else 0,
-                "output_tokens": usage.output_tokens if usage else 0,
-            },
+            "usage": usage_body(usage),
         }
         return event("message_start", {"message": message})
 
@@ -417,10 +467,7 @@ class MessageStreamWriter:
                 "message_delta",
                 {
                     "delta": stop,
-                    "usage": {
-                        "input_tokens": usage.input_tokens,
-                        "output_tokens": usage.output_tokens,
-                    },
+                    "usage": usage_body(usage),
                 },
             )
             + event("message_stop", {})

@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Scope
 
+from good_agent.models.prices import price
 from good_agent.providers.http1_wire import Http1Wire, http1_available
 from good_agent.providers.http_wire import AiohttpWire, Wire, aiohttp_available
 from good_agent.server.anthropic_api import (
@@ -47,6 +48,7 @@ from good_agent.server.errors import BridgeError, bad_request, internal_error
 from good_agent.server.exchange import (
     REQUEST_ID_HEADER,
     Exchange,
+    cost_log,
     new_request_id,
 )
 from good_agent.server.generate_content import gemini_error, handle_generate
@@ -162,11 +164,13 @@ class Bridge:
         stream: bool = False,
         request_id: str | None = None,
     ) -> None:
-        """Write one access-log record."""
-        if not access_log.isEnabledFor(logging.INFO):
-            return
+        """Write one access-log record (and the price record, with ``log_cost``)."""
         usage = usage or Usage()
         upstream = f"{route.entry.provider}:{route.entry.model}" if route else None
+        if self.logs_cost and route is not None and status == 200 and usage.total_tokens:
+            self._log_cost(route, usage, request_id)
+        if not access_log.isEnabledFor(logging.INFO):
+            return
         access_log.info(
             "%s %s %s %s",
             request_id or "-",
@@ -183,6 +187,34 @@ class Bridge:
                 "stream": stream,
                 "input_tokens": usage.input_tokens,
                 "output_tokens": usage.output_tokens,
+                "cache_read_tokens": usage.cache_read_tokens,
+                "cache_write_tokens": usage.cache_write_tokens,
+            },
+        )
+
+    @property
+    def logs_cost(self) -> bool:
+        """Whether each answered request's price is logged (``[server] log_cost``)."""
+        return self.config.server.log_cost and cost_log.isEnabledFor(logging.INFO)
+
+    def _log_cost(self, route: ServedModel, usage: Usage, request_id: str | None) -> None:
+        cost = price(usage, route.entry.model, route.entry.provider)
+        upstream = f"{route.entry.provider}:{route.entry.model}"
+        cost_log.info(
+            "%s %s %s cost %s",
+            request_id or "-",
+            route.name,
+            upstream,
+            "unknown" if cost is None else f"${cost}",
+            extra={
+                "request_id": request_id,
+                "model": route.name,
+                "upstream": upstream,
+                "cost": None if cost is None else str(cost),
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "cache_read_tokens": usage.cache_read_tokens,
+                "cache_write_tokens": usage.cache_write_tokens,
             },
         )
 

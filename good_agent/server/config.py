@@ -112,6 +112,11 @@ class ServerConfig(_Strict):
     (a request from another origin is a 403), and ``body_timeout`` the seconds a
     client has to send its whole request body (408 beyond). See
     `good_agent.server.site_guard`.
+
+    ``log_cost`` (off by default) writes one record per answered chat request on the
+    ``good_agent.server.cost`` logger: the route, the upstream model and the price
+    in US dollars from the ``genai-prices`` table (the ``cost`` extra), or
+    ``unknown`` when the table has no price for the model.
     """
 
     host: str = DEFAULT_HOST
@@ -133,6 +138,7 @@ class ServerConfig(_Strict):
     allowed_hosts: tuple[str, ...] = ()
     allowed_origins: tuple[str, ...] = ()
     body_timeout: float = Field(default=30.0, gt=0)
+    log_cost: bool = False
 
     @field_validator("allowed_hosts")
     @classmethod

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("good_agent.server")
 access_log = logging.getLogger("good_agent.server.access")
 """The access log (the bridge writes its records; see ``Bridge.log``)."""
+cost_log = logging.getLogger("good_agent.server.cost")
+"""The per-request price records (``[server] log_cost = true``; see ``Bridge.log``)."""
 
 T = TypeVar("T")
 
@@ -128,8 +130,8 @@ class Exchange:
         self, status: int, usage: Usage | None = None, route: ServedModel | None = None
     ) -> None:
         """Write the request's access-log record."""
-        if not access_log.isEnabledFor(logging.INFO):  # the clock is not read for nothing
-            return
+        if not access_log.isEnabledFor(logging.INFO) and not self.bridge.logs_cost:
+            return  # the clock is not read for nothing
         self.bridge.log(
             self.path,
             route or self.route,

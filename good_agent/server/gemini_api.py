@@ -501,12 +501,16 @@ def model_of(target: str) -> tuple[str, str]:
 
 
 def usage_metadata(usage: Usage) -> JSONDict:
-    """Gemini ``usageMetadata``."""
-    return {
+    """Gemini ``usageMetadata`` (with ``cachedContentTokenCount`` when input was read
+    from the cache)."""
+    body: JSONDict = {
         "promptTokenCount": usage.input_tokens,
         "candidatesTokenCount": usage.output_tokens,
         "totalTokenCount": usage.total_tokens,
     }
+    if usage.cache_read_tokens:
+        body["cachedContentTokenCount"] = usage.cache_read_tokens
+    return body
 
 
 def _arguments(call: ToolCall) -> JSONDict:

@@ -172,12 +172,19 @@ def parse_chat_request(body: Any) -> ChatCall:
 
 
 def usage_body(usage: Usage) -> JSONDict:
-    """OpenAI ``usage``."""
-    return {
+    """OpenAI ``usage`` (with ``prompt_tokens_details.cached_tokens`` when input was
+    read from the prompt cache)."""
+    body: JSONDict = {
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.total_tokens,
     }
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        details = {"cached_tokens": usage.cache_read_tokens}
+        if usage.cache_write_tokens:
+            details["cache_write_tokens"] = usage.cache_write_tokens
+        body["prompt_tokens_details"] = details
+    return body
 
 
 def completion_id() -> str:

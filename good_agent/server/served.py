@@ -198,6 +198,8 @@ class ServedModel:
                 "response_format",
             )
         request = self.effort_as_thinking(request)
+        if codec.name != "anthropic_messages":
+            request = without_cache_breakpoints(request)
         for tool in request.tools:
             if tool_function(tool).get("strict") is True:
                 settings = {"strict_tools": None, **request.settings}
@@ -305,3 +307,36 @@ async def within(
             yield batch
     finally:
         await close_shielded(batches)
+
+
+def without_cache_breakpoints(request: BridgeRequest) -> BridgeRequest:
+    """``request`` without the ``cache_control`` breakpoints an Anthropic client put
+    on its parts, messages and tools (for an upstream of another API, whose
+    caching is automatic); ``request`` itself when it has none."""
+    marked = any("cache_control" in m for m in request.tools) or any(
+        "cache_control" in m
+        or (
+            isinstance(m.get("content"), list)
+            and any(isinstance(p, dict) and "cache_control" in p for p in m["content"])
+        )
+        for m in request.messages
+    )
+    if not marked:
+        return request
+    messages = []
+    for message in request.messages:
+        message = {k: v for k, v in message.items() if k != "cache_control"}
+        if isinstance(message.get("content"), list):
+            message["content"] = _uncached(message["content"])
+        messages.append(message)
+    tools = [{k: v for k, v in t.items() if k != "cache_control"} for t in request.tools]
+    return dataclasses.replace(request, messages=messages, tools=tools)
+
+
+def _uncached(item: Any) -> Any:
+    """``item`` without ``cache_control`` keys, at any depth."""
+    if isinstance(item, dict):
+        return {k: _uncached(v) for k, v in item.items() if k != "cache_control"}
+    if isinstance(item, list):
+        return [_uncached(v) for v in item]
+    return item

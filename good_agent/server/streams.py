@@ -123,6 +123,11 @@ def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
     return Usage(
         usage.input_tokens if delta.input_tokens is None else delta.input_tokens,
         usage.output_tokens if delta.output_tokens is None else delta.output_tokens,
+        usage.cache_read_tokens if delta.cache_read_tokens is None else delta.cache_read_tokens,
+        usage.cache_write_tokens if delta.cache_write_tokens is None else delta.cache_write_tokens,
+        usage.cache_write_1h_tokens
+        if delta.cache_write_1h_tokens is None
+        else delta.cache_write_1h_tokens,
     )
 
 

@@ -188,6 +188,9 @@ class StrictAnswer:
             usage = Usage(
                 usage.input_tokens + reply.usage.input_tokens,
                 usage.output_tokens + reply.usage.output_tokens,
+                usage.cache_read_tokens + reply.usage.cache_read_tokens,
+                usage.cache_write_tokens + reply.usage.cache_write_tokens,
+                usage.cache_write_1h_tokens + reply.usage.cache_write_1h_tokens,
             )
         provider = self.served.entry.provider
         raise ModelResponseError(

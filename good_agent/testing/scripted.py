@@ -73,6 +73,10 @@ class StreamedReply:
                 usage = Usage(
                     input_tokens=delta.input_tokens or usage.input_tokens,
                     output_tokens=delta.output_tokens or usage.output_tokens,
+                    cache_read_tokens=delta.cache_read_tokens or usage.cache_read_tokens,
+                    cache_write_tokens=delta.cache_write_tokens or usage.cache_write_tokens,
+                    cache_write_1h_tokens=delta.cache_write_1h_tokens
+                    or usage.cache_write_1h_tokens,
                 )
             elif isinstance(delta, FinishDelta):
                 finish = delta.reason
@@ -389,7 +393,15 @@ class ScriptedModel(RecordingModel):
             else:
                 deltas.append(chunk)
         if usage is not None:
-            deltas.append(UsageDelta(usage.input_tokens, usage.output_tokens))
+            deltas.append(
+                UsageDelta(
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    usage.cache_read_tokens,
+                    usage.cache_write_tokens,
+                    usage.cache_write_1h_tokens,
+                )
+            )
         deltas.append(FinishDelta(finish_reason or ("tool_calls" if index else "stop")))
         return StreamedReply(tuple(deltas))
 

@@ -166,6 +166,9 @@ class UserMessage(BaseModel):
 
     role: Literal["user"] = "user"
     content: str | list[UserContent]
+    id: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The message's id on a client's wire (an AG-UI or UI message id), kept so a client
+    resending it is recognized; never sent to a model."""
 
     def to_openai(self) -> dict[str, Any]:
         """Return the OpenAI chat message dict (content parts for a list)."""
@@ -184,6 +187,9 @@ class AssistantMessage(BaseModel):
 
     role: Literal["assistant"] = "assistant"
     content: str | None = None
+    id: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The message's id on a client's wire (an AG-UI or UI message id), kept so a client
+    resending it is recognized; never sent to a model."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     reasoning: str | None = None
     finish_reason: str | None = None
@@ -279,6 +285,9 @@ class ToolMessage(BaseModel):
     is_error: bool = False
     media: list[ContentPart] = Field(default_factory=list)
     """Images and documents the tool returned (a ``BinaryContent`` return value)."""
+    id: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The message's id on a client's wire (an AG-UI or UI message id), kept so a client
+    resending it is recognized; never sent to a model."""
 
     @classmethod
     def from_response(cls, response: ToolResponse) -> ToolMessage:

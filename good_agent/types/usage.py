@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from good_agent.types.errors import AgentRunError
@@ -16,10 +17,21 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token counts reported by a provider for one response."""
+    """Token counts reported by a provider for one response.
+
+    ``input_tokens`` counts every input token, those read from or written to the
+    provider's prompt cache included (as OpenAI and Gemini report them; Anthropic's
+    three counts are added up); ``cache_read_tokens`` and ``cache_write_tokens`` say
+    how many of them were read from the cache and written to it;
+    ``cache_write_1h_tokens`` how many of the written ones are kept for an hour
+    (Anthropic's ``ttl: "1h"``, priced higher than the default 5 minutes).
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -41,6 +53,12 @@ class RunUsage:
     input_tokens: int = 0
     output_tokens: int = 0
     tool_calls: int = 0
+    cache_read_tokens: int = 0
+    """Input tokens read from the provider's prompt cache (counted in ``input_tokens``)."""
+    cache_write_tokens: int = 0
+    """Input tokens written to the provider's prompt cache (counted in ``input_tokens``)."""
+    _price: Decimal | None = field(default=None, repr=False, compare=False)
+    _unpriced: bool = field(default=False, repr=False, compare=False)
     _limits: list[UsageLimits] = field(default_factory=list, repr=False, compare=False)
     """The limits of the runs counting into these totals now."""
     limited: bool = field(default=False, init=False, repr=False, compare=False)
@@ -52,11 +70,35 @@ class RunUsage:
         """Input plus output tokens."""
         return self.input_tokens + self.output_tokens
 
-    def add_response(self, usage: Usage) -> None:
-        """Count one model response and its token usage."""
+    @property
+    def cost(self) -> Decimal | None:
+        """The run's price in US dollars, from the ``genai-prices`` table (the ``cost``
+        extra): the sum over its responses, cache reads and writes at their own prices.
+
+        ``None`` when any response's price is unknown (a model or provider the table
+        does not list, a local model, no model name, or ``genai-prices`` not
+        installed) or no response was priced: never a guess.
+        """
+        return None if self._unpriced else self._price
+
+    def add_response(self, usage: Usage, price: Decimal | None = None) -> None:
+        """Count one model response and its token usage; ``price`` is its cost
+        (``None``: unknown, which makes the run's [`cost`][good_agent.RunUsage.cost]
+        unknown)."""
         self.requests += 1
         self.input_tokens += usage.input_tokens
         self.output_tokens += usage.output_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cache_write_tokens += usage.cache_write_tokens
+        self.add_price(price)
+
+    def add_price(self, price: Decimal | None) -> None:
+        """Add the price of responses counted into these totals (``None``: unknown,
+        which makes [`cost`][good_agent.RunUsage.cost] unknown)."""
+        if price is None:
+            self._unpriced = True
+        else:
+            self._price = price if self._price is None else self._price + price
 
     def enforce(self, limits: UsageLimits | None) -> Callable[[], None]:
         """Apply ``limits`` to these totals until the returned function is called."""

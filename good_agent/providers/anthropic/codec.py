@@ -69,8 +69,27 @@ _SETTINGS = {
     "service_tier": "service_tier",
 }
 
+CACHE_SETTINGS = (
+    "anthropic_cache_instructions",
+    "anthropic_cache_tool_definitions",
+    "anthropic_cache_messages",
+)
+"""Settings putting a ``cache_control`` breakpoint on the system prompt, the last tool
+definition and the last block of the last message: ``True`` (the default 5-minute
+cache), ``"5m"`` or ``"1h"`` (pydantic-ai's names and values)."""
+
+CACHE_TTLS = ("5m", "1h")
+"""The cache lifetimes Anthropic offers."""
+
 KNOWN_SETTINGS = frozenset(
-    (*_SETTINGS, "max_tokens", "max_completion_tokens", "max_output_tokens", "thinking")
+    (
+        *_SETTINGS,
+        *CACHE_SETTINGS,
+        "max_tokens",
+        "max_completion_tokens",
+        "max_output_tokens",
+        "thinking",
+    )
 )
 """Every setting this codec takes (see `good_agent.providers.settings`)."""
 
@@ -85,7 +104,7 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
     """Return the Messages API request body (also ``messages.create`` keyword arguments)."""
     names = names or tool_names(request)
     body: JSONDict = {"model": model, "max_tokens": _max_tokens(request.settings)}
-    system = system_text(request.messages)
+    system = system_blocks(request.messages) or system_text(request.messages)
     if system:
         body["system"] = system
     body["messages"] = encode_messages(request.messages, names)
@@ -102,7 +121,38 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             value = request.settings[key]
             body[wire] = [value] if wire == "stop_sequences" and isinstance(value, str) else value
     thinking.anthropic(body, request.settings)
+    _cache_breakpoints(body, request.settings)
     return body
+
+
+def cache_control(value: Any, setting: str) -> JSONDict | None:
+    """The ``cache_control`` object a cache setting asks for (``None``: no breakpoint);
+    a value other than a bool, ``"5m"`` or ``"1h"`` is a ``ValueError`` naming it."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {"type": "ephemeral"}
+    if value in CACHE_TTLS:
+        return {"type": "ephemeral", "ttl": value}
+    raise ValueError(f"{setting} must be true, false, '5m' or '1h', not {value!r}")
+
+
+def _cache_breakpoints(body: JSONDict, settings: JSONDict) -> None:
+    """Mark the system prompt, the last tool and the last message's last block for
+    caching, as the ``anthropic_cache_*`` settings ask."""
+    instructions, tools, messages = (cache_control(settings.get(k), k) for k in CACHE_SETTINGS)
+    if instructions is not None and body.get("system"):
+        system = body["system"]
+        blocks = [{"type": "text", "text": system}] if isinstance(system, str) else system
+        blocks[-1] = {**blocks[-1], "cache_control": instructions}
+        body["system"] = blocks
+    if tools is not None and body.get("tools"):
+        body["tools"][-1] = {**body["tools"][-1], "cache_control": tools}
+    if messages is not None and body.get("messages"):
+        last = body["messages"][-1]
+        content = last.get("content")
+        if isinstance(content, list) and content:
+            content[-1] = {**content[-1], "cache_control": messages}
 
 
 def encode_tool(tool: JSONDict, names: ToolNameMap) -> JSONDict:
@@ -114,7 +164,7 @@ def encode_tool(tool: JSONDict, names: ToolNameMap) -> JSONDict:
     }
     if function.get("description"):
         out["description"] = function["description"]
-    return out
+    return _cached(out, tool)
 
 
 def _max_tokens(settings: JSONDict) -> int:
@@ -178,7 +228,7 @@ def _user_block(part: JSONDict) -> JSONDict:
     """A text part, or a media part as an ``image`` or ``document`` block with a
     ``base64``, ``url`` or (plain text documents) ``text`` source."""
     if part.get("type") == "text":
-        return {"type": "text", "text": part["text"]}
+        return _cached({"type": "text", "text": part["text"]}, part)
     media = read_part(part)
     if media is None:
         return part
@@ -192,7 +242,7 @@ def _user_block(part: JSONDict) -> JSONDict:
         source = {"type": "text", "media_type": "text/plain", "data": text}
     else:
         source = {"type": "base64", "media_type": media.media_type, "data": media.data}
-    return {"type": media.kind, "source": source}
+    return _cached({"type": media.kind, "source": source}, part)
 
 
 def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
@@ -215,6 +265,8 @@ def _assistant_blocks(message: JSONDict, names: ToolNameMap) -> list[JSONDict]:
                 "input": call_arguments(call),
             }
         )
+    if blocks and CACHE_KEY in message:
+        blocks[-1] = _cached(blocks[-1], message)
     return blocks
 
 
@@ -229,7 +281,37 @@ def _tool_result(message: JSONDict) -> JSONDict:
     }
     if message.get("is_error"):
         block["is_error"] = True
-    return block
+    return _cached(block, message)
+
+
+CACHE_KEY = "cache_control"
+"""The key of a cache breakpoint on a neutral part, message or tool (a bridge client's
+own ``cache_control``), sent on the block made from it."""
+
+
+def _cached(block: JSONDict, neutral: JSONDict) -> JSONDict:
+    """``block`` with the breakpoint of the ``neutral`` item it was made from."""
+    control = neutral.get(CACHE_KEY)
+    return {**block, CACHE_KEY: control} if isinstance(control, dict) else block
+
+
+def system_blocks(messages: list[JSONDict]) -> list[JSONDict] | None:
+    """The system prompt as text blocks when a part of it carries a cache breakpoint
+    (else ``None``: the plain text is sent)."""
+    blocks: list[JSONDict] = []
+    marked = False
+    for message in messages:
+        if message.get("role") not in ("system", "developer"):
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "text":
+                    marked = marked or CACHE_KEY in part
+                    blocks.append(_cached({"type": "text", "text": part["text"]}, part))
+        elif text_of(content):
+            blocks.append({"type": "text", "text": text_of(content)})
+    return blocks if marked else None
 
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
@@ -274,12 +356,42 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         content="".join(texts) if texts else None,
         tool_calls=calls,
         finish_reason=STOP_REASONS.get(str(stop), stop) if stop else None,
-        usage=Usage(
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
-        ),
+        usage=decode_usage(usage),
         reasoning="".join(thinking) if thinking else None,
         model=raw.get("model"),
         replay=replay,
         **server.as_fields(),
     )
+
+
+def usage_counts(usage: JSONDict) -> tuple[int | None, int | None, int | None, int | None]:
+    """Input (the uncached, cache-read and cache-write tokens added up), output,
+    cache-read and cache-write counts of a Messages ``usage`` object; ``None`` for a
+    count it does not carry."""
+    read = usage.get("cache_read_input_tokens")
+    write = usage.get("cache_creation_input_tokens")
+    given = usage.get("input_tokens")
+    total = None
+    if isinstance(given, int | float):
+        total = int(given) + int(read or 0) + int(write or 0)
+    out = usage.get("output_tokens")
+    return (
+        total,
+        int(out) if isinstance(out, int | float) else None,
+        int(read) if isinstance(read, int | float) else None,
+        int(write) if isinstance(write, int | float) else None,
+    )
+
+
+def decode_usage(usage: JSONDict) -> Usage:
+    """A Messages ``usage`` object as [`Usage`][good_agent.Usage] (``input_tokens``
+    counting the cached tokens, as the other providers report them)."""
+    total, out, read, write = usage_counts(usage)
+    return Usage(total or 0, out or 0, read or 0, write or 0, hour_writes(usage) or 0)
+
+
+def hour_writes(usage: JSONDict) -> int | None:
+    """``cache_creation.ephemeral_1h_input_tokens``: the cache writes kept for an hour."""
+    creation = usage.get("cache_creation")
+    count = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else None
+    return int(count) if isinstance(count, int | float) else None

@@ -21,7 +21,12 @@ import json
 from dataclasses import replace
 
 from good_agent.providers import builtin_tools
-from good_agent.providers.anthropic.codec import STOP_REASONS, THINKING_TYPES
+from good_agent.providers.anthropic.codec import (
+    STOP_REASONS,
+    THINKING_TYPES,
+    hour_writes,
+    usage_counts,
+)
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
@@ -102,10 +107,12 @@ class AnthropicDecoder(StreamDecoder):
             if message.get("model"):
                 self.model = str(message["model"])
             usage: JSONDict = message.get("usage") or {}
-            self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
+            total, output, read, write = usage_counts(usage)
+            self.usage(total, output, out, read, write, hour_writes(usage))
         elif kind == "message_delta":
             usage = event.get("usage") or {}
-            self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
+            total, output, read, write = usage_counts(usage)
+            self.usage(total, output, out, read, write, hour_writes(usage))
             stop = (event.get("delta") or {}).get("stop_reason")
             if stop:
                 self.finish_reason(STOP_REASONS.get(str(stop), str(stop)), out)

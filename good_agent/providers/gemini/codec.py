@@ -359,6 +359,7 @@ def decode_with_signatures(
             input_tokens=int(field_of(usage, "prompt_token_count") or 0),
             output_tokens=int(field_of(usage, "candidates_token_count") or 0)
             + int(field_of(usage, "thoughts_token_count") or 0),
+            cache_read_tokens=int(field_of(usage, "cached_content_token_count") or 0),
         ),
         reasoning="".join(thoughts) if thoughts else None,
         model=field_of(raw, "model_version"),

@@ -93,4 +93,5 @@ class GeminiDecoder(StreamDecoder):
         output: int | None = None
         if candidates is not None or thoughts is not None:
             output = int(candidates or 0) + int(thoughts or 0)
-        self.usage(field_of(usage, "prompt_token_count"), output, out)
+        cached = field_of(usage, "cached_content_token_count")
+        self.usage(field_of(usage, "prompt_token_count"), output, out, cached)

@@ -205,7 +205,23 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
 def _usage(raw: Any) -> Usage:
     if not isinstance(raw, dict):
         return Usage()
+    read, write = cache_counts(raw.get("prompt_tokens_details"))
     return Usage(
         input_tokens=int(raw.get("prompt_tokens") or 0),
         output_tokens=int(raw.get("completion_tokens") or 0),
+        cache_read_tokens=read or 0,
+        cache_write_tokens=write or 0,
+    )
+
+
+def cache_counts(details: Any) -> tuple[int | None, int | None]:
+    """``cached_tokens`` and ``cache_write_tokens`` of an OpenAI usage details object
+    (Chat Completions' ``prompt_tokens_details``, Responses' ``input_tokens_details``);
+    ``None`` for a count it does not carry."""
+    if not isinstance(details, dict):
+        return None, None
+    read, write = details.get("cached_tokens"), details.get("cache_write_tokens")
+    return (
+        int(read) if isinstance(read, int | float) else None,
+        int(write) if isinstance(write, int | float) else None,
     )

@@ -20,6 +20,7 @@ import uuid
 from typing import Any
 
 from good_agent.providers import builtin_tools
+from good_agent.providers.openai.chat_codec import cache_counts
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.streaming.decoder import DONE_EVENT, StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
@@ -83,7 +84,8 @@ class OpenAIChatDecoder(StreamDecoder):
                 self.complete = True
         usage = event.get("usage")
         if isinstance(usage, dict):
-            self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out)
+            read, write = cache_counts(usage.get("prompt_tokens_details"))
+            self.usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), out, read, write)
         return out
 
     def finish(self) -> ModelResponse:

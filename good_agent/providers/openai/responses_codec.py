@@ -20,6 +20,7 @@ from typing import Any
 from good_agent.providers import builtin_tools, thinking
 from good_agent.providers.arguments import parsed_call
 from good_agent.providers.history import history_tool_names, text_of
+from good_agent.providers.openai.chat_codec import cache_counts
 from good_agent.providers.openai.tools import function_definition, strict_setting
 from good_agent.providers.parts import media_in, read_part, unsupported
 from good_agent.providers.reply_shape import field_list, field_object, items_of, reply_object
@@ -223,6 +224,8 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         usage=Usage(
             input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
+            cache_read_tokens=cache_counts(usage.get("input_tokens_details"))[0] or 0,
+            cache_write_tokens=cache_counts(usage.get("input_tokens_details"))[1] or 0,
         ),
         reasoning="\n".join(reasoning) if reasoning else None,
         model=raw.get("model"),
@@ -238,3 +241,4 @@ def _finish(raw: JSONDict, has_calls: bool) -> str | None:
         reason = (raw.get("incomplete_details") or {}).get("reason")
         return "content_filter" if reason == "content_filter" else "length"
     return "stop" if raw.get("status") == "completed" else raw.get("status")
+

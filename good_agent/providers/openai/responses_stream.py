@@ -16,6 +16,7 @@ import uuid
 from dataclasses import replace
 
 from good_agent.providers.openai import responses_codec as openai_responses
+from good_agent.providers.openai.chat_codec import cache_counts
 from good_agent.providers.streaming.decoder import StreamDecoder, StreamFailedError
 from good_agent.providers.streaming.deltas import ModelDelta
 from good_agent.providers.tool_names import ToolNameMap
@@ -78,7 +79,8 @@ class OpenAIResponsesDecoder(StreamDecoder):
             return
         self._final = response
         usage = response.get("usage") or {}
-        self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out)
+        read, write = cache_counts(usage.get("input_tokens_details"))
+        self.usage(usage.get("input_tokens"), usage.get("output_tokens"), out, read, write)
         reason = "stop"
         if response.get("status") == "incomplete" or kind == "response.incomplete":
             detail = (response.get("incomplete_details") or {}).get("reason")

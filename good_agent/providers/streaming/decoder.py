@@ -68,6 +68,9 @@ class StreamDecoder:
         self._open: set[int] = set()
         self._input: int | None = None
         self._output: int | None = None
+        self._cache_read: int | None = None
+        self._cache_write: int | None = None
+        self._cache_write_1h: int | None = None
         self._finish: str | None = None
 
     def feed(self, event: JSONDict) -> list[ModelDelta]:
@@ -92,7 +95,13 @@ class StreamDecoder:
             content="".join(self._text) if self._text else None,
             tool_calls=calls,
             finish_reason=reason,
-            usage=Usage(self._input or 0, self._output or 0),
+            usage=Usage(
+                self._input or 0,
+                self._output or 0,
+                self._cache_read or 0,
+                self._cache_write or 0,
+                self._cache_write_1h or 0,
+            ),
             reasoning=self.reasoning_text(),
             model=self.model,
         )
@@ -172,17 +181,33 @@ class StreamDecoder:
             out.append(ToolCallEnd(index))
         self._open.clear()
 
-    def usage(self, input_tokens: object, output_tokens: object, out: list[ModelDelta]) -> None:
-        """Token counts (cumulative); ``None`` leaves a count as it was."""
-        given_in = int(input_tokens) if isinstance(input_tokens, int | float) else None
-        given_out = int(output_tokens) if isinstance(output_tokens, int | float) else None
-        if given_in is None and given_out is None:
+    def usage(
+        self,
+        input_tokens: object,
+        output_tokens: object,
+        out: list[ModelDelta],
+        cache_read: object = None,
+        cache_write: object = None,
+        cache_write_1h: object = None,
+    ) -> None:
+        """Token counts (cumulative; the input counting the cached tokens); ``None``
+        leaves a count as it was."""
+        given_in = _count(input_tokens)
+        given_out = _count(output_tokens)
+        read, write, hour = _count(cache_read), _count(cache_write), _count(cache_write_1h)
+        if all(count is None for count in (given_in, given_out, read, write, hour)):
             return
         if given_in is not None:
             self._input = given_in
         if given_out is not None:
             self._output = given_out
-        out.append(UsageDelta(given_in, given_out))
+        if read is not None:
+            self._cache_read = read
+        if write is not None:
+            self._cache_write = write
+        if hour is not None:
+            self._cache_write_1h = hour
+        out.append(UsageDelta(given_in, given_out, read, write, hour))
 
     def finish_reason(self, reason: str | None, out: list[ModelDelta]) -> None:
         """Why the model stopped (OpenAI vocabulary); closes open calls."""
@@ -207,3 +232,7 @@ class StreamDecoder:
     def calls_started(self) -> int:
         """How many calls this reply has opened."""
         return len(self._calls)
+
+
+def _count(value: object) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -63,6 +63,12 @@ class UsageDelta:
 
     input_tokens: int | None = None
     output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    """Input tokens read from the prompt cache (counted in ``input_tokens``)."""
+    cache_write_tokens: int | None = None
+    """Input tokens written to the prompt cache (counted in ``input_tokens``)."""
+    cache_write_1h_tokens: int | None = None
+    """Of the cache writes, those kept for an hour."""
 
 
 @dataclass(frozen=True, slots=True)
