@@ -16,6 +16,14 @@ import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any, ClassVar
 
+from good_agent.http.transport import (
+    AnyTransport,
+    Transport,
+    event_batches,
+    streams,
+    transport_address,
+)
+from good_agent.http.wire_errors import malformed_reply, stream_cut
 from good_agent.models import fallback
 from good_agent.models.base import ModelRequest, ModelStreamItem
 from good_agent.models.guard import check_allow_model_requests
@@ -29,15 +37,7 @@ from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
 from good_agent.providers.thinking import check_thinking
-from good_agent.providers.transport import (
-    AnyTransport,
-    Transport,
-    event_batches,
-    streams,
-    transport_address,
-)
 from good_agent.providers.types import ChatRequest, JSONDict
-from good_agent.providers.wire_errors import malformed_reply, stream_cut
 from good_agent.types.errors import (
     ModelConnectionError,
     ModelError,
@@ -56,7 +56,7 @@ class ProviderModel:
 
     Args:
         model: The model name, optionally provider-prefixed (``"anthropic:claude-..."``).
-        transport: Where bodies are sent (see `good_agent.providers.transport`).
+        transport: Where bodies are sent (see `good_agent.http.transport`).
         mode: The tool-calling mode; ``AUTO`` uses the model's profile.
         settings: Default sampling settings, merged under each request's.
         profile: A ready profile (skips the registry lookup).
@@ -420,7 +420,7 @@ class SDKModel(ProviderModel):
             close), or a ready official SDK client, which is then sent with (and
             overrides the two above).
         max_retries: How many times the HTTP transport sends a failed request again
-            (see `good_agent.providers.retries`; an SDK client keeps its own).
+            (see `good_agent.http.retries`; an SDK client keeps its own).
         settings: Default sampling settings, merged under each request's.
         mode: Tool-calling mode (the class default when not given).
         profile: A ready profile instead of the registry's.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from good_agent.http.transport import AnyTransport
 from good_agent.models.base import LanguageModel
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.codecs import Codec, get_codec, register_codec
@@ -20,7 +21,6 @@ from good_agent.providers.profiles import (
     ProviderInfo,
 )
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.providers.transport import AnyTransport
 
 ModelFactory = Callable[..., LanguageModel]
 """Builds a model: ``factory(name, base_url=, api_key=, settings=, mode=, profile=)``."""

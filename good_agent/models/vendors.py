@@ -14,12 +14,13 @@ from typing import Any, ClassVar
 
 import httpx2
 
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.transport import Transport
 from good_agent.models.provider_model import SDKModel
 from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
 from good_agent.providers.anthropic.sdk_transport import AnthropicTransport
 from good_agent.providers.gemini.http_transport import GeminiHttpTransport
 from good_agent.providers.gemini.sdk_transport import GeminiTransport
-from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.ollama.http_transport import OllamaHttpTransport
 from good_agent.providers.openai.http_transport import (
     OpenAIHttpTransport,
@@ -27,7 +28,6 @@ from good_agent.providers.openai.http_transport import (
 )
 from good_agent.providers.openai.sdk_transport import OpenAIClientTransport
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.providers.transport import Transport
 from good_agent.types.errors import ModelConfigError
 
 

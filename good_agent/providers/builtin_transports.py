@@ -3,11 +3,11 @@ the bridge serves."""
 
 from __future__ import annotations
 
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
 from good_agent.providers.embeddings import Embedder
 from good_agent.providers.gemini.embeddings import GeminiEmbedder
 from good_agent.providers.gemini.http_transport import GeminiHttpTransport
-from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.ollama.embeddings import OllamaEmbedder
 from good_agent.providers.ollama.http_transport import OllamaHttpTransport
 from good_agent.providers.openai.embeddings import OpenAIEmbedder

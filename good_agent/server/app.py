@@ -32,8 +32,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Scope
 
-from good_agent.providers.http1_wire import Http1Wire, http1_available
-from good_agent.providers.http_wire import AiohttpWire, Wire, aiohttp_available
+from good_agent.http.http1_wire import Http1Wire, http1_available
+from good_agent.http.wire import AiohttpWire, Wire, aiohttp_available
 from good_agent.server.anthropic_api import (
     MessageStreamWriter,
     message_body,

@@ -3,7 +3,7 @@
 The bridge has no transports, decoders or routing of its own: each entry becomes
 a :class:`~good_agent.models.provider_model.ProviderModel` (strategy choice,
 fallback, stream decoding) over a transport of the model core (the HTTP
-transports of :mod:`good_agent.providers.http_transport` for the built-in providers,
+transports of :mod:`good_agent.http.http_transport` for the built-in providers,
 sharing the bridge's connection pool, or a registered provider's transport).
 :class:`ServedModel` adds what is the bridge's: the entry's profile overrides, the
 time limits, and the reply shape the client encoders write.
@@ -19,19 +19,19 @@ from typing import Any
 import anyio
 import httpx2
 
+from good_agent.http.transport import AnyTransport
+from good_agent.http.wire import Wire
+from good_agent.http.wire_errors import map_http_error
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.registry import TRANSPORTS
 from good_agent.providers.builtin_transports import EMBEDDERS, HTTP_TRANSPORTS
 from good_agent.providers.embeddings import Embedder
-from good_agent.providers.http_wire import Wire
 from good_agent.providers.profiles import get_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import ModelDelta
 from good_agent.providers.thinking import EFFORTS
 from good_agent.providers.tool_names import tool_function
-from good_agent.providers.transport import AnyTransport
 from good_agent.providers.types import ChatRequest
-from good_agent.providers.wire_errors import map_http_error
 from good_agent.server.closing import close_shielded
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request

@@ -19,9 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from good_agent import Agent, ModelConfigError
+from good_agent.http.endpoint import VENDOR_HOSTS, Endpoint, resolve_endpoint
 from good_agent.models import AnthropicModel, GeminiModel, OllamaModel, resolve_model
 from good_agent.models.base import ModelRequest
-from good_agent.providers.endpoint import VENDOR_HOSTS, Endpoint, resolve_endpoint
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.served import ServedModel

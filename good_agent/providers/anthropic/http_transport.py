@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.types import JSONDict
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.wire import WireStream
 from good_agent.providers.gemini.signatures import ThoughtSignatures
-from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.http_wire import WireStream
 from good_agent.providers.types import JSONDict
 
 

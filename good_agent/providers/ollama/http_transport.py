@@ -7,9 +7,9 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from good_agent.providers.endpoint import is_vendor_host
-from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.http_wire import WireStream
+from good_agent.http.endpoint import is_vendor_host
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.wire import WireStream
 from good_agent.providers.types import JSONDict
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"

@@ -3,7 +3,7 @@ it) and the Responses API."""
 
 from __future__ import annotations
 
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.types import JSONDict
 
 

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from good_agent.providers.transport import transport_address
-from good_agent.providers.wire_errors import shown_url
+from good_agent.http.transport import transport_address
+from good_agent.http.wire_errors import shown_url
 from good_agent.server.auth import ClientKeys, is_loopback
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
 from good_agent.server.redaction import redact

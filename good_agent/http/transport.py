@@ -19,7 +19,12 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any, Protocol, runtime_checkable
 
-from good_agent.providers.types import JSONDict
+JSONDict = dict[str, Any]
+"""A JSON object as decoded by `json.loads`."""
+
+DONE_EVENT: JSONDict = {"[DONE]": True}
+"""What a transport yields for an SSE stream's ``data: [DONE]`` terminator (OpenAI
+Chat Completions): the stream ended on purpose, even without a finish reason."""
 
 
 @runtime_checkable

@@ -1,4 +1,4 @@
-"""A :class:`~good_agent.providers.http_wire.Wire` of our own: HTTP/1.1 on asyncio,
+"""A :class:`~good_agent.http.wire.Wire` of our own: HTTP/1.1 on asyncio,
 replies parsed by ``httptools``.
 
 The bridge sends one POST per call to a handful of upstreams; what it needs of an HTTP
@@ -32,8 +32,8 @@ except ModuleNotFoundError:  # the server extra is not installed
     httptools = None  # type: ignore[assignment]
 
 from good_agent._extras import missing_extra
-from good_agent.providers.http_wire import WireReply, line_batches
-from good_agent.providers.wire_errors import connection_error, stream_cut
+from good_agent.http.wire import WireReply, line_batches
+from good_agent.http.wire_errors import connection_error, stream_cut
 from good_agent.types.errors import (
     ModelBadRequestError,
     ModelError,
@@ -401,7 +401,7 @@ def _head(target: _Target, body: bytes, headers: Mapping[str, str], names: set[s
 
 
 class _Http1Stream:
-    """A :class:`~good_agent.providers.http_wire.WireStream` on one connection."""
+    """A :class:`~good_agent.http.wire.WireStream` on one connection."""
 
     def __init__(self, conn: _Connection, provider: str) -> None:
         self.conn = conn
@@ -435,7 +435,7 @@ class _Http1Stream:
 
 
 class Http1Wire:
-    """A :class:`~good_agent.providers.http_wire.Wire` speaking HTTP/1.1 itself (see the
+    """A :class:`~good_agent.http.wire.Wire` speaking HTTP/1.1 itself (see the
     module docstring); pools are made in the running event loop, on first use.
 
     Args:

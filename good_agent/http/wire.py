@@ -11,7 +11,7 @@ is cut (the connection reset or closed mid-body).
 :class:`HttpxWire` is the default (``httpx2`` is a core dependency).
 :class:`AiohttpWire` spends well under half the CPU of ``httpx2`` per request
 (``benchmarks/bridge.py``); the bridge uses it when the environment names a proxy.
-Otherwise the bridge uses :class:`~good_agent.providers.http1_wire.Http1Wire`, its
+Otherwise the bridge uses :class:`~good_agent.http.http1_wire.Http1Wire`, its
 own HTTP/1.1 client, at about a fifth of the CPU of ``aiohttp``.
 """
 
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx2
 
 from good_agent._extras import missing_extra
-from good_agent.providers.wire_errors import aiohttp_error, map_http_error, stream_cut
+from good_agent.http.wire_errors import aiohttp_error, map_http_error, stream_cut
 from good_agent.types.errors import ModelTimeoutError
 
 if TYPE_CHECKING:
