@@ -12,6 +12,12 @@ takes one step per read, not one per event.
 
 A transport without ``stream`` (an older registered provider) is streamed as its
 whole reply (:func:`event_batches`).
+
+Besides ``send`` and ``stream``, a transport may have the optional members declared
+below, each its own small protocol (`Batching`, `Addressed`, `Retrying`, `Closing`,
+`KeepsStreamTimeout`). Callers never probe for them: they call the functions here
+(`event_batches`, `transport_address`, `one_attempt`, `aclose`, `limits_streams`),
+which answer for a transport without the member too.
 """
 
 from __future__ import annotations
@@ -56,16 +62,84 @@ AnyTransport = Transport | SendOnly
 """What a model accepts: a streaming transport, or one that only sends."""
 
 
+@runtime_checkable
+class _Streaming(Protocol):
+    def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]: ...
+
+
+@runtime_checkable
+class Batching(Protocol):
+    """Optional: yields the events of one read of the connection together."""
+
+    def stream_batches(self, body: JSONDict) -> AsyncIterator[list[JSONDict]]:
+        """The streamed reply of ``body`` in lists of events."""
+        ...
+
+
+@runtime_checkable
+class Addressed(Protocol):
+    """Optional: says which server it sends to."""
+
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint root, or ``None`` for the provider's default."""
+        ...
+
+
+@runtime_checkable
+class Retrying(Protocol):
+    """Optional: retries failed attempts itself, and can give a copy that does not."""
+
+    def one_attempt(self) -> Any:
+        """A transport like this one that sends each request once."""
+        ...
+
+
+@runtime_checkable
+class Closing(Protocol):
+    """Optional: holds connections to close."""
+
+    async def aclose(self) -> None:
+        """Close the transport's connections."""
+        ...
+
+
+@runtime_checkable
+class KeepsStreamTimeout(Protocol):
+    """Optional: keeps a stream's time limit itself (the built-in HTTP transports)."""
+
+    limits_streams: bool
+
+
 def transport_address(transport: AnyTransport) -> str | None:
     """The server ``transport`` sends to (its ``base_url``), or ``None`` when it does not
     say (the provider's default endpoint)."""
-    address = getattr(transport, "base_url", None)
+    address = transport.base_url if isinstance(transport, Addressed) else None
     return str(address) if address else None
 
 
 def streams(transport: AnyTransport) -> bool:
     """Whether ``transport`` streams replies itself."""
-    return callable(getattr(transport, "stream", None))
+    return isinstance(transport, _Streaming)
+
+
+def one_attempt(transport: AnyTransport) -> AnyTransport:
+    """``transport`` sending each request once: its ``one_attempt()``, else itself."""
+    if isinstance(transport, Retrying):
+        once: AnyTransport = transport.one_attempt()
+        return once
+    return transport
+
+
+async def aclose(transport: AnyTransport) -> None:
+    """Close ``transport``'s connections, when it holds any."""
+    if isinstance(transport, Closing):
+        await transport.aclose()
+
+
+def limits_streams(transport: AnyTransport) -> bool:
+    """Whether ``transport`` keeps a stream's time limit itself."""
+    return isinstance(transport, KeepsStreamTimeout) and bool(transport.limits_streams)
 
 
 def event_batches(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[list[JSONDict], None]:
@@ -79,9 +153,8 @@ def event_batches(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[lis
     """
     if not streams(transport):
         return _whole(transport, body)
-    batches = getattr(transport, "stream_batches", None)
-    if batches is not None:
-        inner = batches(body)
+    if isinstance(transport, Batching):
+        inner = transport.stream_batches(body)
         if isinstance(inner, AsyncGenerator):
             return inner
         return _closing(inner)

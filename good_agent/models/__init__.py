@@ -2,7 +2,7 @@
 
 from good_agent.http.transport import Transport
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
-from good_agent.models.fallback_model import AllModelsFailedError, FallbackModel
+from good_agent.models.fallback_chain import AllModelsFailedError, FallbackModel
 from good_agent.models.guard import (
     ModelRequestsDisabledError,
     check_allow_model_requests,

@@ -1,7 +1,7 @@
 """The provider registry: a codec, a transport and profile rules under one name.
 
 Registering a provider makes ``Agent(model="name:some-model")``,
-``resolve_model(...)``, ``get_adapter(...)`` and a bridge ``[[models]]`` entry with
+``resolve_model(...)``, ``strategy_for(...)`` and a bridge ``[[models]]`` entry with
 ``provider = "name"`` work. The built-in providers are registered the same way.
 """
 

@@ -9,7 +9,7 @@ profile unless ``mode`` is given. A name no rule knows, sent to an explicit
 with fallback" (:func:`good_agent.providers.profiles.unknown_name_profile`, the rule the
 bridge follows too): native tools first, and in ``AUTO`` mode a server that refuses
 tools makes the model fall back to prompt-based calling, and calls written into
-``content`` are parsed (see :mod:`good_agent.models.fallback`). Register a profile
+``content`` are parsed (see :mod:`good_agent.models.prompt_fallback`). Register a profile
 with ``mode="validated"`` for a server known not to support tools.
 """
 

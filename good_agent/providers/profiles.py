@@ -191,7 +191,7 @@ def _profile_fields(values: dict[str, Any]) -> dict[str, Any]:
 
 
 DEFAULT_REGISTRY = ProfileRegistry()
-"""The process-wide registry used by :func:`get_profile` and :func:`get_adapter`."""
+"""The process-wide registry used by `get_profile` and `strategy_for`."""
 
 
 def get_profile(model: str, registry: ProfileRegistry | None = None) -> ModelProfile:

@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
-from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
+from good_agent.models.fallback_chain import DEFAULT_FALLBACK_ON
 from good_agent.server.coalesce import EventStream
 from good_agent.server.disconnect import ClientGone, DisconnectWatch
 from good_agent.server.errors import BridgeError, from_model_error, internal_error

@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import httpx2
 
-from good_agent.http.transport import AnyTransport
+from good_agent.http.transport import AnyTransport, limits_streams
 from good_agent.http.wire import Wire
 from good_agent.http.wire_errors import map_http_error
 from good_agent.models.provider_model import ProviderModel
@@ -150,7 +150,7 @@ class ServedModel:
         transport, profile_provider = build_transport(entry, server, client, wire, secrets)
         self.embedder = build_embedder(entry, server, client, wire, secrets)
         """The route's embedder, when it is an ``embedding`` route."""
-        self.limits_streams = bool(getattr(transport, "limits_streams", False))
+        self.limits_streams = limits_streams(transport)
         """Whether the transport keeps ``stream_timeout`` itself (then no per-item check)."""
         self.registered = entry.provider not in HTTP_TRANSPORTS
         profile = get_profile(f"{profile_provider}:{entry.model}")
