@@ -26,9 +26,13 @@ from good_agent.http.transport import (
 )
 from good_agent.http.transport import aclose as close_transport
 from good_agent.http.wire_errors import malformed_reply, stream_cut
-from good_agent.models import prompt_fallback
 from good_agent.models.base import ModelRequest, ModelStreamItem
 from good_agent.models.guard import check_allow_model_requests
+from good_agent.models.prompt_fallback import (
+    calls_from_content,
+    content_call_stream,
+    rejects_tools,
+)
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
 from good_agent.providers.reply_shape import ReplyShapeError
@@ -198,7 +202,7 @@ class ProviderModel:
 
     def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:
         """The prompted plan after a refusal of tools, or ``error`` raised."""
-        if not plan.may_fall_back or not prompt_fallback.rejects_tools(error):
+        if not plan.may_fall_back or not rejects_tools(error):
             raise error
         self.strategy.learned.remember(
             ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
@@ -262,7 +266,7 @@ class ProviderModel:
                 body=raw,
             ) from exc
         if plan.content_calls:
-            decoded = prompt_fallback.calls_from_content(
+            decoded = calls_from_content(
                 self.strategy.learned, decoded, list(plan.context.tools)
             )
         if plan.context.parallel_tool_calls is False and len(decoded.tool_calls) > 1:
@@ -355,7 +359,7 @@ class ProviderModel:
                 plan.strategy.codec.decode_response, replies.decoder.names
             )
         if plan.content_calls:
-            replies = prompt_fallback.content_call_stream(self.strategy.learned, replies)
+            replies = content_call_stream(self.strategy.learned, replies)
         return replies
 
     def _feed(self, replies: ReplyStream, event: JSONDict) -> list[ModelDelta]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from good_agent.models import prompt_fallback
+from good_agent.models.prompt_fallback import Learned, upstream_key
 from good_agent.providers.capabilities import checked_messages
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import strategy_for_profile
@@ -109,8 +109,8 @@ class StrategyChoice:
         self.profile = with_mode(profile, self.requested)
         self.strict = strict
         self.text_format = text_format
-        self.key = prompt_fallback.upstream_key(profile.provider, profile.model, upstream)
-        self.learned = prompt_fallback.Learned(self.key)
+        self.key = upstream_key(profile.provider, profile.model, upstream)
+        self.learned = Learned(self.key)
         self._strategies: dict[ToolCallingMode, CodecStrategy] = {}
         self.default = self.for_mode(None)
         self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE

@@ -219,3 +219,13 @@ class Exchange:
             error = internal_error(self.request_id)
         self.log(error.status)
         return refuse(error, self.request_id)
+
+
+def error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSONResponse:
+    """``error`` as the JSON answer of the API it was sent to (OpenAI's or Anthropic's
+    error shape), with the request id."""
+    body = error.anthropic_body() if anthropic else error.openai_body()
+    if anthropic:
+        body["request_id"] = request_id
+    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
+    return JSONResponse(body, status_code=error.status, headers=headers)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+from typing import Any
 
 import grimp
 import pytest
@@ -137,3 +139,79 @@ def test_no_module_outside_a_vendor_folder_is_named_after_a_vendor() -> None:
         "good_agent.server.anthropic_api",
         "good_agent.server.gemini_api",
     }
+
+
+@cache
+def runtime_graph() -> grimp.ImportGraph:
+    """Every import run when ``good_agent`` is used (``TYPE_CHECKING`` blocks left out;
+    imports inside functions kept: they run too)."""
+    return grimp.build_graph("good_agent", exclude_type_checking_imports=True)
+
+
+def circles_within(package: str, g: grimp.ImportGraph | None = None) -> list[list[str]]:
+    """The import circles among ``package`` and its modules (its face included), each
+    as its modules, sorted: Tarjan's strongly connected components of more than one."""
+    g = g or runtime_graph()
+    nodes = sorted({package} | g.find_descendants(package))
+    inside = set(nodes)
+    edges = {m: sorted(g.find_modules_directly_imported_by(m) & inside) for m in nodes}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in edges[module]:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in nodes:
+        if module not in index:
+            visit(module)
+    return found
+
+
+PACKAGES = sorted(
+    module
+    for module in runtime_graph().modules
+    if module.count(".") == 1 and runtime_graph().find_children(module)
+)
+
+
+def test_the_packages_are_found() -> None:
+    assert {"good_agent.models", "good_agent.extensions", "good_agent.server"} <= set(PACKAGES)
+    assert "good_agent.http" in PACKAGES
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_circle_between_the_modules_of_one_package(package: str) -> None:
+    assert circles_within(package) == []
+
+
+def test_a_circle_through_a_package_face_is_found(tmp_path: Path, monkeypatch: Any) -> None:
+    """The check itself: a face importing a module that imports the face back."""
+    root = tmp_path / "circle_pkg"
+    (root / "inner").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "inner" / "__init__.py").write_text("from circle_pkg.inner.a import A\n")
+    (root / "inner" / "a.py").write_text("from circle_pkg.inner import b\nA = 1\n")
+    (root / "inner" / "b.py").write_text("import circle_pkg.inner\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    g = grimp.build_graph("circle_pkg", exclude_type_checking_imports=True, cache_dir=None)
+    assert circles_within("circle_pkg.inner", g) == [
+        ["circle_pkg.inner", "circle_pkg.inner.a", "circle_pkg.inner.b"]
+    ]
