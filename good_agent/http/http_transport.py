@@ -27,7 +27,6 @@ import anyio
 import httpx2
 
 from good_agent.http.endpoint import (
-    VENDOR_HOSTS,
     checked_base_url,
     is_vendor_host,
     missing_key,
@@ -100,6 +99,10 @@ class HttpTransport(ABC):
     """The environment variable naming the vendor's endpoint (read by :meth:`for_model`)."""
     key_env: ClassVar[tuple[str, ...]] = ()
     """The environment variables holding the vendor's key, in order (for :meth:`for_model`)."""
+    vendor_hosts: ClassVar[Mapping[str, str]] = {}
+    """The host of the vendor's own API, by ``provider``: the only host the environment
+    key is sent to. A subclass with a ``provider`` of its own (an OpenAI-compatible
+    service) is not the vendor's, so it takes no key from the vendor's environment."""
 
     def __init__(
         self,
@@ -145,7 +148,8 @@ class HttpTransport(ABC):
         vendor). Bound for the vendor's own endpoint with no key, its first request
         raises a :class:`ModelConfigError` naming the variables to set. ``options``
         are the subclass's own arguments."""
-        if not cls.key_env or cls.provider not in VENDOR_HOSTS:
+        host = cls.vendor_hosts.get(cls.provider)
+        if not cls.key_env or host is None:
             return cls(
                 model,
                 base_url=base_url,
@@ -155,7 +159,7 @@ class HttpTransport(ABC):
                 **options,
             )
         endpoint = resolve_endpoint(
-            cls.provider,
+            host,
             base_url=base_url,
             api_key=api_key,
             url_env=cls.url_env or "",
@@ -170,7 +174,7 @@ class HttpTransport(ABC):
             **options,
         )
         if endpoint.api_key is None and (
-            endpoint.base_url is None or is_vendor_host(cls.provider, endpoint.base_url)
+            endpoint.base_url is None or is_vendor_host(host, endpoint.base_url)
         ):
             transport.unusable = missing_key(model, cls.key_env)
         return transport

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import logging
 
-from good_agent.providers.codecs import get_codec
 from good_agent.providers.profiles import ModelProfile, ProfileRegistry, get_profile, with_mode
 from good_agent.providers.prompting import Constraint, PromptStyle
+from good_agent.providers.registry import get_codec
 from good_agent.providers.strategies.base import (
     ToolCallingMode,
     ToolCallingStrategy,

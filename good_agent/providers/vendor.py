@@ -1,23 +1,25 @@
-"""The registry of wire-format codecs, looked up by name from a model profile."""
+"""What a vendor is: its wire formats (`Codec`), and the one `Vendor` descriptor each
+``providers/<vendor>/__init__.py`` exports.
+
+A descriptor holds everything of one vendor the rest of the package asks for: the codecs
+of its APIs (each with its stream decoder), its profile rules and provider prefixes, and
+by provider name its HTTP transport, the transport on a caller's SDK client and its
+embedder. Registered in [`good_agent.providers.registry`][good_agent.providers.registry],
+built-ins and [`register_provider`][good_agent.register_provider]'s alike.
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-from good_agent.providers.anthropic import codec as anthropic_messages
-from good_agent.providers.anthropic.stream import AnthropicDecoder
-from good_agent.providers.gemini import codec as gemini
-from good_agent.providers.gemini.stream import GeminiDecoder
-from good_agent.providers.ollama import codec as ollama
-from good_agent.providers.ollama.stream import OllamaDecoder
-from good_agent.providers.openai import chat_codec as openai_chat
-from good_agent.providers.openai import responses_codec as openai_responses
-from good_agent.providers.openai.chat_stream import OpenAIChatDecoder
-from good_agent.providers.openai.responses_stream import OpenAIResponsesDecoder
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.transport import AnyTransport
+from good_agent.providers.embeddings import Embedder
+from good_agent.providers.profile_rules import ProfileRule, ProviderInfo
 from good_agent.providers.streaming import StreamDecoder, WholeReplyDecoder
 from good_agent.providers.tool_names import ToolNameMap
 from good_agent.providers.types import ChatRequest, JSONDict
@@ -90,41 +92,53 @@ def _naming_the_model(encode: Callable[..., JSONDict]) -> Callable[..., JSONDict
     return encode_request
 
 
-_CODECS: dict[str, Codec] = {
-    "openai_chat": Codec.from_module("openai_chat", openai_chat, stream_decoder=OpenAIChatDecoder),
-    "openai_responses": Codec.from_module(
-        "openai_responses",
-        openai_responses,
-        history_key="input",
-        stream_decoder=OpenAIResponsesDecoder,
-    ),
-    "anthropic_messages": Codec.from_module(
-        "anthropic_messages",
-        anthropic_messages,
-        supports_response_format=False,
-        stream_decoder=AnthropicDecoder,
-    ),
-    "gemini": Codec.from_module(
-        "gemini", gemini, history_key="contents", stream_decoder=GeminiDecoder
-    ),
-    "ollama": Codec.from_module("ollama", ollama, stream_decoder=OllamaDecoder),
-}
+TransportFactory = Callable[..., AnyTransport]
+"""Builds a transport: ``factory(model=, base_url=, api_key=)``."""
 
 
-def get_codec(name: str) -> Codec:
-    """The codec registered under ``name``; :class:`KeyError` names the known ones."""
-    try:
-        return _CODECS[name]
-    except KeyError:
-        known = ", ".join(sorted(_CODECS))
-        raise KeyError(f"unknown codec '{name}'; known codecs: {known}") from None
+@dataclass(frozen=True)
+class Vendor:
+    """One vendor: everything of it the package asks for, under its provider names.
 
+    Args:
+        name: The vendor (its folder's name).
+        providers: The provider prefixes it serves (``openai``, ``openai-responses``)
+            and the codec and profile defaults of each.
+        codecs: Its wire formats, each with its stream decoder.
+        http_transports: The HTTP transport of each provider name (the class a model
+            built in code and a bridge route build).
+        sdk_transports: The transport on a caller's official SDK client, by provider name.
+        embedders: The embedder of each provider name with an embeddings API.
+        transports: Other transport factories by provider name
+            (``transport(model=, base_url=, api_key=)``): what
+            [`register_provider`][good_agent.register_provider] registers.
+        rules: Profile rules for its model names, tried before the open-model rules.
+        last_rules: Profile rules tried after every other rule.
+        aliases: Other spellings of its provider prefixes (``google`` for ``gemini``).
+    """
 
-def register_codec(codec: Codec) -> None:
-    """Add or replace a codec (for user-registered providers)."""
-    _CODECS[codec.name] = codec
+    name: str
+    providers: Mapping[str, ProviderInfo]
+    codecs: Sequence[Codec] = ()
+    http_transports: Mapping[str, type[HttpTransport]] = field(default_factory=dict)
+    sdk_transports: Mapping[str, Callable[..., AnyTransport]] = field(default_factory=dict)
+    embedders: Mapping[str, type[Embedder]] = field(default_factory=dict)
+    transports: Mapping[str, TransportFactory] = field(default_factory=dict)
+    rules: Sequence[ProfileRule] = ()
+    last_rules: Sequence[ProfileRule] = ()
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
+    def host(self, provider: str) -> str | None:
+        """The host of ``provider``'s own API: the only host its environment key goes to."""
+        http = self.http_transports.get(provider)
+        return None if http is None else http.vendor_hosts.get(http.provider)
 
-def codec_names() -> list[str]:
-    """The names of every registered codec."""
-    return sorted(_CODECS)
+    def key_env(self, provider: str) -> tuple[str, ...]:
+        """The environment variables holding ``provider``'s key, in order."""
+        http = self.http_transports.get(provider)
+        return () if http is None else http.key_env
+
+    def default_base_url(self, provider: str) -> str | None:
+        """Where ``provider``'s requests go by default."""
+        http = self.http_transports.get(provider)
+        return None if http is None else http.default_base_url

@@ -17,7 +17,7 @@ LEAF = "good_agent.types"
 @cache
 def graph() -> grimp.ImportGraph:
     """Every import inside ``good_agent``, ``TYPE_CHECKING`` blocks included."""
-    return grimp.build_graph("good_agent", exclude_type_checking_imports=False)
+    return grimp.build_graph("good_agent", exclude_type_checking_imports=False, cache_dir=None)
 
 
 def top_level(module: str) -> str:
@@ -67,10 +67,7 @@ def test_the_package_graph_has_no_cycle() -> None:
 VENDORS = ("openai", "anthropic", "gemini", "ollama")
 
 VENDOR_TABLES = {
-    "good_agent.providers.codecs",  # the codec of each built-in name
-    "good_agent.providers.builtin_transports",  # the HTTP transport of each built-in name
-    "good_agent.providers.profiles",  # the profile rules of each built-in vendor
-    "good_agent.models.vendors",  # the model class of each built-in vendor
+    "good_agent.providers.registry",  # the one registration line of each built-in vendor
     "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
     "good_agent.server.gemini_api",  # the bridge's inbound Gemini generateContent
@@ -145,7 +142,7 @@ def test_no_module_outside_a_vendor_folder_is_named_after_a_vendor() -> None:
 def runtime_graph() -> grimp.ImportGraph:
     """Every import run when ``good_agent`` is used (``TYPE_CHECKING`` blocks left out;
     imports inside functions kept: they run too)."""
-    return grimp.build_graph("good_agent", exclude_type_checking_imports=True)
+    return grimp.build_graph("good_agent", exclude_type_checking_imports=True, cache_dir=None)
 
 
 def circles_within(package: str, g: grimp.ImportGraph | None = None) -> list[list[str]]:
@@ -215,3 +212,18 @@ def test_a_circle_through_a_package_face_is_found(tmp_path: Path, monkeypatch: A
     assert circles_within("circle_pkg.inner", g) == [
         ["circle_pkg.inner", "circle_pkg.inner.a", "circle_pkg.inner.b"]
     ]
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_each_vendor_folder_exports_one_descriptor_the_registry_holds(vendor: str) -> None:
+    from good_agent.providers.registry import vendor_of
+    from good_agent.providers.vendor import Vendor
+
+    package = importlib.import_module(f"good_agent.providers.{vendor}")
+    assert package.__all__ == ["VENDOR"]
+    descriptor = package.VENDOR
+    assert isinstance(descriptor, Vendor) and descriptor.name == vendor
+    for provider in descriptor.providers:
+        assert vendor_of(provider) is descriptor
+        assert descriptor.http_transports[provider].provider in {vendor, "openai"}
+    assert descriptor.codecs and all(codec.stream_decoder for codec in descriptor.codecs)

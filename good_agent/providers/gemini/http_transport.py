@@ -22,6 +22,7 @@ class GeminiHttpTransport(HttpTransport):
 
     provider = "gemini"
     profile_provider = "gemini"
+    vendor_hosts = {"gemini": "generativelanguage.googleapis.com"}
     default_base_url = "https://generativelanguage.googleapis.com"
     url_env = "GOOGLE_GEMINI_BASE_URL"
     key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
