@@ -22,8 +22,9 @@ which answer for a transport without the member too.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 JSONDict = dict[str, Any]
 """A JSON object as decoded by `json.loads`."""
@@ -118,9 +119,23 @@ def transport_address(transport: AnyTransport) -> str | None:
     return str(address) if address else None
 
 
+@functools.cache
+def _class_declares(cls: type, member: str) -> bool:
+    """Whether class ``cls`` has the method ``member`` (asked once per class: a
+    protocol ``isinstance`` costs microseconds on every request)."""
+    return callable(getattr(cls, member, None))
+
+
 def streams(transport: AnyTransport) -> bool:
     """Whether ``transport`` streams replies itself."""
-    return isinstance(transport, _Streaming)
+    return _class_declares(type(transport), "stream") or isinstance(transport, _Streaming)
+
+
+def batches(transport: AnyTransport) -> bool:
+    """Whether ``transport`` yields the events of one read together (`Batching`)."""
+    return _class_declares(type(transport), "stream_batches") or isinstance(
+        transport, Batching
+    )
 
 
 def one_attempt(transport: AnyTransport) -> AnyTransport:
@@ -153,8 +168,8 @@ def event_batches(transport: AnyTransport, body: JSONDict) -> AsyncGenerator[lis
     """
     if not streams(transport):
         return _whole(transport, body)
-    if isinstance(transport, Batching):
-        inner = transport.stream_batches(body)
+    if batches(transport):
+        inner = cast(Batching, transport).stream_batches(body)
         if isinstance(inner, AsyncGenerator):
             return inner
         return _closing(inner)
