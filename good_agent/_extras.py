@@ -2,8 +2,8 @@
 
 ``good-agent`` keeps its required dependencies small; the bridge, MCP, Redis,
 DBOS, Anthropic, Gemini and OpenTelemetry support each live in an extra. Code that needs
-one calls :func:`require_extra` (or turns a caught ``ModuleNotFoundError`` into a
-:class:`MissingExtraError` with :func:`missing_extra`), so a missing extra ends in
+one calls `require_extra` (or turns a caught ``ModuleNotFoundError`` into a
+`MissingExtraError` with `missing_extra`), so a missing extra ends in
 one sentence that says what to install, never in a bare traceback.
 """
 
@@ -30,7 +30,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 class MissingExtraError(GoodAgentError, ImportError):
     """A feature needs an optional extra that is not installed.
 
-    Also an :class:`ImportError`, so ``except ImportError`` keeps working.
+    Also an `ImportError`, so ``except ImportError`` keeps working.
     """
 
     def __init__(self, extra: str, feature: str, module: str | None) -> None:
@@ -45,12 +45,12 @@ class MissingExtraError(GoodAgentError, ImportError):
 
 
 def missing_extra(extra: str, feature: str, exc: ImportError) -> MissingExtraError:
-    """The :class:`MissingExtraError` for ``exc``, raised while importing ``extra``'s modules."""
+    """The `MissingExtraError` for ``exc``, raised while importing ``extra``'s modules."""
     return MissingExtraError(extra, feature, exc.name)
 
 
 def require_extra(extra: str, feature: str) -> None:
-    """Import ``extra``'s modules, or raise :class:`MissingExtraError` naming ``extra``."""
+    """Import ``extra``'s modules, or raise `MissingExtraError` naming ``extra``."""
     for module in EXTRAS[extra]:
         try:
             importlib.import_module(module)

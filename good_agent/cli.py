@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, help="with --http: port (default: 7287)")
     _site_arguments(serve)
     about = (
-        "Run the OpenAI-compatible bridge (Chat Completions and Anthropic Messages) "
+        "Run the bridge (OpenAI Chat Completions, Responses and embeddings, Anthropic "
+        "Messages, Gemini generateContent) "
         "over the models in a TOML file; needs [server]."
     )
     bridge = commands.add_parser("serve", help=about, description=about)

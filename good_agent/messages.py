@@ -1,5 +1,5 @@
-"""Conversation messages: the public face of :mod:`good_agent.types.messages`,
-with :func:`dump_messages` / :func:`load_messages` to save and restore a history."""
+"""Conversation messages: the public face of `good_agent.types.messages`,
+with `dump_messages` / `load_messages` to save and restore a history."""
 
 from good_agent.types.history import HistoryFormatError, dump_messages, load_messages
 from good_agent.types.messages import (

@@ -100,3 +100,53 @@ def test_the_agent_page_lists_every_constructor_argument() -> None:
     ]
     missing = [name for name in named if f"    {name}=" not in block]
     assert missing == []
+
+
+SPHINX_ROLE = re.compile(r":(?:py:)?(?:class|func|meth|data|attr|mod|exc|obj|const):(?:`|<code)")
+
+
+def test_the_built_site_builds_strict_and_shows_no_sphinx_role(tmp_path: Path) -> None:
+    # mkdocs renders docstrings as Markdown: a Sphinx role would show literally.
+    pytest.importorskip("mkdocs")
+    site = tmp_path / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    shown = [
+        f"{page.relative_to(site)}: {match.group(0)}"
+        for page in site.rglob("*.html")
+        for match in SPHINX_ROLE.finditer(page.read_text(errors="replace"))
+    ]
+    assert shown == [], shown[:20]
+    assert (site / "reference" / "index.html").exists()
+
+
+def test_every_example_is_in_the_gallery() -> None:
+    gallery = (ROOT / "docs" / "examples.md").read_text()
+    missing = [
+        path.name
+        for path in sorted((ROOT / "examples").glob("*.py"))
+        if f"`{path.name}`" not in gallery
+    ]
+    assert missing == [], f"examples missing from docs/examples.md: {missing}"
+
+
+def test_serve_help_names_every_bridge_api() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "good_agent.cli", "serve", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())
+    for api in ("Chat Completions", "Responses", "embeddings", "Anthropic Messages", "Gemini"):
+        assert api in text, api

@@ -1,4 +1,4 @@
-"""The :class:`ToolAdapter` base class, its metadata and conflict strategies."""
+"""The `ToolAdapter` base class, its metadata and conflict strategies."""
 
 from __future__ import annotations
 

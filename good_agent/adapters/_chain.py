@@ -36,7 +36,7 @@ class AdapterChain:
     """Every tool adapter of one agent, across all its components.
 
     Adapters run in descending priority; equal priorities keep registration order.
-    :meth:`plans` is cached and recomputed only when the tools, the adapters, an
+    `plans` is cached and recomputed only when the tools, the adapters, an
     adapter's ``should_adapt`` decision or its ``signature_key`` change. A conflict
     error is never cached: it is raised again at every generation.
     """
@@ -114,7 +114,7 @@ class AdapterChain:
         when nothing has changed.
 
         ``tools_version`` changes whenever ``tools`` does. Raises
-        :class:`~good_agent.ToolDefinitionError` when two tools would reach the model
+        `ToolDefinitionError` when two tools would reach the model
         under one name.
         """
         tool_list = tools if isinstance(tools, list) else list(tools)

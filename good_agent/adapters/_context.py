@@ -1,4 +1,4 @@
-"""The :class:`CallContext`: everything a per-call adapter hook may know about the call."""
+"""The `CallContext`: everything a per-call adapter hook may know about the call."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A :class:`ToolMemo`: a value remembered per tool, without keeping the tool alive."""
+"""A `ToolMemo`: a value remembered per tool, without keeping the tool alive."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ V = TypeVar("V")
 
 
 class ToolMemo(ByIdentity[Tool, V]):
-    """Values remembered per :class:`~good_agent.Tool` (by identity), dropped with the tool.
+    """Values remembered per `Tool` (by identity), dropped with the tool.
 
     ``should_adapt`` and ``signature_key`` are asked at every request; an adapter
     whose answer depends only on the tool can remember it here. A lookup costs a

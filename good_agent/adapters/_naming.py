@@ -15,10 +15,10 @@ NAMING_PRIORITY = -(2**31)
 
 class ToolNaming(ToolAdapter):
     """Renames tools for the model: forward, the signature's ``name``; in reverse,
-    the name the model calls maps back to the tool (:meth:`tool_for`).
+    the name the model calls maps back to the tool (`tool_for`).
 
     The agent sets the names before each request from its toolsets
-    (:meth:`set_names`); a tool without a new name is left as it is. Renaming
+    (`set_names`); a tool without a new name is left as it is. Renaming
     touches no parameter, so it never conflicts with another adapter.
     """
 

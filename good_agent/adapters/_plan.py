@@ -1,4 +1,4 @@
-"""A :class:`ToolPlan`: how one tool looks to the model and how its calls travel back."""
+"""A `ToolPlan`: how one tool looks to the model and how its calls travel back."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from good_agent.types.errors import GoodAgentError
 from good_agent.types.messages import ToolResponse
 
 _NOT_RUN = object()
-"""Marks a step of :meth:`ToolPlan._finish_unwrap` that has not run yet."""
+"""Marks a step of `ToolPlan._finish_unwrap` that has not run yet."""
 
 
 async def _resolve(value: Any) -> Any:
@@ -186,7 +186,7 @@ def _response_of(adapter: ToolAdapter, value: Any) -> ToolResponse:
 
 class _Next:
     """Runs the wrapper at ``index``, whose ``call_next`` is the next wrapper's
-    :class:`_Next` or, for the last wrapper, the innermost step (the tool)."""
+    `_Next` or, for the last wrapper, the innermost step (the tool)."""
 
     __slots__ = ("index", "innermost", "wrappers")
 

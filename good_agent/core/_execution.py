@@ -106,7 +106,7 @@ async def execute_call(
     attempt: int = 1,
     on_execute: OnExecute | None = None,
 ) -> ToolResponse:
-    """Run one call (see :func:`_execute_call`), logged at DEBUG with its duration."""
+    """Run one call (see `_execute_call`), logged at DEBUG with its duration."""
     started = tool_clock()
     response = await _execute_call(
         agent, call, plans, run=run, attempt=attempt, on_execute=on_execute
@@ -135,7 +135,7 @@ async def _execute_call(
     priority outermost) around ``TOOL_CALL_BEFORE`` and the tool; ``adapt_response``
     (highest priority first); ``TOOL_CALL_AFTER``.
 
-    Errors meant for the model (unknown tool, invalid arguments, :class:`ToolError`
+    Errors meant for the model (unknown tool, invalid arguments, `ToolError`
     raised by a tool or adapter, and, with ``tool_errors="report"``, any exception
     raised by the tool function) become error responses. Exceptions raised by
     adapters and event handlers propagate to the caller.
@@ -263,12 +263,12 @@ async def call_tool(
     call: ToolCall,
     injections: dict[str, Any] | None,
 ) -> Any:
-    """Run the tool function with ``injections`` (see :meth:`Tool.run`). What it returns
-    or raises leaves with the agent's secrets redacted (:func:`~good_agent.agent_secrets`),
+    """Run the tool function with ``injections`` (see `Tool.run`). What it returns
+    or raises leaves with the agent's secrets redacted (`agent_secrets`),
     before any adapter, observer or log.
 
     Past its time limit (the tool's ``timeout``, else the agent's ``tool_timeout``)
-    the function is cancelled and :class:`~good_agent.ToolTimeoutError` raised.
+    the function is cancelled and `ToolTimeoutError` raised.
     """
     secrets = agent_secrets(agent)
     timeout = tool.timeout if tool.timeout is not None else agent.tool_timeout
@@ -306,7 +306,7 @@ async def execute_calls(
     after it start when it has finished.
 
     ``failures`` counts the failed calls of each tool so far in the run: a call's
-    :attr:`CallContext.attempt` is that count plus one. ``finished`` receives each
+    `CallContext.attempt` is that count plus one. ``finished`` receives each
     response by call id as soon as its call ends, so a caller that is cancelled
     while other calls still run knows which ones completed.
     """

@@ -1,11 +1,11 @@
 """The run engine: ask the model, run its tool calls, repeat until it answers.
 
-One loop serves :meth:`Agent.run`, :meth:`Agent.stream` and :meth:`Agent.call`. A
+One loop serves `Agent.run`, `Agent.stream` and `Agent.call`. A
 streamed run passes a ``sink`` that receives every
-:mod:`~good_agent.core.run_events` event and asks the model for a stream; a plain
+`run_events` event and asks the model for a stream; a plain
 run passes none and asks for whole replies. Everything else (the adapter chain,
 events, limits, typed output, approvals) is the same code. The run's state and
-its tool calls live in :mod:`good_agent.core._run_state`.
+its tool calls live in `good_agent.core._run_state`.
 """
 
 from __future__ import annotations
@@ -175,7 +175,7 @@ class _Run(RunState):
             return None
 
     async def calls_step(self, message: AssistantMessage) -> AssistantMessage:
-        """Show the calls of ``message`` as a :class:`ToolCallsStep`; calls changed
+        """Show the calls of ``message`` as a `ToolCallsStep`; calls changed
         there replace the reply in the history. Returns the reply to go on with."""
         assert self.on_step is not None
         step = ToolCallsStep(message, list(message.tool_calls))
@@ -190,7 +190,7 @@ class _Run(RunState):
 
     async def validated(self, value: Any) -> Any:
         """``value`` through the output function, if any, and the agent's output
-        validators (:class:`OutputRejected`)."""
+        validators (`OutputRejected`)."""
         context = self.context.with_retry(self.output_failures)
         if self.options.output is not None:
             value = await self.options.output.complete(value, context)
@@ -277,7 +277,7 @@ async def run_engine(
 
     ``setup`` is what the definition gives the run (model, tools, instructions,
     limits, events). ``sink`` receives the events of a streamed run, ``on_step`` the
-    steps of a run driven by :meth:`~good_agent.Agent.iter` (the run waits for it at
+    steps of a run driven by `iter` (the run waits for it at
     each step). A run that fails (raises) before the model answered anything leaves
     the conversation as it was (its prompt is taken back, so a retry sends it once); a
     cancelled run keeps what it had, as a run that fails later does, with a result for

@@ -1,7 +1,7 @@
 """The state of one run and its tool calls: usage, limits, retries, approvals.
 
-:class:`RunState` holds what one run counts and does with the tool calls of a
-model turn; :mod:`good_agent.core._loop` builds the loop (requests, answers,
+`RunState` holds what one run counts and does with the tool calls of a
+model turn; `good_agent.core._loop` builds the loop (requests, answers,
 typed output) on it.
 """
 
@@ -55,7 +55,7 @@ Sink = Callable[[RunEvent], Awaitable[None]]
 """Receives the events of a streamed run."""
 
 StepHook = Callable[[RunStep], Awaitable[None]]
-"""Receives each step of a run driven by :meth:`~good_agent.Agent.iter`; the run
+"""Receives each step of a run driven by `iter`; the run
 waits until it returns."""
 
 ModelWrapper = Callable[
@@ -226,7 +226,7 @@ class RunState:
     async def run_tools(
         self, calls: list[ToolCall], plans: dict[str, ToolPlan]
     ) -> list[ToolResponse]:
-        """Run ``calls`` concurrently; each finished response is kept in :attr:`finished`
+        """Run ``calls`` concurrently; each finished response is kept in `finished`
         at once, so a cancellation loses none of them."""
         if self.usage.limited:
             count = len(calls)

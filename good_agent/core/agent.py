@@ -146,7 +146,7 @@ class Agent(Generic[DepsT, OutputT]):
         history_processors: Functions (sync or async, taking the messages, or the
             [`RunContext`][good_agent.RunContext] and the messages) that return the messages
             to send before each model request; the stored history is unchanged.
-        name: The agent's name, for logs: [`logger`][good_agent.Agent.logger] is
+        name: The agent's name, for logs: [`logger`][good_agent.Agent] is
             ``good_agent.agent.<name>`` (``good_agent.agent`` without a name).
 
     Attributes:
@@ -454,7 +454,7 @@ class Agent(Generic[DepsT, OutputT]):
 
     async def append(self, message: Message) -> Message:
         """Append ``message`` to the history through
-        [`AgentEvents.MESSAGE_APPEND`][good_agent.AgentEvents.MESSAGE_APPEND]."""
+        [`AgentEvents.MESSAGE_APPEND`][good_agent.AgentEvents]."""
         return await self._own.append(message)
 
     async def call(

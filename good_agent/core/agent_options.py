@@ -1,8 +1,8 @@
-"""The keyword arguments of :class:`~good_agent.Agent` and of its runs, as typed dicts.
+"""The keyword arguments of `Agent` and of its runs, as typed dicts.
 
 They let the typed overloads of ``Agent(...)``, ``run``, ``run_sync`` and ``stream``
 (which pick the output type) list the other options once. Each option is described
-on :class:`~good_agent.Agent` and :meth:`~good_agent.Agent.run`.
+on `Agent` and `run`.
 """
 
 from __future__ import annotations

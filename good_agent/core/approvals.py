@@ -2,10 +2,10 @@
 
 A run that reaches a call to a ``requires_approval`` tool stops with that call
 unanswered at the end of the history. The pending calls are read back from the
-history itself, so a run dumped with :func:`good_agent.messages.dump_messages`
+history itself, so a run dumped with `good_agent.messages.dump_messages`
 can be resumed by another process.
 
-A decision approves one exact call: the :func:`call_digest` of the call that was
+A decision approves one exact call: the `call_digest` of the call that was
 shown (its id, tool name and arguments). A resume whose history no longer holds
 that call (its arguments or tool name edited since the deferral) is refused.
 """
@@ -36,12 +36,12 @@ class Approved:
 
 
 Approval = bool | str | Approved
-"""A decision: ``True`` or :class:`Approved` runs the call, ``False`` denies it, a string
+"""A decision: ``True`` or `Approved` runs the call, ``False`` denies it, a string
 denies it with a reason. A bare ``True`` is accepted only by the agent that deferred the call."""
 
 
 def approves(decision: Approval) -> bool:
-    """Whether ``decision`` runs the call (``True`` or :class:`Approved`)."""
+    """Whether ``decision`` runs the call (``True`` or `Approved`)."""
     return decision is True or isinstance(decision, Approved)
 
 
@@ -79,11 +79,11 @@ def check_decisions(
     approvals: Mapping[str, Approval],
     deferred_here: Mapping[str, str],
 ) -> None:
-    """Raise :class:`ApprovalError` unless ``approvals`` decides exactly the pending calls,
+    """Raise `ApprovalError` unless ``approvals`` decides exactly the pending calls,
     each approval for the very call that was deferred.
 
     ``deferred_here`` maps the ids of the calls this agent deferred to their
-    :func:`call_digest`: a bare ``True`` is checked against it, an :class:`Approved`
+    `call_digest`: a bare ``True`` is checked against it, an `Approved`
     carries its own digest.
     """
     waiting = [call.id for call in pending]
@@ -129,7 +129,7 @@ def denial_text(decision: Approval) -> str:
 
 
 def hide_secrets(value: Any) -> Any:
-    """``value`` with every secret (``SecretStr``, ``SecretBytes``) replaced by :data:`HIDDEN`."""
+    """``value`` with every secret (``SecretStr``, ``SecretBytes``) replaced by `HIDDEN`."""
     if isinstance(value, SecretStr | SecretBytes):
         return HIDDEN
     if isinstance(value, Mapping):

@@ -17,7 +17,7 @@ TOOL_CHOICES = '"auto", "required", "none" or {"type": "function", "function": {
 
 
 def check_model(model: Any) -> None:
-    """Refuse a ``model`` that is neither a name nor a :class:`LanguageModel`."""
+    """Refuse a ``model`` that is neither a name nor a `LanguageModel`."""
     if model is None or isinstance(model, str):
         if isinstance(model, str) and not model.strip():
             raise ModelConfigError('model is an empty string: pass a name such as "gpt-4o-mini"')
@@ -46,7 +46,7 @@ def check_tool_choice(tool_choice: Any) -> None:
 
 
 def check_agent_arguments(model: Any, tool_choice: Any) -> None:
-    """Run every construction-time check of :class:`~good_agent.Agent`."""
+    """Run every construction-time check of `Agent`."""
     check_model(model)
     check_tool_choice(tool_choice)
 

@@ -53,7 +53,7 @@ def log_model_request(model: Any, request: ModelRequest, *, streamed: bool) -> N
 
 
 def tool_clock() -> float:
-    """The start time :func:`log_tool_call` measures from (0.0 when DEBUG is off)."""
+    """The start time `log_tool_call` measures from (0.0 when DEBUG is off)."""
     return time.perf_counter() if tool_logger.isEnabledFor(logging.DEBUG) else 0.0
 
 

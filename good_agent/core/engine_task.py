@@ -1,6 +1,6 @@
 """The run engine in a task of its own, what it yields read through a channel.
 
-:class:`~good_agent.StreamedRun` (events) and :class:`~good_agent.AgentRun` (steps)
+`StreamedRun` (events) and `AgentRun` (steps)
 share it: the run starts on entering ``async with``, the channel has no buffer (the
 engine goes on as its items are read), leaving the block before the run ends
 cancels it, and an error that ends the run is raised from the iteration (or on
@@ -25,7 +25,7 @@ __all__ = ["EngineTask"]
 
 
 class EngineTask(Generic[ItemT]):
-    """Runs ``start(send)`` in a task on entering ``async with``; :meth:`_next` reads
+    """Runs ``start(send)`` in a task on entering ``async with``; `_next` reads
     what it sends. ``outside`` is the error text for reading outside the block."""
 
     def __init__(

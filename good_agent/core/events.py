@@ -3,7 +3,7 @@
 Interceptable events let a handler replace the payload (by returning a new one or
 assigning ``ctx.payload``) or stop the chain (``ctx.stop()``); a handler's exception
 propagates to the caller. Observe-only events report a handler's exception through
-the log and :attr:`AgentEvents.EVENT_HANDLER_ERROR`, then carry on: the error is
+the log and `AgentEvents.EVENT_HANDLER_ERROR`, then carry on: the error is
 never silently dropped.
 """
 
@@ -70,12 +70,12 @@ class EventContext:
 
 
 Handler = Callable[[EventContext], Any]
-"""A sync or async callable taking an :class:`EventContext`."""
+"""A sync or async callable taking an `EventContext`."""
 
 
 @dataclass(frozen=True, slots=True)
 class HandlerErrorPayload:
-    """Payload of :attr:`AgentEvents.EVENT_HANDLER_ERROR`."""
+    """Payload of `AgentEvents.EVENT_HANDLER_ERROR`."""
 
     event: AgentEvents
     handler: str

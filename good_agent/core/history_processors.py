@@ -3,7 +3,7 @@
 A processor receives the messages about to be sent (a copy of the agent's history)
 and returns the messages to send instead: keep the last turns, drop old tool results,
 summarize. The stored history is unchanged. The result must still pair every tool
-call with its result, or the request is refused with a :class:`HistoryProcessorError`
+call with its result, or the request is refused with a `HistoryProcessorError`
 (providers reject such a history, with far less helpful errors).
 """
 

@@ -1,6 +1,6 @@
 """Instructions: text for the model's system slot, computed for every run, never stored.
 
-Unlike the system prompt (a :class:`~good_agent.SystemMessage` in the history),
+Unlike the system prompt (a `SystemMessage` in the history),
 instructions are evaluated at the start of each run and added to the system text of
 each request of that run only. A history saved and loaded later gets the
 instructions of the agent that continues it, not the ones it was written with.
@@ -17,7 +17,7 @@ from good_agent.types.messages import Message, SystemMessage
 
 InstructionsFunction: TypeAlias = Callable[..., "str | Awaitable[str | None] | None"]
 """A sync or async function returning instructions text (``None`` or ``""``: none),
-taking the run's :class:`~good_agent.RunContext` or nothing."""
+taking the run's `RunContext` or nothing."""
 
 Instruction: TypeAlias = "str | InstructionsFunction"
 """A piece of instructions: fixed text or a function computing it."""

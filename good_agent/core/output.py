@@ -1,9 +1,9 @@
 """Typed run output: the schema the model is given and the validation of its answer.
 
-One :class:`OutputSpec` per run holds the output type and how the model delivers
-it (:data:`OutputMode`):
+One `OutputSpec` per run holds the output type and how the model delivers
+it (`OutputMode`):
 
-- ``"tool"``: an output tool (:data:`OUTPUT_TOOL_NAME`) whose parameters are the
+- ``"tool"``: an output tool (`OUTPUT_TOOL_NAME`) whose parameters are the
   output schema; the model ends the run by calling it. It is not one of the
   agent's tools: the adapter chain and tool events never see it. In structured
   mode the tool becomes a strict variant of the reply schema, so the answer is
@@ -224,14 +224,14 @@ class OutputSpec:
         return inner
 
     def with_instructions(self, messages: list[Message]) -> list[Message]:
-        """``messages`` with :meth:`instructions` added to the system message (a copy)."""
+        """``messages`` with `instructions` added to the system message (a copy)."""
         return with_system_text(messages, self.instructions())
 
     def from_arguments(self, arguments: dict[str, Any]) -> Any:
-        """Validate the output tool's arguments; raise :class:`OutputInvalid`.
+        """Validate the output tool's arguments; raise `OutputInvalid`.
 
         For an output function: the arguments it will be called with (see
-        :meth:`complete`)."""
+        `complete`)."""
         if self.function is not None:
             return self._function_arguments(arguments)
         value: Any = arguments
@@ -242,7 +242,7 @@ class OutputSpec:
         return self._validate(value)
 
     def from_text(self, text: str | None) -> Any:
-        """Parse and validate a JSON text answer; raise :class:`OutputInvalid`.
+        """Parse and validate a JSON text answer; raise `OutputInvalid`.
 
         With a union with ``str``: the text itself in ``"tool"`` mode, and in the
         other modes unless the whole answer is a JSON object or array (then it is
@@ -270,7 +270,7 @@ class OutputSpec:
 
     def partial(self, value: Any) -> Any:
         """The output type validated from ``value``, the JSON of an answer still
-        arriving (:func:`pydantic_core.from_json` with ``allow_partial``); ``None``
+        arriving (`pydantic_core.from_json` with ``allow_partial``); ``None``
         when no prefix of it validates yet.
 
         Validated with pydantic's partial mode (an incomplete last item of a list or
@@ -308,7 +308,7 @@ class OutputSpec:
     async def complete(self, value: Any, run: RunContext[Any]) -> Any:
         """The output of a validated answer: ``value`` itself, or for an output
         function what it returns when called with ``value`` (its arguments; ``run``
-        is injected). A ``ModelRetry`` it raises is an :class:`OutputRejected`."""
+        is injected). A ``ModelRetry`` it raises is an `OutputRejected`."""
         if self.function is None:
             return value
         try:
@@ -349,7 +349,7 @@ def validation_problems(error: ValidationError) -> list[str]:
 _MISSING: Any = object()
 
 _PARTIAL_ATTEMPTS = 16
-"""How many trimmed values :meth:`OutputSpec.partial` tries before giving up."""
+"""How many trimmed values `OutputSpec.partial` tries before giving up."""
 
 
 def _without_last(value: Any) -> Any:

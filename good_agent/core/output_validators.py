@@ -1,8 +1,8 @@
 """Output validators: application checks on a run's validated output.
 
 A validator receives the output (and, if it asks, the run's
-:class:`~good_agent.RunContext`) and returns it, possibly changed. Raising
-:class:`~good_agent.ToolRetry` (alias :data:`~good_agent.ModelRetry`) sends the model
+`RunContext`) and returns it, possibly changed. Raising
+`ToolRetry` (alias `ModelRetry`) sends the model
 back with the message; that counts against the run's output retries.
 """
 
@@ -38,7 +38,7 @@ class OutputValidators:
         return bool(self._validators)
 
     async def validate(self, output: Any, run: RunContext[Any]) -> Any:
-        """``output`` through every validator; :class:`OutputRejected` when one retries."""
+        """``output`` through every validator; `OutputRejected` when one retries."""
         for validator, with_context in self._validators:
             try:
                 value = validator(run, output) if with_context else validator(output)

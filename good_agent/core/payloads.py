@@ -12,7 +12,7 @@ from good_agent.types.messages import ToolCall, ToolResponse
 
 @dataclass(slots=True)
 class SignaturePayload:
-    """[`TOOLS_GENERATE_SIGNATURE`][good_agent.AgentEvents.TOOLS_GENERATE_SIGNATURE]: one tool's
+    """[`TOOLS_GENERATE_SIGNATURE`][good_agent.AgentEvents]: one tool's
     adapted signature.
 
     A handler may assign a new ``signature``; the model's arguments are then validated
@@ -25,7 +25,7 @@ class SignaturePayload:
 
 @dataclass(slots=True)
 class ToolCallBefore:
-    """[`TOOL_CALL_BEFORE`][good_agent.AgentEvents.TOOL_CALL_BEFORE]: a call about to run.
+    """[`TOOL_CALL_BEFORE`][good_agent.AgentEvents]: a call about to run.
 
     ``parameters`` are the unwrapped parameters the tool will receive; a handler may
     change them, or set ``response`` to answer the call without running the tool.
@@ -49,7 +49,7 @@ class ToolCallBefore:
 
 @dataclass(slots=True)
 class ToolCallAfter:
-    """[`TOOL_CALL_AFTER`][good_agent.AgentEvents.TOOL_CALL_AFTER]: a call's (adapted) response."""
+    """[`TOOL_CALL_AFTER`][good_agent.AgentEvents]: a call's (adapted) response."""
 
     call: ToolCall
     tool: Tool | None
@@ -59,7 +59,7 @@ class ToolCallAfter:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallErrorPayload:
-    """[`TOOL_CALL_ERROR`][good_agent.AgentEvents.TOOL_CALL_ERROR]: a call that failed, and why."""
+    """[`TOOL_CALL_ERROR`][good_agent.AgentEvents]: a call that failed, and why."""
 
     call: ToolCall
     error: BaseException
@@ -67,7 +67,7 @@ class ToolCallErrorPayload:
 
 @dataclass(frozen=True, slots=True)
 class RunStartPayload:
-    """[`RUN_START`][good_agent.AgentEvents.RUN_START]: a run (run, stream or call) begins.
+    """[`RUN_START`][good_agent.AgentEvents]: a run (run, stream or call) begins.
 
     ``output_type`` is ``None`` for a text run; ``streamed`` says whether deltas are
     streamed; ``resumed`` whether the run resumes calls that waited for approval.
@@ -82,7 +82,7 @@ class RunStartPayload:
 
 @dataclass(frozen=True, slots=True)
 class RunEndPayload:
-    """[`RUN_END`][good_agent.AgentEvents.RUN_END]: a run ended, with a result or an error.
+    """[`RUN_END`][good_agent.AgentEvents]: a run ended, with a result or an error.
 
     ``result`` is the [`RunResult`][good_agent.RunResult] (``None`` when the run failed or
     was cancelled); ``error`` the exception that ended it; ``usage`` the totals so far.

@@ -1,10 +1,10 @@
 """Secrets an agent must never show, and their removal from tool output and errors.
 
-Every agent has a :class:`SecretRegistry` (:func:`agent_secrets`). Whatever a tool
+Every agent has a `SecretRegistry` (`agent_secrets`). Whatever a tool
 returns or raises passes through it before anything else sees it (the adapter chain,
 event handlers at any priority, logs, the cache, the history, the model, and the
 caller when ``tool_errors="raise"``). Extensions that hand secrets to tools (the
-:class:`~good_agent.AuthInjector`) add them; an application may add its own.
+`AuthInjector`) add them; an application may add its own.
 
 A registered secret is searched for as text and as UTF-8 bytes, in every string,
 bytes value, dict key, container item, pydantic model field, dataclass field and
@@ -327,7 +327,7 @@ class _Redactor:
 
     def _hide_text(self, error: BaseException) -> BaseException:
         """Make ``str`` / ``repr`` of ``error`` safe: swap in a subclass that shows the
-        redacted text, or stand a :class:`RedactedError` in for it."""
+        redacted text, or stand a `RedactedError` in for it."""
         shown, represented = _text(str, error), _text(repr, error)
         registry = self.registry
         if not (registry.contains_secret(shown) or registry.contains_secret(represented)):

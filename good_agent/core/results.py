@@ -1,4 +1,4 @@
-"""What a run returns: :class:`RunResult`, and the calls waiting for approval."""
+"""What a run returns: `RunResult`, and the calls waiting for approval."""
 
 from __future__ import annotations
 

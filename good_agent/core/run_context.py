@@ -1,8 +1,8 @@
-"""The :class:`RunContext`: what one run knows, for the code that serves it.
+"""The `RunContext`: what one run knows, for the code that serves it.
 
 Tools that ask for it by annotation, instructions functions, output validators and
 history processors receive it; adapter hooks reach it as ``ctx.run`` on their
-:class:`~good_agent.CallContext`. It carries the run's dependencies (``deps``),
+`CallContext`. It carries the run's dependencies (``deps``),
 which are the application's objects: never sent to the model, written into the
 history, logged, put in a cache key or a span.
 """
@@ -81,12 +81,12 @@ class RunContext(Generic[DepsT]):
         return replace(self, retry=attempt - 1, tool_name=call.name, tool_call_id=call.id)
 
     def with_retry(self, retry: int) -> RunContext[DepsT]:
-        """This context with another [`retry`][good_agent.RunContext.retry] count."""
+        """This context with another [`retry`][good_agent.RunContext] count."""
         return self if retry == self.retry else replace(self, retry=retry)
 
 
 def takes_context(function: Callable[..., Any], arguments: int) -> bool:
-    """Whether ``function`` takes a :class:`RunContext` before its ``arguments`` others.
+    """Whether ``function`` takes a `RunContext` before its ``arguments`` others.
 
     It does when it accepts ``arguments + 1`` positional parameters, or when its first
     parameter is annotated ``RunContext`` (the annotation is read as written, so a

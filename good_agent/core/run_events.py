@@ -1,15 +1,15 @@
-"""The events a streamed run yields, in order (see :meth:`good_agent.Agent.stream`).
+"""The events a streamed run yields, in order (see `good_agent.Agent.stream`).
 
 A model turn yields its text, reasoning and tool-call deltas as they arrive, then
-:class:`TurnEndEvent`; each tool call of the turn then yields
-:class:`ToolExecuteEvent` (after the adapter chain) and :class:`ToolResultEvent`;
-the run ends with :class:`RunEndEvent`.
+`TurnEndEvent`; each tool call of the turn then yields
+`ToolExecuteEvent` (after the adapter chain) and `ToolResultEvent`;
+the run ends with `RunEndEvent`.
 
 The deltas are the model stream's own objects (one family, from the vendor's stream
 decoder to the reader of the run): ``TextDeltaEvent`` *is*
-:class:`~good_agent.providers.streaming.deltas.TextDelta`, and so on; an argument
+`TextDelta`, and so on; an argument
 fragment is a ``ToolCallArgs`` that also carries its call's id
-(:class:`ToolCallArgsEvent`, made by the run, so the decoders build nothing more).
+(`ToolCallArgsEvent`, made by the run, so the decoders build nothing more).
 """
 
 from __future__ import annotations

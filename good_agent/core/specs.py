@@ -1,4 +1,4 @@
-"""Resolvers that turn a string spec given to :class:`~good_agent.Agent` into a component.
+"""Resolvers that turn a string spec given to `Agent` into a component.
 
 The agent core knows no extension: ``Agent(mcp_servers=["python -m server"])`` asks
 the resolver registered for ``"mcp_servers"`` (the MCP extension registers it when

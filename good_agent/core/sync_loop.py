@@ -1,6 +1,6 @@
-"""The event loop behind :meth:`Agent.run_sync` and :meth:`Agent.close_sync`.
+"""The event loop behind `Agent.run_sync` and `Agent.close_sync`.
 
-One :class:`SyncLoop` per agent runs every synchronous call on the same event
+One `SyncLoop` per agent runs every synchronous call on the same event
 loop, so components and connections stay usable between calls. It is closed by
 ``close_sync()`` (or leaving ``with agent:``); an agent dropped without either
 has it closed by a finalizer (in a thread of its own), which first closes the
@@ -69,7 +69,7 @@ def _finalize(runner: asyncio.Runner, models: list[Any]) -> None:
 
 
 class SyncLoop:
-    """An :class:`asyncio.Runner` owned by one agent, closed with it or when it goes.
+    """An `asyncio.Runner` owned by one agent, closed with it or when it goes.
 
     ``models`` is the agent's list of the models it built from a name (shared,
     not copied): they are closed on this loop before it closes.

@@ -2,7 +2,7 @@
 
 JSON lets a model write ``"\\ud800"``, a lone UTF-16 surrogate, which decodes to a
 Python string that cannot be encoded as UTF-8: the next request (or a log, a cache,
-a served stream) would fail with ``UnicodeEncodeError``. :func:`valid_reply`
+a served stream) would fail with ``UnicodeEncodeError``. `valid_reply`
 replaces each unpaired surrogate with U+FFFD in a reply's text, reasoning and
 provider items, and answers a tool call whose arguments held one with a validation
 error (its arguments replaced the same way), so the tool never runs on altered data.
@@ -140,8 +140,8 @@ def _plain(response: ModelResponse) -> bool:
 
 def _surely_valid(response: ModelResponse) -> bool:
     """True when no text in ``response`` can hold an unpaired surrogate, for a reply
-    that is not :func:`_plain`: one pass in C over
-    every string :func:`valid_reply` looks at (valid non-ASCII text encodes as
+    that is not `_plain`: one pass in C over
+    every string `valid_reply` looks at (valid non-ASCII text encodes as
     UTF-8). False asks for the walk (also when a value will not serialize, which
     the walk handles).
     """

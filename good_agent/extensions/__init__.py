@@ -1,9 +1,9 @@
 """Built-in extensions: citations, auth injection, caching, logging and rate limiting.
 
 Default priorities (higher runs first on signatures and responses, last when
-unwrapping parameters, and outermost around the call): :class:`ToolLogger` 10000,
-:class:`AuthInjector` 1000, :class:`ToolCache` 900, :class:`RateLimiter` 500,
-:class:`CitationManager` 200.
+unwrapping parameters, and outermost around the call): `ToolLogger` 10000,
+`AuthInjector` 1000, `ToolCache` 900, `RateLimiter` 500,
+`CitationManager` 200.
 """
 
 from good_agent.core.components import AgentComponent

@@ -1,6 +1,6 @@
-"""The :class:`ToolCache`: answers repeated tool calls from a store, without running the tool.
+"""The `ToolCache`: answers repeated tool calls from a store, without running the tool.
 
-Default priority 900 (below :class:`~good_agent.AuthInjector`, above the rate limiter:
+Default priority 900 (below `AuthInjector`, above the rate limiter:
 its ``around_call`` is outside the limiter's, so a hit is answered before a
 rate-limit token is spent), conflict strategy ``CHAIN`` (it only adds the optional
 ``use_cache`` parameter).
@@ -14,13 +14,13 @@ A tool that takes the [`RunContext`][good_agent.RunContext] may answer different
 run (its deps), so caching one without a ``scope`` is refused at install
 ([`CacheScopeError`][good_agent.extensions.CacheScopeError]).
 
-Values are the JSON of the tool's :class:`~good_agent.ToolResponse` (with any
+Values are the JSON of the tool's `ToolResponse` (with any
 injected secret redacted), with an expiry. A hit goes through ``adapt_response``
 like the tool's own response.
 
 A store that fails never costs a result: a failed lookup runs the tool, a failed
 write returns the result unstored; both are logged (WARNING) and counted in
-:class:`CacheStats`, and the next call uses the store again.
+`CacheStats`, and the next call uses the store again.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def reads_run(tool: Tool) -> bool:
 
 
 class CacheAdapter(ToolAdapter):
-    """The adapter behind :class:`ToolCache` (see there)."""
+    """The adapter behind `ToolCache` (see there)."""
 
     def __init__(self, cache: ToolCache, priority: int, conflict_strategy: ConflictStrategy):
         super().__init__(cache, priority, conflict_strategy)
@@ -113,7 +113,7 @@ class CacheAdapter(ToolAdapter):
 
 
 class FlaggedCacheAdapter(CacheAdapter):
-    """A :class:`CacheAdapter` that shows the model the optional ``use_cache`` flag."""
+    """A `CacheAdapter` that shows the model the optional ``use_cache`` flag."""
 
     def adapt_signature(self, tool: Tool, signature: dict[str, Any], agent: Any) -> dict[str, Any]:
         """Add the optional ``use_cache`` flag when it is enabled."""

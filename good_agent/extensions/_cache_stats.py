@@ -1,4 +1,4 @@
-"""What a :class:`~good_agent.ToolCache` counts and reports: its events and statistics."""
+"""What a `ToolCache` counts and reports: its events and statistics."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class CacheEvent:
 
 @dataclass(slots=True)
 class CacheStats:
-    """Counters of a :class:`ToolCache`, in total and per tool.
+    """Counters of a `ToolCache`, in total and per tool.
 
     ``lookup_errors`` and ``store_errors`` count store failures (the call was
     answered by the tool all the same).

@@ -1,11 +1,11 @@
-"""Stores for :class:`~good_agent.ToolCache`: one small async protocol, three backends.
+"""Stores for `ToolCache`: one small async protocol, three backends.
 
 Keys and values are strings (values are JSON). ``ttl`` is a hint in seconds for
-the store's own eviction; :class:`~good_agent.ToolCache` checks freshness itself
+the store's own eviction; `ToolCache` checks freshness itself
 with its own clock, so a store may keep an entry a little longer, never shorter.
 
 Each built-in store also holds ``in_flight``: the calls running now on it, per key,
-so that identical misses of every :class:`~good_agent.ToolCache` on one store run the
+so that identical misses of every `ToolCache` on one store run the
 tool once (a store of your own without it coalesces per ``ToolCache``).
 """
 
@@ -38,7 +38,7 @@ the first call sets when it is done."""
 
 @runtime_checkable
 class CacheStore(Protocol):
-    """What :class:`~good_agent.ToolCache` needs from a store."""
+    """What `ToolCache` needs from a store."""
 
     async def get(self, key: str) -> str | None:
         """The value stored under ``key``, or ``None``."""
@@ -114,7 +114,7 @@ class MemoryStore:
 class CacheStoreUnavailable(GoodAgentError):
     """A store that cannot be used at all (its database cannot be opened).
 
-    The store warns once when it first fails; :class:`~good_agent.ToolCache` then
+    The store warns once when it first fails; `ToolCache` then
     counts each failed lookup or write (``lookup_errors`` / ``store_errors``) without
     logging it again: every call is a miss and its result is returned unstored.
     """

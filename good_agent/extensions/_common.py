@@ -30,7 +30,7 @@ def bytes_token(value: bytes | bytearray | memoryview) -> str:
 
 def to_json_safe(value: Any, *, secret: Any = REDACTED) -> Any:
     """A JSON-compatible copy of ``value``; secrets become ``secret``, binary data
-    its :func:`bytes_token`."""
+    its `bytes_token`."""
     if is_secret(value):
         return secret
     if isinstance(value, bytes | bytearray | memoryview):
@@ -49,7 +49,7 @@ def to_json_safe(value: Any, *, secret: Any = REDACTED) -> Any:
 
 def redis_client(url: str | None, feature: str) -> Any:
     """A ``redis.asyncio.Redis`` client for ``url`` (``redis://localhost:6379/0`` by
-    default); :class:`~good_agent.MissingExtraError` naming the ``redis`` extra when
+    default); `MissingExtraError` naming the ``redis`` extra when
     the package is not installed."""
     try:
         import redis.asyncio
@@ -74,7 +74,7 @@ _FOUND = threading.local()
 """The secrets met by the key encoder in the call running on this thread."""
 _NO_SECRETS: tuple[Any, ...] = ()
 """What ``_FOUND.secrets`` holds between calls (a tuple: the encoder runs only inside
-:func:`key_json`, which sets a list of its own first, and could not append to it)."""
+`key_json`, which sets a list of its own first, and could not append to it)."""
 
 
 def _key_default(value: Any) -> Any:
@@ -104,10 +104,10 @@ def key_json(value: Any) -> tuple[str, list[Any]]:
 
     Keys are sorted at every depth, secrets become ``[REDACTED]`` (and are returned,
     so the caller can scope the key by credential), models are dumped, sets
-    sorted and binary data replaced by its :func:`bytes_token`. The text is
+    sorted and binary data replaced by its `bytes_token`. The text is
     ``json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``
-    with those conversions. Raises :class:`TypeError` or
-    :class:`ValueError` for what JSON cannot hold.
+    with those conversions. Raises `TypeError` or
+    `ValueError` for what JSON cannot hold.
     """
     found: list[Any] = []
     local = _FOUND

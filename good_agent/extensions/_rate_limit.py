@@ -1,10 +1,10 @@
-"""The :class:`RateLimiter`: a token bucket per tool, in memory or in Redis.
+"""The `RateLimiter`: a token bucket per tool, in memory or in Redis.
 
-Default priority 500 (below :class:`~good_agent.ToolCache`, so a cache hit spends no
-token; above :class:`~good_agent.ToolLogger`, so logged durations include waits),
+Default priority 500 (below `ToolCache`, so a cache hit spends no
+token; above `ToolLogger`, so logged durations include waits),
 conflict strategy ``CHAIN`` (it changes no signature). It works in ``around_call``:
 it lets the call through (after waiting, in ``"wait"`` mode) or refuses it with a
-:class:`~good_agent.ToolError` the model reads (``"error"`` mode, or when the wait
+`ToolError` the model reads (``"error"`` mode, or when the wait
 would exceed ``max_wait``); a refusal is never cached.
 """
 
@@ -77,7 +77,7 @@ class MemoryBuckets:
     async def acquire(
         self, key: str, rate: Rate, now: float, max_wait: float
     ) -> tuple[bool, float]:
-        """See :meth:`BucketBackend.acquire`."""
+        """See `BucketBackend.acquire`."""
         tokens, last = self._buckets.get(key, (rate.capacity, now))
         if now > last:
             tokens = min(rate.capacity, tokens + (now - last) * rate.tokens_per_second)
@@ -144,7 +144,7 @@ class RedisBuckets:
     async def acquire(
         self, key: str, rate: Rate, now: float, max_wait: float
     ) -> tuple[bool, float]:
-        """See :meth:`BucketBackend.acquire`."""
+        """See `BucketBackend.acquire`."""
         limit = max_wait if math.isfinite(max_wait) else 1e18
         args = [rate.tokens_per_second, rate.capacity, repr(now), limit]
         granted, wait = await self._script(keys=[self.prefix + key], args=args)
@@ -166,7 +166,7 @@ class RateLimitStats:
 
 
 class RateLimitAdapter(ToolAdapter):
-    """The adapter behind :class:`RateLimiter` (see there)."""
+    """The adapter behind `RateLimiter` (see there)."""
 
     def __init__(self, limiter: RateLimiter, priority: int, conflict_strategy: ConflictStrategy):
         super().__init__(limiter, priority, conflict_strategy)

@@ -1,6 +1,6 @@
 """OpenTelemetry spans for whole runs, following the GenAI semantic conventions.
 
-:class:`Telemetry` is a component built on the agent's events only: ``RUN_START``
+`Telemetry` is a component built on the agent's events only: ``RUN_START``
 and ``RUN_END`` bound an ``invoke_agent`` span, ``LLM_REQUEST_BEFORE`` and
 ``LLM_RESPONSE_AFTER`` a ``chat`` span per model request (streamed or not), and
 ``TOOL_CALL_BEFORE`` / ``TOOL_CALL_AFTER`` / ``TOOL_CALL_ERROR`` an
@@ -14,7 +14,7 @@ With ``include_content=True`` the spans also hold what was said (off by default)
 ``gen_ai.output.messages``, ``execute_tool`` spans ``gen_ai.tool.call.arguments``
 (the model's, never the parameters after credentials were injected) and
 ``gen_ai.tool.call.result``, every value with the agent's secrets redacted
-(:mod:`good_agent.extensions._telemetry_content`).
+(`good_agent.extensions._telemetry_content`).
 Needs the ``otel`` extra (``opentelemetry-api``); an SDK decides where spans go.
 """
 

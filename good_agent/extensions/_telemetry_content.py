@@ -6,7 +6,7 @@ The semantic conventions record a request's messages as ``gen_ai.input.messages`
 being ``{"type": "text", "content"}``, ``{"type": "tool_call", "id", "name",
 "arguments"}``, ``{"type": "tool_call_response", "id", "response"}`` or
 ``{"type": "reasoning", "content"}``; an output message also has
-``finish_reason``. Every value leaves through :func:`as_json`, which redacts the
+``finish_reason``. Every value leaves through `as_json`, which redacts the
 agent's secrets.
 """
 

@@ -1,4 +1,4 @@
-"""The :class:`ToolLogger`: structured log records, metrics and OpenTelemetry spans per tool call.
+"""The `ToolLogger`: structured log records, metrics and OpenTelemetry spans per tool call.
 
 Default priority 10000 (the highest of the built-ins: its ``around_call`` is the
 outermost, so it sees every call, cache hits and rate-limit refusals included, and
@@ -6,7 +6,7 @@ the measured duration covers cache lookups and rate-limit waits), conflict strat
 ``CHAIN`` (it changes no signature). The record is written when the call returns,
 with the response of the tool (or of the adapter that answered instead), before
 ``adapt_response``; an injected secret in it is redacted by the installed
-:class:`~good_agent.AuthInjector`. Arguments are serialized for a record only when
+`AuthInjector`. Arguments are serialized for a record only when
 the logger is enabled for its level.
 """
 

@@ -1,4 +1,4 @@
-"""Counters and a latency histogram per tool, kept by the :class:`~good_agent.ToolLogger`."""
+"""Counters and a latency histogram per tool, kept by the `ToolLogger`."""
 
 from __future__ import annotations
 

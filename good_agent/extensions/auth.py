@@ -1,10 +1,10 @@
-"""The :class:`AuthInjector`: credentials go into tool parameters the model never sees.
+"""The `AuthInjector`: credentials go into tool parameters the model never sees.
 
 Default priority 1000 (the highest of the built-in extensions: its parameters are
 filled in last, just before the call, and it redacts responses first), conflict
 strategy ``EXCLUSIVE``: another adapter touching a credential parameter is an
-:class:`~good_agent.AdapterConflictError`, never a silent override. Rules and the
-scope identifier live in :mod:`good_agent.extensions.credentials`.
+`AdapterConflictError`, never a silent override. Rules and the
+scope identifier live in `good_agent.extensions.credentials`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from good_agent.types.messages import ToolResponse
 _MAX_REMEMBERED = 64
 
 REDACTED_LOGGERS = ("good_agent.tools", "good_agent.events")
-"""Loggers an :class:`AuthInjector` redacts its secrets from by default."""
+"""Loggers an `AuthInjector` redacts its secrets from by default."""
 
 
 class AuthAdapter(ToolAdapter):
@@ -102,11 +102,11 @@ class AuthAdapter(ToolAdapter):
         agent: Any,
         ctx: CallContext | None = None,
     ) -> Any:
-        """Resolve each credential and put it in place, as a :class:`SecretStr`.
+        """Resolve each credential and put it in place, as a `SecretStr`.
 
-        Credentials given as text or :class:`SecretStr` are put in place at once;
+        Credentials given as text or `SecretStr` are put in place at once;
         one from a resolver makes this return an awaitable for the rest. A resolver
-        taking the :class:`~good_agent.RunContext` gets the call's ``ctx.run``.
+        taking the `RunContext` gets the call's ``ctx.run``.
         """
         rules = self._rules.get(tool_name, ())
         result = dict(parameters)
@@ -163,7 +163,7 @@ class AuthAdapter(ToolAdapter):
             result[rule.parameter] = headers
 
     def _literal(self, value: str) -> SecretStr:
-        """The :class:`SecretStr` of a credential given as plain text (made once)."""
+        """The `SecretStr` of a credential given as plain text (made once)."""
         known = self._literals.get(value)
         if known is None:
             known = self._literals[value] = SecretStr(value)
@@ -241,7 +241,7 @@ class AuthInjector(AgentComponent):
 
     async def install(self, agent: Any) -> None:
         """Install, add the redacting filter to
-        [`redact_loggers`][good_agent.AuthInjector.redact_loggers], and register
+        [`redact_loggers`][good_agent.AuthInjector], and register
         the credentials given as values (providers' are registered when resolved)."""
         await super().install(agent)
         for rule in self.rules:
@@ -328,7 +328,7 @@ class AuthInjector(AgentComponent):
 
     def scope_of(self, tool_name: str, parameters: Mapping[str, Any]) -> str | None:
         """The auth scope of a call's unwrapped ``parameters``: an HMAC of its
-        credentials keyed by [`scope_key`][good_agent.AuthInjector.scope_key] (never the secret), or
+        credentials keyed by [`scope_key`][good_agent.AuthInjector] (never the secret), or
         ``None`` when it
         carries none."""
         return credential_scope(parameters, key=self.scope_key)
@@ -380,7 +380,7 @@ def cache_scope(
     agent: Any, tool_name: str, parameters: Mapping[str, Any], store: object
 ) -> str | None:
     """The auth scope a cache puts in the key of a call to ``store``: the installed
-    :class:`AuthInjector`'s :meth:`~AuthInjector.scope_of`, else :func:`credential_scope`.
+    `AuthInjector`'s `scope_of`, else `credential_scope`.
 
     Warns once per store when credential-scoped entries go to a shared store (SQLite,
     Redis) without a configured deployment scope key.

@@ -1,7 +1,7 @@
 """The model's source numbers back to URLs, at every URL position of the arguments.
 
 A URL the model wrote itself, a number that is not a source, or a value of the wrong
-kind at a URL position is refused with a :class:`~good_agent.ToolError` the model
+kind at a URL position is refused with a `ToolError` the model
 reads: a made-up URL never reaches the tool, wherever it sits. Map keys count like
 values: a URL-typed key takes a source number (``"1"``), and a URL in the free-text
 key of a map that holds URLs must be a registered source.
@@ -52,7 +52,7 @@ def translate_arguments(
 
 
 class ArgumentTranslator:
-    """:func:`translate_arguments` for one tool's ``slots``, made once and called per call.
+    """`translate_arguments` for one tool's ``slots``, made once and called per call.
 
     Arguments whose URL fields all sit at the top level take a short path: each
     number is looked up in place, with the same checks and messages.

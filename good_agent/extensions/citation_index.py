@@ -1,4 +1,4 @@
-"""The :class:`CitationIndex`: numbered, deduplicated sources, and the URL helpers it uses."""
+"""The `CitationIndex`: numbered, deduplicated sources, and the URL helpers it uses."""
 
 from __future__ import annotations
 

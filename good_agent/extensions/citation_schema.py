@@ -1,12 +1,12 @@
 """Where the URLs of a tool's parameters sit, at any depth, and their translation.
 
-:func:`compile_url_slots` walks a parameters schema (``$defs`` / ``$ref``, nested
+`compile_url_slots` walks a parameters schema (``$defs`` / ``$ref``, nested
 objects, arrays, ``anyOf`` / ``oneOf`` unions, ``additionalProperties`` maps) and
 finds every URL field, and every map key that holds URLs: the keys of a map with
 URL-typed keys (``propertyNames`` with ``format: uri``: ``dict[HttpUrl, ...]``) and
-the keys of a map whose values hold URLs. :func:`rewrite_schema` gives the schema
+the keys of a map whose values hold URLs. `rewrite_schema` gives the schema
 the model sees, with each URL field replaced by a source number (``url`` -> ``citation_idx``), and
-:func:`~good_agent.extensions.citation_arguments.translate_arguments` turns the
+`translate_arguments` turns the
 model's numbers back into the registered URLs.
 """
 

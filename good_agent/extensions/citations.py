@@ -1,4 +1,4 @@
-"""The :class:`CitationManager`: the model cites numbered sources instead of long URLs.
+"""The `CitationManager`: the model cites numbered sources instead of long URLs.
 
 Default priority 200, conflict strategy ``CHAIN``. URLs are registered on
 ``MESSAGE_APPEND`` (user messages and tool results) and rewritten to ``[n]`` in

@@ -1,5 +1,5 @@
-"""Credentials: where they go (:class:`CredentialRule`), how they are resolved, and
-the scope identifier (:func:`credential_scope`) that names a principal without
+"""Credentials: where they go (`CredentialRule`), how they are resolved, and
+the scope identifier (`credential_scope`) that names a principal without
 revealing its secrets.
 
 The scope is an HMAC keyed by a deployment secret: ``scope_key=`` where given, else
@@ -27,7 +27,7 @@ from good_agent.extensions._common import is_secret
 from good_agent.tools import Tool
 
 SecretValue = str | SecretStr
-"""A credential value; plain strings are wrapped in :class:`~pydantic.SecretStr` at once."""
+"""A credential value; plain strings are wrapped in `SecretStr` at once."""
 
 CredentialSource = (
     SecretValue
@@ -92,8 +92,8 @@ def credential_scope(
 ) -> str | None:
     """An identifier of the principal behind the secrets in ``parameters``.
 
-    It is an HMAC-SHA256, keyed by :func:`scope_key` (``key``, else the deployment
-    key, else the process's random key), of every :class:`~pydantic.SecretStr` found,
+    It is an HMAC-SHA256, keyed by `scope_key` (``key``, else the deployment
+    key, else the process's random key), of every `SecretStr` found,
     with its path: the same credentials always give the same identifier, different
     ones a different identifier, and without the key the identifier neither reveals
     nor confirms them. ``None`` when ``parameters`` hold no secret.
@@ -108,7 +108,7 @@ def credential_scope(
 
 
 def warn_if_unkeyed(store: object, key: bytes | str | None = None) -> bool:
-    """Warn (:class:`UnkeyedScopeWarning`) that credential-scoped entries go to
+    """Warn (`UnkeyedScopeWarning`) that credential-scoped entries go to
     ``store``, a store other processes share (not the in-process ``MemoryStore``),
     with no deployment scope key configured. Returns whether it warned."""
     if isinstance(store, MemoryStore) or configured_scope_key(key) is not None:
@@ -130,7 +130,7 @@ class CredentialRule:
 
     ``tools`` names the tools it applies to (``None``: any tool with ``parameter``),
     ``when`` is an optional predicate on the tool. ``takes_run`` says whether the
-    source is a provider taking the run's :class:`~good_agent.RunContext` (a per-user
+    source is a provider taking the run's `RunContext` (a per-user
     credential read from the run's deps).
     """
 

@@ -1,6 +1,6 @@
 """Durable runs on DBOS: each model request and each tool call a checkpointed step.
 
-:class:`Durable` does nothing outside a DBOS workflow. When ``agent.run(...)`` runs
+`Durable` does nothing outside a DBOS workflow. When ``agent.run(...)`` runs
 inside one (a function decorated with ``@DBOS.workflow()``), every model request
 and every tool call of the run becomes a DBOS step: its result is written to the
 system database before the run goes on. A workflow recovered after a crash runs
@@ -10,14 +10,14 @@ is sent again.
 
 The step boundary sits where the model's view ends. A tool step starts with the
 model-visible arguments and ends with the tool's response with the agent's
-secrets redacted; credentials (:class:`~good_agent.AuthInjector`) are put in
+secrets redacted; credentials (`AuthInjector`) are put in
 place inside the step and the run's deps are never a step's input or output, so
 neither reaches the system database. DBOS stores step outputs only, never their
 inputs.
 
-Durable approvals: :meth:`Durable.run` waits for the decisions on deferred calls
-as DBOS messages (:func:`send_decision`), published as the workflow event
-:data:`PENDING_EVENT` (:func:`waiting_calls`), so a run can wait for days and be
+Durable approvals: `Durable.run` waits for the decisions on deferred calls
+as DBOS messages (`send_decision`), published as the workflow event
+`PENDING_EVENT` (`waiting_calls`), so a run can wait for days and be
 approved from another process.
 """
 
@@ -63,10 +63,10 @@ logger = logging.getLogger("good_agent.extensions.durable")
 
 PENDING_EVENT = "good_agent.pending"
 """The workflow event listing the calls a durable run waits on (a list of
-:class:`~good_agent.DeferredCall`, empty when none)."""
+`DeferredCall`, empty when none)."""
 
 DEFAULT_APPROVAL_TIMEOUT = 7 * 24 * 3600.0
-"""How long :meth:`Durable.run` waits for a decision by default: a week, in seconds."""
+"""How long `Durable.run` waits for a decision by default: a week, in seconds."""
 
 MODEL_STEP = "good_agent.model_request"
 """The DBOS step name of a model request."""
@@ -102,7 +102,7 @@ async def _tool_step(call_next: CallNext, ctx: CallContext) -> ToolResponse:
 
 
 class DurableAdapter(ToolAdapter):
-    """The adapter behind :class:`Durable`: in a workflow, each tool call is a step.
+    """The adapter behind `Durable`: in a workflow, each tool call is a step.
 
     Outermost (priority 100000) so that the whole call, every other ``around_call``
     included, is inside the step. Parameters are unwrapped (credentials resolved)
@@ -132,7 +132,7 @@ class Durable(AgentComponent):
     """Make the agent's runs durable when they run inside a DBOS workflow.
 
     Install it like any component (``Agent(..., extensions=[Durable()])``) and call
-    ``agent.run(...)`` (or :meth:`run`, which also waits for approvals) inside a
+    ``agent.run(...)`` (or `run`, which also waits for approvals) inside a
     function decorated with ``@DBOS.workflow()``. Outside a workflow the agent
     behaves exactly as without it.
 
@@ -175,8 +175,8 @@ class Durable(AgentComponent):
         """``agent.run(prompt, **options)``, waiting durably for approvals.
 
         While the run waits for approvals, the waiting calls are the workflow event
-        :data:`PENDING_EVENT` and each decision arrives as a DBOS message on
-        :func:`approval_topic` (:func:`send_decision`). A call with no decision
+        `PENDING_EVENT` and each decision arrives as a DBOS message on
+        `approval_topic` (`send_decision`). A call with no decision
         within ``approval_timeout`` seconds is denied ("no decision in time"). The
         run then resumes with the same ``options`` (deps, output type...).
 

@@ -25,7 +25,7 @@ from good_agent.types.errors import ModelConfigError
 
 
 def checked_base_url(base_url: str | None) -> str | None:
-    """``base_url`` as given, or a :class:`ModelConfigError` when it has no scheme."""
+    """``base_url`` as given, or a `ModelConfigError` when it has no scheme."""
     if base_url is None:
         return None
     scheme = urlsplit(base_url).scheme.lower() if "://" in base_url else ""

@@ -1,15 +1,15 @@
-"""A :class:`~good_agent.http.wire.Wire` of our own: HTTP/1.1 on asyncio,
+"""A `Wire` of our own: HTTP/1.1 on asyncio,
 replies parsed by ``httptools``.
 
 The bridge sends one POST per call to a handful of upstreams; what it needs of an HTTP
 client is little (keep-alive pools, Content-Length, chunked and close-delimited
 bodies, TLS, timeouts), and ``aiohttp`` spends about five times the CPU of this module
-per request on it (``docs/performance.md``). :class:`Http1Wire` is one
-:class:`asyncio.Protocol` per connection feeding an ``httptools`` response parser,
+per request on it (``docs/performance.md``). `Http1Wire` is one
+`asyncio.Protocol` per connection feeding an ``httptools`` response parser,
 an idle list per ``(scheme, host, port)``, and the request head and body written
 in one ``transport.write``.
 
-What it does not do: HTTP/2, proxies (the bridge takes :class:`AiohttpWire` when the
+What it does not do: HTTP/2, proxies (the bridge takes `AiohttpWire` when the
 environment names a proxy), redirects, retries (a POST is sent once), ``Expect:
 100-continue``. It sends no ``Accept-Encoding``; a reply compressed anyway with
 ``gzip`` or ``deflate`` is decoded, any other content coding is refused.
@@ -401,7 +401,7 @@ def _head(target: _Target, body: bytes, headers: Mapping[str, str], names: set[s
 
 
 class _Http1Stream:
-    """A :class:`~good_agent.http.wire.WireStream` on one connection."""
+    """A `WireStream` on one connection."""
 
     def __init__(self, conn: _Connection, provider: str) -> None:
         self.conn = conn
@@ -435,7 +435,7 @@ class _Http1Stream:
 
 
 class Http1Wire:
-    """A :class:`~good_agent.http.wire.Wire` speaking HTTP/1.1 itself (see the
+    """A `Wire` speaking HTTP/1.1 itself (see the
     module docstring); pools are made in the running event loop, on first use.
 
     Args:
@@ -639,7 +639,7 @@ class Http1Wire:
         total: float | None = None,
     ) -> AsyncIterator[_Http1Stream]:
         """The reply of a streamed request, read while it arrives; with ``total``, a
-        reply not finished in that many seconds is a :class:`ModelTimeoutError`."""
+        reply not finished in that many seconds is a `ModelTimeoutError`."""
         target = self._target(url)
         data = _head(target, body, headers, self._names) + body
         try:

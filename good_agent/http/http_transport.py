@@ -1,17 +1,17 @@
 """The shared base of every vendor's HTTP transport: one pooled ``httpx2.AsyncClient``.
 
-:class:`HttpTransport` is the base of each vendor's HTTP transport
+`HttpTransport` is the base of each vendor's HTTP transport
 (``providers/<vendor>/http_transport.py``), which says only what is the vendor's own:
 its endpoint, its headers and how a body asks for a stream. It posts the codec's body
-to that endpoint, whole (:meth:`HttpTransport.send`) or streamed
-(:meth:`HttpTransport.stream`: Server-Sent Events, or NDJSON for Ollama). The agent's
-models (:meth:`HttpTransport.for_model`) and the bridge's routes build the same classes.
+to that endpoint, whole (`HttpTransport.send`) or streamed
+(`HttpTransport.stream`: Server-Sent Events, or NDJSON for Ollama). The agent's
+models (`HttpTransport.for_model`) and the bridge's routes build the same classes.
 A failed attempt is sent again by the transport's
-:class:`~good_agent.http.retries.Retries` (a stream only until its response began).
+`Retries` (a stream only until its response began).
 A stream is read to the end of the response even after the provider's final event
 (``[DONE]``, ``message_stop``), so the connection returns to the pool. Keys travel in
 headers, never in URLs. Every failure is a typed
-:class:`~good_agent.types.errors.ModelError`; status errors name the URL.
+`ModelError`; status errors name the URL.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ _BODY_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_n
 
 
 def _sse_payload(data: str) -> Any:
-    """One event's data: :data:`DONE_EVENT` for ``[DONE]``, ``None`` when empty, else
+    """One event's data: `DONE_EVENT` for ``[DONE]``, ``None`` when empty, else
     its JSON value (an object, if the provider keeps to its format)."""
     if data == "[DONE]":
         return DONE_EVENT
@@ -71,34 +71,34 @@ class HttpTransport(ABC):
 
     A vendor's subclass sets ``provider`` (the upstream's name in errors),
     ``profile_provider`` (the provider whose profiles and codec apply) and
-    ``default_base_url``, and says its endpoint (:meth:`url`), and where they differ
-    from the defaults here, its headers (:meth:`headers`: a bearer token) and the body as sent
-    (:meth:`wire_body`: ``stream: true`` for a streamed reply). A built-in vendor also
-    names its environment variables (``url_env``, ``key_env``) for :meth:`for_model`.
+    ``default_base_url``, and says its endpoint (`url`), and where they differ
+    from the defaults here, its headers (`headers`: a bearer token) and the body as sent
+    (`wire_body`: ``stream: true`` for a streamed reply). A built-in vendor also
+    names its environment variables (``url_env``, ``key_env``) for `for_model`.
 
     Args:
         model: The upstream model id (Gemini puts it in the URL).
         base_url: Endpoint root (the provider's public API by default).
         api_key: Key sent in the provider's header (none when not given).
         client: A shared ``httpx2.AsyncClient`` (one is made on first use otherwise).
-        wire: The HTTP client to send with instead (an :class:`AiohttpWire`, say);
+        wire: The HTTP client to send with instead (an `AiohttpWire`, say);
             a given wire is the caller's to close.
         connect_timeout: Seconds to connect.
         read_timeout: Seconds between two reads of a reply.
         request_timeout: Seconds for a whole non-streamed call (``None``: no limit).
         stream_timeout: Seconds for a whole streamed reply, kept by the wire when it
-            can (:attr:`limits_streams`); ``None``: no limit here.
+            can (`limits_streams`); ``None``: no limit here.
         max_retries: How many times a failed attempt is sent again (see
-            :mod:`good_agent.http.retries`), or a whole :class:`Retries` policy.
+            `good_agent.http.retries`), or a whole `Retries` policy.
     """
 
     provider: str
     profile_provider: ClassVar[str]
     default_base_url: ClassVar[str]
     url_env: ClassVar[str | None] = None
-    """The environment variable naming the vendor's endpoint (read by :meth:`for_model`)."""
+    """The environment variable naming the vendor's endpoint (read by `for_model`)."""
     key_env: ClassVar[tuple[str, ...]] = ()
-    """The environment variables holding the vendor's key, in order (for :meth:`for_model`)."""
+    """The environment variables holding the vendor's key, in order (for `for_model`)."""
     vendor_hosts: ClassVar[Mapping[str, str]] = {}
     """The host of the vendor's own API, by ``provider``: the only host the environment
     key is sent to. A subclass with a ``provider`` of its own (an OpenAI-compatible
@@ -144,9 +144,9 @@ class HttpTransport(ABC):
         **options: Any,
     ) -> Self:
         """The transport of a model built in code: endpoint and key follow the rules of
-        :mod:`good_agent.http.endpoint` (the vendor's environment key only to the
+        `good_agent.http.endpoint` (the vendor's environment key only to the
         vendor). Bound for the vendor's own endpoint with no key, its first request
-        raises a :class:`ModelConfigError` naming the variables to set. ``options``
+        raises a `ModelConfigError` naming the variables to set. ``options``
         are the subclass's own arguments."""
         host = cls.vendor_hosts.get(cls.provider)
         if not cls.key_env or host is None:
@@ -211,7 +211,7 @@ class HttpTransport(ABC):
 
     @property
     def wire(self) -> Wire:
-        """The HTTP client requests go through (an :class:`HttpxWire` on :attr:`client`
+        """The HTTP client requests go through (an `HttpxWire` on `client`
         unless one was given)."""
         if self._wire is None:
             self._wire = HttpxWire(self.client, self.timeout)
@@ -219,7 +219,7 @@ class HttpTransport(ABC):
 
     @property
     def limits_streams(self) -> bool:
-        """Whether this transport ends a streamed reply after :attr:`stream_timeout`
+        """Whether this transport ends a streamed reply after `stream_timeout`
         (its wire keeps that limit with one timer)."""
         return self.stream_timeout is not None and self.wire.limits_streams
 
@@ -266,7 +266,7 @@ class HttpTransport(ABC):
 
     async def stream(self, body: JSONDict) -> AsyncIterator[JSONDict]:
         """Send ``body`` for a streamed reply; yield each event's JSON, to the end
-        (:meth:`stream_batches`, one event at a time)."""
+        (`stream_batches`, one event at a time)."""
         async for batch in self.stream_batches(body):
             for event in batch:
                 yield event
@@ -310,9 +310,9 @@ class HttpTransport(ABC):
         """The JSON payloads of a Server-Sent Event stream, read to its end, those
         completed by one read together.
 
-        ``data: [DONE]`` is passed on as :data:`DONE_EVENT`; a reply that is not an
+        ``data: [DONE]`` is passed on as `DONE_EVENT`; a reply that is not an
         event stream (by its content type), or an event whose data is JSON but not an
-        object (``data: 42``), is a :class:`ModelResponseError`.
+        object (``data: 42``), is a `ModelResponseError`.
         """
         kind = reply.headers.get("content-type", "")
         if "text/event-stream" not in kind.lower():
@@ -347,7 +347,7 @@ class HttpTransport(ABC):
         # An event not ended by a blank line is discarded, as the SSE standard says.
 
     def event_object(self, value: Any) -> JSONDict:
-        """``value`` if it is a JSON object; a :class:`ModelResponseError` otherwise
+        """``value`` if it is a JSON object; a `ModelResponseError` otherwise
         (an event the provider's format has no place for is not skipped)."""
         if isinstance(value, dict):
             return value
@@ -381,7 +381,7 @@ class HttpTransport(ABC):
         )
 
     def transport_error(self, exc: Exception) -> Exception:
-        """Map a decoding failure to a :class:`ModelError`."""
+        """Map a decoding failure to a `ModelError`."""
         if isinstance(exc, ModelError):
             return exc
         return ModelResponseError(

@@ -1,9 +1,9 @@
 """Retries with backoff for the HTTP transports: the one place a request is sent again.
 
-:class:`Retries` is the policy every :class:`~good_agent.http.http_transport.HttpTransport`
+`Retries` is the policy every `HttpTransport`
 sends through (``tenacity`` underneath). A request is sent again after a typed error
-that a later attempt may not meet (:func:`retryable`): HTTP 408, 409, 429 and 5xx, and a
-server that could not be reached (:class:`~good_agent.types.errors.ModelConnectionError`).
+that a later attempt may not meet (`retryable`): HTTP 408, 409, 429 and 5xx, and a
+server that could not be reached (`ModelConnectionError`).
 The wait is the server's own when it gives one (``retry-after-ms`` or ``Retry-After``,
 carried by the error as ``retry_after``) and is not longer than ``max_retry_after``;
 otherwise an exponential backoff with jitter. A streamed reply is retried only until
@@ -74,7 +74,7 @@ class Retries:
         return float(backoff(state))
 
     async def call(self, attempt: Callable[[], Awaitable[T]]) -> T:
-        """The result of ``attempt()``, called again after a :func:`retryable` error up
+        """The result of ``attempt()``, called again after a `retryable` error up
         to ``max_retries`` times; the last error is raised as it is."""
         if self.max_retries <= 0:
             return await attempt()

@@ -5,13 +5,13 @@ back. ``send`` returns the whole reply as a dict; ``stream`` yields the reply's
 stream events as dicts (Server-Sent Event payloads, NDJSON lines or SDK events'
 ``model_dump()``) and is read to its end, so a pooled connection goes back to
 its pool; closing it early cancels the request. Both raise typed
-:class:`~good_agent.types.errors.ModelError`\\ s. A transport may also have
+`ModelError`\\ s. A transport may also have
 ``stream_batches(body)``, yielding the events of one read of the connection
 together in a list (the built-in HTTP transports do): a reader of the stream then
 takes one step per read, not one per event.
 
 A transport without ``stream`` (an older registered provider) is streamed as its
-whole reply (:func:`event_batches`).
+whole reply (`event_batches`).
 
 Besides ``send`` and ``stream``, a transport may have the optional members declared
 below, each its own small protocol (`Batching`, `Addressed`, `Retrying`, `Closing`,

@@ -1,17 +1,17 @@
 """The HTTP clients under the HTTP transports: ``httpx2`` or ``aiohttp``, one interface.
 
-A :class:`Wire` posts a request body and hands back the status, headers and body,
-whole (:meth:`Wire.post`) or as lines while they arrive (:meth:`Wire.stream`). Its
-failures are already typed: :class:`~good_agent.ModelTimeoutError` for a timeout,
-:class:`~good_agent.ModelConnectionError` (naming the URL) when the server cannot be
+A `Wire` posts a request body and hands back the status, headers and body,
+whole (`Wire.post`) or as lines while they arrive (`Wire.stream`). Its
+failures are already typed: `ModelTimeoutError` for a timeout,
+`ModelConnectionError` (naming the URL) when the server cannot be
 reached or drops the connection before the reply, and
-:class:`~good_agent.ModelIncompleteStreamError` when a streamed reply that had begun
+`ModelIncompleteStreamError` when a streamed reply that had begun
 is cut (the connection reset or closed mid-body).
 
-:class:`HttpxWire` is the default (``httpx2`` is a core dependency).
-:class:`AiohttpWire` spends well under half the CPU of ``httpx2`` per request
+`HttpxWire` is the default (``httpx2`` is a core dependency).
+`AiohttpWire` spends well under half the CPU of ``httpx2`` per request
 (``benchmarks/bridge.py``); the bridge uses it when the environment names a proxy.
-Otherwise the bridge uses :class:`~good_agent.http.http1_wire.Http1Wire`, its
+Otherwise the bridge uses `Http1Wire`, its
 own HTTP/1.1 client, at about a fifth of the CPU of ``aiohttp``.
 """
 
@@ -63,7 +63,7 @@ class WireStream(Protocol):
 class Wire(Protocol):
     """Posts request bodies to HTTP endpoints (see the module docstring).
 
-    ``limits_streams`` says whether :meth:`stream` honours ``total``: a time limit for
+    ``limits_streams`` says whether `stream` honours ``total``: a time limit for
     the whole reply, kept with one timer instead of one check per read.
     """
 
@@ -84,8 +84,8 @@ class Wire(Protocol):
         provider: str,
         total: float | None = None,
     ) -> Any:
-        """An async context manager giving a :class:`WireStream` (``total``: seconds
-        for the whole reply, when :attr:`limits_streams`)."""
+        """An async context manager giving a `WireStream` (``total``: seconds
+        for the whole reply, when `limits_streams`)."""
         ...
 
     async def aclose(self) -> None:
@@ -125,7 +125,7 @@ class _HttpxStream:
 
 
 class HttpxWire:
-    """A :class:`Wire` on an ``httpx2.AsyncClient`` (shared with the caller when given)."""
+    """A `Wire` on an ``httpx2.AsyncClient`` (shared with the caller when given)."""
 
     limits_streams = False
 
@@ -193,7 +193,7 @@ class _AiohttpStream:
 
 
 class AiohttpWire:
-    """A :class:`Wire` on one pooled ``aiohttp.ClientSession``, made on first use
+    """A `Wire` on one pooled ``aiohttp.ClientSession``, made on first use
     (inside the running event loop, as aiohttp requires).
 
     Args:
@@ -270,7 +270,7 @@ class AiohttpWire:
         total: float | None = None,
     ) -> AsyncIterator[_AiohttpStream]:
         """The reply of a streamed request, read while it arrives; with ``total``, a
-        reply not finished in that many seconds is a :class:`ModelTimeoutError`."""
+        reply not finished in that many seconds is a `ModelTimeoutError`."""
         import aiohttp
 
         timeout = None

@@ -2,9 +2,9 @@
 
 Connection errors and HTTP 404s name the URL that was tried and suggest the usual
 fixes (a ``base_url`` without ``http://``, or without the ``/v1`` API path); a reply
-that is not of its API's shape is a :class:`ModelResponseError`. A connection that
+that is not of its API's shape is a `ModelResponseError`. A connection that
 fails after the reply began (a reset mid-stream) is no failure to reach the server:
-:func:`stream_cut` says the stream was cut. Each vendor's SDK transport maps its own
+`stream_cut` says the stream was cut. Each vendor's SDK transport maps its own
 SDK's exceptions onto these (``providers/<vendor>/sdk_transport.py``).
 """
 
@@ -57,7 +57,7 @@ def malformed_reply(reply: Any, *, provider: str) -> ModelResponseError:
 
 
 def dump_reply(reply: Any, *, provider: str) -> JSONDict:
-    """An SDK reply object as a dict (``model_dump()``), or a :class:`ModelResponseError`."""
+    """An SDK reply object as a dict (``model_dump()``), or a `ModelResponseError`."""
     dump = getattr(reply, "model_dump", None)
     if dump is None:
         raise malformed_reply(reply, provider=provider)
@@ -104,7 +104,7 @@ def error_for_status(
 
 def map_http_error(exc: Exception, *, provider: str) -> Exception:
     """Map ``httpx2`` (and, when it is loaded, ``aiohttp``) transport and status errors
-    to a :class:`ModelError`. ``google-genai`` sends with ``aiohttp`` whenever it is
+    to a `ModelError`. ``google-genai`` sends with ``aiohttp`` whenever it is
     installed, so its raw errors can reach here too."""
     import httpx2
 
@@ -137,7 +137,7 @@ def map_http_error(exc: Exception, *, provider: str) -> Exception:
 
 
 def aiohttp_error(exc: BaseException, *, provider: str, url: str = "") -> Exception:
-    """Map an ``aiohttp`` client error (or a timeout) to a :class:`ModelError`."""
+    """Map an ``aiohttp`` client error (or a timeout) to a `ModelError`."""
     import aiohttp
 
     if isinstance(exc, TimeoutError):  # aiohttp's timeouts are TimeoutErrors too
@@ -165,7 +165,7 @@ def shown_url(url: str) -> str:
 
 
 def connection_error(provider: str, url: str, exc: BaseException) -> ModelConnectionError:
-    """A :class:`ModelConnectionError` naming the URL tried (see :func:`shown_url`), the
+    """A `ModelConnectionError` naming the URL tried (see `shown_url`), the
     cause and the usual fixes."""
     url = shown_url(url)
     cause = exc.__cause__ or exc.__context__

@@ -1,4 +1,4 @@
-"""The :class:`LanguageModel` protocol: a normalized request in, a normalized response out."""
+"""The `LanguageModel` protocol: a normalized request in, a normalized response out."""
 
 from __future__ import annotations
 
@@ -101,7 +101,7 @@ class LanguageModel(Protocol):
 
 
 ModelStreamItem = ModelDelta | ModelResponse
-"""What :meth:`LanguageModel.stream` yields: deltas, then one final :class:`ModelResponse`."""
+"""What `LanguageModel.stream` yields: deltas, then one final `ModelResponse`."""
 
 
 def deltas_of(response: ModelResponse) -> list[ModelDelta]:
@@ -124,7 +124,7 @@ def deltas_of(response: ModelResponse) -> list[ModelDelta]:
 async def stream_whole(
     model: LanguageModel, request: ModelRequest
 ) -> AsyncIterator[ModelStreamItem]:
-    """Stream a reply that arrives whole: its :func:`deltas_of`, then the reply itself."""
+    """Stream a reply that arrives whole: its `deltas_of`, then the reply itself."""
     response = await model.request(request)
     for delta in deltas_of(response):
         yield delta
@@ -132,7 +132,7 @@ async def stream_whole(
 
 
 def stream_of(model: Any, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
-    """``model.stream(request)``, or :func:`stream_whole` for a model without ``stream``."""
+    """``model.stream(request)``, or `stream_whole` for a model without ``stream``."""
     stream = getattr(model, "stream", None)
     if stream is None:
         return stream_whole(model, request)

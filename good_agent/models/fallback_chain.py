@@ -1,6 +1,6 @@
 """A model that falls back to the next model of a list when one fails.
 
-(:mod:`good_agent.models.prompt_fallback` is something else: one model's fallback from
+(`good_agent.models.prompt_fallback` is something else: one model's fallback from
 native tool calling to prompt-based calling.)
 """
 
@@ -30,7 +30,7 @@ DEFAULT_FALLBACK_ON: tuple[type[BaseException], ...] = (
     ModelTimeoutError,
     ModelRateLimitError,
 )
-"""The errors that move a :class:`FallbackModel` to its next model by default."""
+"""The errors that move a `FallbackModel` to its next model by default."""
 
 
 class AllModelsFailedError(ModelError):

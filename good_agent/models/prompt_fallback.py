@@ -1,5 +1,5 @@
 """Automatic fallback from native to prompt-based tool calling, remembered by the model
-object that learned it (a :class:`Learned` per model, named by :func:`upstream_key`).
+object that learned it (a `Learned` per model, named by `upstream_key`).
 
 In ``AUTO`` mode, when a model resolved to native tool calling
 
@@ -14,7 +14,7 @@ In ``AUTO`` mode, when a model resolved to native tool calling
   its text as sent, whitespace included, streamed and whole alike.
 
 Each event is logged once per model object. Explicit modes never fall back. Which
-requests may fall back is decided in :mod:`good_agent.models.strategy`.
+requests may fall back is decided in `good_agent.models.strategy`.
 """
 
 from __future__ import annotations

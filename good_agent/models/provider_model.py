@@ -1,11 +1,11 @@
-"""A :class:`~good_agent.models.base.LanguageModel` built from a strategy and a transport.
+"""A `LanguageModel` built from a strategy and a transport.
 
-The strategy (chosen per request by :class:`~good_agent.models.strategy.StrategyChoice`
+The strategy (chosen per request by `StrategyChoice`
 from the model's profile) turns the agent's request into a provider body and the
 reply, whole or streamed, back into text and tool calls; the transport only moves
 bodies. So STRUCTURED and VALIDATED modes work exactly like native tool calling,
 streamed or not. ``ModelRequest.settings`` may carry ``mode`` (a
-:class:`ToolCallingMode` or its value), ``parallel_tool_calls`` and
+`ToolCallingMode` or its value), ``parallel_tool_calls`` and
 ``response_format``; they are consumed here, never sent as settings.
 """
 
@@ -410,10 +410,10 @@ UNSET = _Unset()
 
 
 class SDKModel(ProviderModel):
-    """A :class:`ProviderModel` built from the usual connection arguments.
+    """A `ProviderModel` built from the usual connection arguments.
 
     Subclasses name the provider whose profiles apply (``provider_prefix``), build
-    their transport in :meth:`make_transport`, and may change the defaults of
+    their transport in `make_transport`, and may change the defaults of
     ``mode`` and ``strict``.
 
     Args:
@@ -428,7 +428,7 @@ class SDKModel(ProviderModel):
         settings: Default sampling settings, merged under each request's.
         mode: Tool-calling mode (the class default when not given).
         profile: A ready profile instead of the registry's.
-        strict: Strict tools (see :class:`ProviderModel`; the class default when not given).
+        strict: Strict tools (see `ProviderModel`; the class default when not given).
         text_format: The text format prompted replies are parsed in (``auto``: any).
     """
 

@@ -1,15 +1,15 @@
 """Turn a model name such as ``"gpt-4o-mini"`` or ``"anthropic:claude-..."`` into a model.
 
-The provider comes from the model's profile (see :mod:`good_agent.providers.profiles`):
+The provider comes from the model's profile (see `good_agent.providers.profiles`):
 a prefix (``openai:``, ``openai-responses:``, ``anthropic:``, ``gemini:``/``google:``,
 ``ollama:``) or a name rule (``claude*`` is Anthropic, ``gemini*`` Gemini; other
 names go to an OpenAI-compatible endpoint). The tool-calling mode follows the
 profile unless ``mode`` is given. A name no rule knows, sent to an explicit
 ``base_url`` (a local or self-hosted server), or an ``ollama:`` name, is "native
-with fallback" (:func:`good_agent.providers.profiles.unknown_name_profile`, the rule the
+with fallback" (`good_agent.providers.profiles.unknown_name_profile`, the rule the
 bridge follows too): native tools first, and in ``AUTO`` mode a server that refuses
 tools makes the model fall back to prompt-based calling, and calls written into
-``content`` are parsed (see :mod:`good_agent.models.prompt_fallback`). Register a profile
+``content`` are parsed (see `good_agent.models.prompt_fallback`). Register a profile
 with ``mode="validated"`` for a server known not to support tools.
 """
 

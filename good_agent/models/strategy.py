@@ -7,16 +7,16 @@ The one place that decides, for the agent's models and the bridge alike:
   knows, served from an explicit ``base_url`` or by Ollama, is assumed to take the
   tools API (``NATIVE``), since such servers generally implement it (register a
   profile with ``mode="validated"`` for one that does not); elsewhere such a name is
-  ``VALIDATED`` (:func:`~good_agent.providers.profiles.unknown_name_profile`, the one rule);
+  ``VALIDATED`` (`unknown_name_profile`, the one rule);
 - an ``AUTO`` model that ends up ``NATIVE`` falls back to prompt-based calling
   (``VALIDATED``) when its server refuses tools, remembered by this choice (so by
-  the model object that owns it; :class:`~good_agent.models.prompt_fallback.Learned`), and has
-  calls it writes into its text parsed (see :mod:`good_agent.models.prompt_fallback`);
+  the model object that owns it; `Learned`), and has
+  calls it writes into its text parsed (see `good_agent.models.prompt_fallback`);
 - a request with no tools and no tool calls in its history is sent plainly in
   every mode (a structured or prompted rewrite would only change it).
 
-:meth:`StrategyChoice.plan` encodes a request and returns a :class:`Plan`: the
-body, the :class:`~good_agent.providers.strategies.context.RequestContext` the
+`StrategyChoice.plan` encodes a request and returns a `Plan`: the
+body, the `RequestContext` the
 reply is decoded with, and what may happen next.
 """
 
@@ -85,7 +85,7 @@ class StrategyChoice:
         strict: Strict tool schemas: ``"profile"`` or the codec's tri-state value.
         text_format: The text format prompted replies are parsed in.
         own_endpoint: The model is served at an explicit ``base_url`` (see
-            :func:`~good_agent.providers.profiles.unknown_name_profile`).
+            `unknown_name_profile`).
         upstream: The server's address (the transport's ``base_url``): a fallback
             is remembered for this model on this server only.
 
@@ -151,7 +151,7 @@ class StrategyChoice:
         """Encode one request; ``mode`` overrides the model's for this request only.
 
         Media parts the chosen strategy's model cannot take raise
-        :class:`~good_agent.ModelCapabilityError` first (or become placeholders).
+        `ModelCapabilityError` first (or become placeholders).
         """
         chosen: ToolCallingMode | None = None if mode is ToolCallingMode.AUTO else mode
         if chosen is None and self.auto_native and tools:

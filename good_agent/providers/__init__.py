@@ -4,7 +4,7 @@ Everything here speaks the OpenAI Chat Completions shapes as its lingua franca:
 messages are OpenAI chat message dicts, tools are OpenAI function definitions
 (``{"type": "function", "function": {...}}``). Codecs translate those shapes to and
 from each provider's wire format; a reply is decoded into the shared ``ModelResponse``
-with its ``ToolCall`` s (from :mod:`good_agent.types`). Nothing in this package
+with its ``ToolCall`` s (from `good_agent.types`). Nothing in this package
 imports the agent core.
 """
 

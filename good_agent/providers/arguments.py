@@ -36,7 +36,7 @@ def decode_arguments(raw: str | JSONDict | None) -> tuple[JSONDict | None, str |
 
 
 def parsed_call(call_id: str, name: str, raw: str | JSONDict | None) -> ToolCall:
-    """Build a :class:`~good_agent.types.messages.ToolCall`, decoding ``raw`` and
+    """Build a `ToolCall`, decoding ``raw`` and
     keeping it (with the problem) when invalid."""
     arguments, error = decode_arguments(raw)
     raw_text = raw if isinstance(raw, str) else json.dumps(raw if raw is not None else {})

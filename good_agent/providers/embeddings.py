@@ -1,7 +1,7 @@
 """Embeddings from the vendors that have them: the shared base of their embedders.
 
 Each vendor's embedder (``providers/<vendor>/embeddings.py``, listed by provider
-name in :data:`good_agent.providers.builtin_transports.EMBEDDERS`) is its HTTP
+name in `good_agent.providers.builtin_transports.EMBEDDERS`) is its HTTP
 transport pointed at the embeddings endpoint, so keys, pooling, time limits and
 error mapping are the transport's own:
 
@@ -13,7 +13,7 @@ error mapping are the transport's own:
   ``:batchEmbedContents`` for several (``outputDimensionality``); Gemini reports no
   token counts, so the usage is zero.
 
-A reply of the wrong shape is a :class:`~good_agent.types.errors.ModelResponseError`.
+A reply of the wrong shape is a `ModelResponseError`.
 
 References: https://platform.openai.com/docs/api-reference/embeddings,
 https://github.com/ollama/ollama/blob/main/docs/api.md#generate-embeddings and

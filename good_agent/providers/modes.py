@@ -2,17 +2,17 @@
 is its original name, kept).
 
 The rule: ``AUTO`` takes the mode from the model's
-:class:`~good_agent.providers.profiles.ModelProfile`, which is ``NATIVE`` for every
+`ModelProfile`, which is ``NATIVE`` for every
 model whose profile supports native tools (OpenAI's ``gpt-4o*``, ``gpt-4.1*``,
 ``o1*``/``o3*``/``o4*``, ``gpt-5*``, Claude, Gemini, and the open families served
 with a tools API), with strict schemas for each tool whose schema allows it.
 ``STRUCTURED`` is used only when asked for: an explicit mode, or a profile rule
 registered with ``mode="structured"``. Names no rule knows get ``VALIDATED``
 (prompt-based) here; a model served from a ``base_url`` or by Ollama is instead
-"native with fallback" (:func:`~good_agent.providers.profiles.unknown_name_profile`,
+"native with fallback" (`unknown_name_profile`,
 applied by the model core, which can fall back). The chosen mode is logged at DEBUG on
 the ``good_agent.providers.modes`` logger once per model object and mode (see
-:func:`log_mode`).
+`log_mode`).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def log_mode(profile: ModelProfile, mode: ToolCallingMode) -> None:
     """Log (DEBUG) which tool-calling mode was chosen for ``profile`` and why.
 
     Called each time a strategy is built: a model object builds one per mode it uses
-    (:class:`~good_agent.models.strategy.StrategyChoice` keeps them), so it logs once
+    (`StrategyChoice` keeps them), so it logs once
     per model object and mode; each `strategy_for` call logs its own choice.
     """
     why = f"rule {profile.rule!r}" if profile.rule is not None else "no rule matched"

@@ -1,9 +1,9 @@
-"""The parts every profile rule is made of: :class:`ModelProfile` (what good-agent knows
-about one model), :class:`ProviderInfo` (a provider prefix), :class:`ProfileRule` (a
+"""The parts every profile rule is made of: `ModelProfile` (what good-agent knows
+about one model), `ProviderInfo` (a provider prefix), `ProfileRule` (a
 pattern and the profile fields it sets) and the capability sets the vendors share.
 
 Each vendor's rules are written with these in its own folder
-(``providers/<vendor>/profile.py``); :mod:`good_agent.providers.profiles` lists the
+(``providers/<vendor>/profile.py``); `good_agent.providers.profiles` lists the
 built-ins and resolves a name against them.
 """
 
@@ -69,7 +69,7 @@ class ModelProfile:
 
 
 IDENTITY_FIELDS = frozenset({"model", "provider", "codec", "rule"})
-"""The :class:`ModelProfile` fields that say which model it describes and how it was
+"""The `ModelProfile` fields that say which model it describes and how it was
 found, not what the model can do (a configuration cannot override them)."""
 
 
@@ -88,7 +88,7 @@ class ProfileRule:
 
     ``provider`` limits the rule to one provider; ``None`` matches any. With
     ``base_names`` (the default) the pattern is also tried on the name's base forms
-    (see :func:`name_candidates`: the base model of a fine-tune, the last segment of
+    (see `name_candidates`: the base model of a fine-tune, the last segment of
     an ``org/model`` name); rules that move a name to another provider match the
     whole name only.
     """
@@ -129,7 +129,7 @@ NATIVE: dict[str, Any] = {"mode": ToolCallingMode.NATIVE, "supports_response_for
 """Profile fields of a model with a native tools API and ``response_format``."""
 
 NATIVE_STRICT: dict[str, Any] = {**NATIVE, "supports_strict": True}
-""":data:`NATIVE`, with strict schemas (OpenAI's own models)."""
+"""`NATIVE`, with strict schemas (OpenAI's own models)."""
 
 REASONING: dict[str, Any] = {
     "sampling_settings": False,

@@ -3,8 +3,8 @@
 A name may carry a provider prefix (``anthropic:claude-sonnet-4-6``,
 ``ollama:qwen2.5``); the prefix picks the provider and its codec. Rules match the
 bare name (lower-cased, shell-style patterns); the first matching rule wins and
-user rules come first. Users add rules in code with :func:`register_profile` or from
-a TOML file with :func:`load_profiles`.
+user rules come first. Users add rules in code with `register_profile` or from
+a TOML file with `load_profiles`.
 
 Each built-in vendor's rules live in its folder (``providers/<vendor>/profile.py``);
 this module holds the registry and the table that lists them.
@@ -194,7 +194,7 @@ DEFAULT_REGISTRY = ProfileRegistry()
 
 
 def get_profile(model: str, registry: ProfileRegistry | None = None) -> ModelProfile:
-    """The :class:`ModelProfile` for ``model``."""
+    """The `ModelProfile` for ``model``."""
     return (registry or DEFAULT_REGISTRY).resolve(model)
 
 
@@ -232,7 +232,7 @@ def load_profiles(path: str | Path, registry: ProfileRegistry | None = None) -> 
 
 NATIVE_WITH_FALLBACK = "(base_url: native with fallback)"
 """The ``rule`` of the profile given to a name no rule knows that is served from a
-``base_url`` or by Ollama (see :func:`unknown_name_profile`)."""
+``base_url`` or by Ollama (see `unknown_name_profile`)."""
 
 
 def unknown_name_profile(profile: ModelProfile, *, own_endpoint: bool) -> ModelProfile:

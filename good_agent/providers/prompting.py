@@ -4,15 +4,15 @@ Tools are listed as JSON schema (the default) or as compact TypeScript-style
 declarations, which code models follow well. The instruction block states the
 output notation and takes precedence over conflicting instructions in the user's
 system prompt. With constrained decoding the model writes one JSON object, shaped by
-:func:`payload_schema`; otherwise it writes ``<tool_call>`` blocks (the notation
+`payload_schema`; otherwise it writes ``<tool_call>`` blocks (the notation
 Hermes and Qwen models are trained on), or, with ``notation="thought"``, one
 ``{"thought", "tool_name", "tool_args"}`` object per reply (the ``thought`` text
-format, :mod:`good_agent.providers.text.formats.thought`).
+format, `good_agent.providers.text.formats.thought`).
 
 A client's JSON response format cannot be sent to the server beside tools written
 as text (a schema for the whole reply would forbid writing a call): while calls are
 possible it becomes an instruction on the final answer only
-(:func:`answer_format_rule`).
+(`answer_format_rule`).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Codecs read replies with these helpers; a reply that is not of its API's shape (no
 ``choices``, a ``content`` that is not a list, a body that is not a JSON object)
-raises :class:`ReplyShapeError` naming the provider and what was wrong. The model
-layer turns it into :class:`~good_agent.types.errors.ModelResponseError`.
+raises `ReplyShapeError` naming the provider and what was wrong. The model
+layer turns it into `ModelResponseError`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class ReplyShapeError(ValueError):
 
 
 def reply_object(raw: Any, provider: str) -> JSONDict:
-    """``raw`` if it is a JSON object, else a :class:`ReplyShapeError`."""
+    """``raw`` if it is a JSON object, else a `ReplyShapeError`."""
     if isinstance(raw, dict):
         return raw
     if isinstance(raw, str | bytes):
@@ -78,7 +78,7 @@ def items_of(values: list[Any], what: str, provider: str) -> list[JSONDict]:
 
 
 def text_field(raw: JSONDict, key: str, provider: str, *, where: str) -> str | None:
-    """``raw[key]`` as text or ``None``; anything else is a :class:`ReplyShapeError`."""
+    """``raw[key]`` as text or ``None``; anything else is a `ReplyShapeError`."""
     value = raw.get(key)
     if value is None or isinstance(value, str):
         return value

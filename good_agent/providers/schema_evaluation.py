@@ -4,12 +4,12 @@
 with ``anyOf``/``oneOf`` failures nested by branch) and ``evaluate().errors()``
 (flat dicts of JSON pointers, about half the cost). This module words the second
 exactly as ``schema_validation`` words the first, from a plan worked out once per
-schema location (:class:`Place`): what the keyword there asks, its rank, and, inside
+schema location (`Place`): what the keyword there asks, its rank, and, inside
 an ``anyOf``/``oneOf`` branch, which branch and how far below the combinator's value
 the error sits.
 
 The flat output does not carry everything the nested one does, so
-:func:`word_evaluation` answers None (and the caller words ``iter_errors``) when:
+`word_evaluation` answers None (and the caller words ``iter_errors``) when:
 
 * a location is not planned here: a keyword without a wording of its own, a ``oneOf``
   that more than one branch matched, a branch inside a branch, ``patternProperties``
@@ -18,9 +18,9 @@ The flat output does not carry everything the nested one does, so
   object or inside it (the two outputs list those in different orders).
 
 A ``$ref`` inside an ``anyOf``/``oneOf`` branch would hide the branch (the library
-gives the referenced location), so before compiling :func:`inline_branch_refs`
+gives the referenced location), so before compiling `inline_branch_refs`
 replaces it by what it names; where that cannot be done (a recursive schema),
-:func:`locations_tell` says no for the whole schema.
+`locations_tell` says no for the whole schema.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ def inline_branch_refs(schema: Any) -> Any:
     """``schema`` with each ``$ref`` inside an ``anyOf``/``oneOf`` branch replaced by
     what it names (a copy, checked the same), so that the library's locations show
     the branch. A ``$ref`` beside other keywords, one reached again while it is being
-    replaced (a recursive schema) or past :data:`_INLINE_LIMIT` nodes is left as it is
-    (then :func:`locations_tell` says no)."""
+    replaced (a recursive schema) or past `_INLINE_LIMIT` nodes is left as it is
+    (then `locations_tell` says no)."""
     budget = [_INLINE_LIMIT]
     return _inline(schema, schema, False, (), budget)
 

@@ -1,7 +1,7 @@
 """Checking a value against a tool's JSON schema, with problems a model can act on.
 
 Tool schemas arriving over HTTP or from MCP servers are plain JSON Schema, with no
-Python types behind them. :func:`compile_schema` turns one into a function that
+Python types behind them. `compile_schema` turns one into a function that
 returns a list of problems (empty when the value is valid), each naming the path,
 what was expected and what was given, in words a model can act on.
 
@@ -17,7 +17,7 @@ becomes ``prefixItems``, and draft-04's boolean ``exclusiveMinimum`` /
 ``#/definitions/...``, ``#``) and resolve; nothing is ever fetched. ``format`` is
 an annotation, not checked.
 
-A :class:`pydantic.SecretStr` is accepted wherever a string is (as a value of
+A `pydantic.SecretStr` is accepted wherever a string is (as a value of
 ``type: string``; string constraints are not checked on it), so credentials can be
 injected into schema-defined tools without revealing them early.
 """
@@ -58,7 +58,7 @@ _STRING_ONLY = frozenset({"minLength", "maxLength", "pattern", "format"})
 def compile_schema(schema: dict[str, Any] | bool) -> Validator:
     """Compile ``schema`` into a validator returning a list of problems.
 
-    Raises :class:`ValueError` when the schema itself is malformed (for example a
+    Raises `ValueError` when the schema itself is malformed (for example a
     ``$ref`` that does not resolve), so a bad tool definition fails when the tool is
     built, not when the model calls it. The same schema (by content) compiles once.
     """
@@ -229,7 +229,7 @@ class _Compiled:
 
 
 def _too_deep(value: Any) -> bool:
-    """Whether ``value`` nests objects and arrays deeper than :data:`MAX_VALUE_DEPTH`."""
+    """Whether ``value`` nests objects and arrays deeper than `MAX_VALUE_DEPTH`."""
     if isinstance(value, dict):
         level = [c for c in value.values() if isinstance(c, _NESTED)]
     elif isinstance(value, list):

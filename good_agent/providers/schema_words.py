@@ -42,7 +42,7 @@ _SCALAR_TEXT = {True: "true", False: "false", None: "null"}
 
 
 def rank(keyword: str) -> int:
-    """Where errors of ``keyword`` come in :data:`RANK` (lower is told first)."""
+    """Where errors of ``keyword`` come in `RANK` (lower is told first)."""
     return RANK.get(keyword, 2)
 
 

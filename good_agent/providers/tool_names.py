@@ -1,7 +1,7 @@
 """Reversible sanitizing of tool names for providers with a restricted alphabet.
 
 OpenAI and Anthropic accept ``^[a-zA-Z0-9_-]{1,64}$``; Gemini also accepts dots and
-colons but wants a letter or underscore first. A :class:`ToolNameMap` is built per
+colons but wants a letter or underscore first. A `ToolNameMap` is built per
 request from the tool list, rewrites each name into what the provider accepts and
 maps the names in the reply back, so ``math.factorial`` survives the round trip.
 """

@@ -1,9 +1,9 @@
 """Normalized, provider-neutral data shapes shared by every codec.
 
 Requests use OpenAI Chat Completions message dicts and OpenAI function-format tool
-definitions (:class:`ChatRequest`); replies are decoded straight into the shared
-:class:`~good_agent.types.messages.ModelResponse` with its
-:class:`~good_agent.types.messages.ToolCall` s.
+definitions (`ChatRequest`); replies are decoded straight into the shared
+`ModelResponse` with its
+`ToolCall` s.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class Codec:
     ``history_key`` is the request body key that holds the conversation
     (``messages``, ``contents`` or ``input``). ``stream_decoder`` builds the
     decoder of one streamed reply from the request's tool-name map; a codec
-    without one is streamed as a whole reply (:class:`WholeReplyDecoder`).
+    without one is streamed as a whole reply (`WholeReplyDecoder`).
     ``settings`` lists the model settings the codec takes (its module's
     ``KNOWN_SETTINGS``); see `good_agent.providers.settings`.
     """

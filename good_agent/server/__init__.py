@@ -4,7 +4,7 @@ Any OpenAI (Chat Completions or Responses) or Anthropic client gets real, stream
 tool calls from any configured upstream: native OpenAI, Anthropic, Gemini or Ollama
 models, or a local model that only writes tool calls as text. Needs the ``server`` extra
 (``pip install '.[server]'`` from a checkout). Start it with ``good-agent serve --config FILE``
-or build the ASGI app with :func:`create_app`.
+or build the ASGI app with `create_app`.
 """
 
 from good_agent._extras import require_extra

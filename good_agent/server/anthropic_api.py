@@ -1,6 +1,6 @@
 """The Anthropic Messages wire format on the client side of the bridge (``/v1/messages``).
 
-Requests are translated into the neutral :class:`~good_agent.server.served.BridgeRequest`
+Requests are translated into the neutral `BridgeRequest`
 (``tool_use`` blocks become assistant ``tool_calls``, ``tool_result`` blocks
 ``role: tool`` messages, ``image`` and ``document`` blocks the neutral media parts,
 those inside a ``tool_result`` in the tool message's ``media`` list),

@@ -1,12 +1,12 @@
 """The bridge's application: routes, authentication, body limit, access log.
 
 ``POST /v1/chat/completions``, ``POST /v1/messages``, ``POST /v1/responses`` (in
-:mod:`good_agent.server.responses_endpoint`), Gemini's
+`good_agent.server.responses_endpoint`), Gemini's
 ``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent`` (also
 under ``/v1/``, where newer SDKs call them), all streamed or not,
 ``GET /v1/responses/{id}``, ``POST /v1/embeddings``, ``GET /v1/models`` and
-``GET /health``: each one line of the endpoint list in :func:`create_app`, the paths
-without parameters called directly (:mod:`good_agent.server.dispatch`). Every error
+``GET /health``: each one line of the endpoint list in `create_app`, the paths
+without parameters called directly (`good_agent.server.dispatch`). Every error
 is JSON: OpenAI-shaped, Anthropic-shaped on ``/v1/messages``, Gemini-shaped on the
 Gemini methods. Each request gets an id, sent back in the ``x-request-id`` header,
 and is logged once on the ``good_agent.server.access`` logger with ``extra`` fields
@@ -69,8 +69,8 @@ logger = logging.getLogger("good_agent.server")
 
 def upstream_wire(server: ServerConfig) -> Wire | None:
     """The HTTP client the bridge calls the built-in providers through: an
-    :class:`Http1Wire` when ``httptools`` is installed and the environment names no
-    proxy, else an :class:`AiohttpWire` (which takes proxies) when ``aiohttp`` is
+    `Http1Wire` when ``httptools`` is installed and the environment names no
+    proxy, else an `AiohttpWire` (which takes proxies) when ``aiohttp`` is
     installed, else ``None`` (an ``httpx2`` client)."""
     kind: type[Http1Wire] | type[AiohttpWire]
     if http1_available() and not urllib.request.getproxies():

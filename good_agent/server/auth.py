@@ -35,7 +35,7 @@ class ClientKeys:
         """The keys in the variable ``name`` (none when it is unset).
 
         A variable that is set but holds a blank key (empty, only spaces, or an
-        empty entry between commas) raises :class:`ConfigError`: serving without
+        empty entry between commas) raises `ConfigError`: serving without
         authentication because of a typo in a secret is never what was meant.
         """
         if not name:

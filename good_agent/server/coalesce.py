@@ -3,7 +3,7 @@
 Chunks that are ready one after another, without waiting (because they came from
 one upstream read), go to the client in one ``http.response.body`` message, so in
 one socket write; the pending chunks are sent as soon as the next one would have to
-wait. :func:`next_or_flush` is the one piece that knows this: it steps the awaitable
+wait. `next_or_flush` is the one piece that knows this: it steps the awaitable
 of the next chunk, and when that awaitable is about to suspend (nothing more is
 buffered upstream) it first runs the flush, then hands the wait to the event loop
 as ``await`` would. A chunk never waits for a later one.
@@ -96,7 +96,7 @@ class EventStream:
     """A streamed reply (server-sent events) as an ASGI response.
 
     The chunks ready together go out in one ``http.response.body`` message
-    (:func:`next_or_flush`), the last of them with the end of the body. A client
+    (`next_or_flush`), the last of them with the end of the body. A client
     that leaves cancels the stream (through ``watch``, or when a write fails with
     ``OSError``, as an ASGI 2.4 server reports a client gone); the chunks' generator
     then closes its upstream and logs in its own ``finally``.

@@ -13,7 +13,7 @@ clients may ask for::
     model = "qwen2.5:7b"
     mode = "validated"
 
-Unknown keys are refused. A bad file raises :class:`ConfigError` whose message
+Unknown keys are refused. A bad file raises `ConfigError` whose message
 names the file, the entry (``models[2]``) and the field.
 """
 
@@ -45,7 +45,7 @@ DEFAULT_PORT = 7285
 """The port the bridge listens on unless told otherwise."""
 
 Mode = Literal["auto", "native", "structured", "validated", "parsed"]
-"""A tool-calling mode name (see :class:`good_agent.providers.modes.ToolCallingMode`)."""
+"""A tool-calling mode name (see `good_agent.providers.modes.ToolCallingMode`)."""
 
 
 class ConfigError(GoodAgentError, ValueError):
@@ -167,9 +167,9 @@ class ServerConfig(_Strict):
 OVERRIDABLE_PROFILE_FIELDS: tuple[str, ...] = tuple(
     f.name for f in fields(ModelProfile) if f.name not in IDENTITY_FIELDS | {"mode"}
 )
-"""The :class:`~good_agent.providers.profiles.ModelProfile` fields a ``[models.profile]``
+"""The `ModelProfile` fields a ``[models.profile]``
 table may set: every field but the model's identity
-(:data:`~good_agent.providers.profiles.IDENTITY_FIELDS`) and ``mode`` (the entry's own)."""
+(`IDENTITY_FIELDS`) and ``mode`` (the entry's own)."""
 
 
 class _Overrides(_Strict):
@@ -189,7 +189,7 @@ def _overrides_model() -> type[_Overrides]:
         __module__=__name__,
         __doc__=(
             "Optional ``[models.profile]`` overrides of the model's capability profile: "
-            "any of :data:`OVERRIDABLE_PROFILE_FIELDS`, typed as in ``ModelProfile``."
+            "any of `OVERRIDABLE_PROFILE_FIELDS`, typed as in ``ModelProfile``."
         ),
         **optional,
     )
@@ -200,7 +200,7 @@ if TYPE_CHECKING:
 else:
     ProfileOverrides = _overrides_model()
     """Optional ``[models.profile]`` overrides: the fields of ``ModelProfile`` in
-    :data:`OVERRIDABLE_PROFILE_FIELDS`, with their types; ``values()`` gives those set."""
+    `OVERRIDABLE_PROFILE_FIELDS`, with their types; ``values()`` gives those set."""
 
 
 class ModelConfig(_Strict):

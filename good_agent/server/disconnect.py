@@ -1,10 +1,10 @@
 """Noticing a client that leaves: one waiting task per request, no task group.
 
-:class:`DisconnectWatch` is started once the request body has been read. It waits
+`DisconnectWatch` is started once the request body has been read. It waits
 on the request's ASGI ``receive`` channel in one small task, which ends by itself:
 at ``http.disconnect``, which an ASGI server sends when the client goes away *or*
 once the response has been sent (the ASGI spec says so; uvicorn and httpx's ASGI
-transport do). Work run through :meth:`DisconnectWatch.run` is cancelled when the
+transport do). Work run through `DisconnectWatch.run` is cancelled when the
 client leaves first. Nothing is cancelled in the usual case, so a request leaves
 no ``CancelledError``, traceback or task group behind (they are reference cycles,
 which the garbage collector would have to find).
@@ -57,7 +57,7 @@ class DisconnectWatch:
         self.left()
 
     def left(self) -> None:
-        """The client is gone: cancel the work running through :meth:`run`."""
+        """The client is gone: cancel the work running through `run`."""
         self.gone = True
         if self._scope is not None:
             self._scope.cancel()
@@ -69,7 +69,7 @@ class DisconnectWatch:
         within: float | None = None,
         expired: Callable[[], Exception] | None = None,
     ) -> T:
-        """``work()``'s result; cancelled, and :class:`ClientGone` raised, if the client
+        """``work()``'s result; cancelled, and `ClientGone` raised, if the client
         leaves first (or has left: then ``work`` is cancelled at its first wait, so
         that its own ``finally`` blocks still run). With ``within``, ``work`` is also
         cancelled after that many seconds, and ``expired()`` raised (``TimeoutError``

@@ -1,13 +1,13 @@
 """The bridge's ASGI application: its routes dispatched straight to their endpoints.
 
-:class:`BridgeApp` is a Starlette application whose own routes (an
-:class:`Endpoint` list: method, path, endpoint) are looked up in one dictionary,
+`BridgeApp` is a Starlette application whose own routes (an
+`Endpoint` list: method, path, endpoint) are looked up in one dictionary,
 each at its path and with a trailing slash, and called directly: no router walk,
 no middleware but the [`SiteGuard`][good_agent.server.site_guard.SiteGuard] every
 request passes first (``Host``, ``Origin``, content type, body deadline: a few
 microseconds), no exception wrappers per request. An endpoint takes a Starlette
 ``Request`` and returns an ASGI response (a Starlette ``Response``, or the bridge's
-own :class:`~good_agent.server.coalesce.EventStream`); an exception it lets out is
+own `EventStream`); an exception it lets out is
 answered by the error handler. Anything else (another method, an unknown path, the
 lifespan) goes through Starlette, which has the same routes registered, so a wrong
 method is still a 405 and an unknown path a 404, from the same handler. A path with

@@ -2,7 +2,7 @@
 
 A route embeds when its ``[[models]]`` entry says ``kind = "embedding"`` (its
 provider must have an embeddings API: OpenAI-compatible, Ollama or Gemini; see
-:mod:`good_agent.providers.embeddings`). ``input`` is a string, an array of strings,
+`good_agent.providers.embeddings`). ``input`` is a string, an array of strings,
 or token arrays (for OpenAI-compatible upstreams only); ``encoding_format`` is
 ``float`` (the default) or ``base64`` (little-endian float32, as OpenAI sends);
 ``dimensions`` asks for shorter vectors. A chat route, or a token array for an

@@ -1,6 +1,6 @@
 """Errors the bridge returns, in OpenAI, Anthropic or Gemini shape, and upstream error mapping.
 
-Upstream failures arrive as good-agent's typed :class:`~good_agent.types.errors.ModelError`
+Upstream failures arrive as good-agent's typed `ModelError`
 family and become: 401/403 -> 403 naming the upstream that refused (a status
 clients do not retry: the same key would be refused again); 429 -> 429
 with ``retry-after``; 5xx and connection errors -> 502; a reply that is not of the
@@ -11,7 +11,7 @@ for an upstream that could not be reached at all;
 timeouts -> 504; an upstream 400/404/422 -> 400. An upstream's error is
 summarized (its HTTP status and a short reason), never passed through: an
 error page or a traceback stays out of the client's reply. Messages pass through
-:func:`~good_agent.server.redaction.redact` so the answering server's secrets never
+`redact` so the answering server's secrets never
 reach a client or a log line.
 """
 
@@ -136,7 +136,7 @@ _UNSAFE = re.compile(r"<[a-zA-Z!/]|Traceback \(most recent call last\)|^\s*File 
 
 
 def _short(text: str) -> str:
-    """The first line of ``text``, whitespace collapsed, at most :data:`REASON_LIMIT`
+    """The first line of ``text``, whitespace collapsed, at most `REASON_LIMIT`
     characters; empty when it looks like markup or a traceback."""
     line = " ".join(text.strip().splitlines()[0].split()) if text.strip() else ""
     if not line or _UNSAFE.search(line):

@@ -2,10 +2,10 @@
 
 The request id and its header, the compact JSON reply, the SSE headers, the
 disconnect watch that cancels the upstream call when the client leaves (one small
-task a request, :class:`~good_agent.server.disconnect.DisconnectWatch`), the walk
-along a route's ``fallback`` entries, and :class:`Exchange`, which a protocol's
+task a request, `DisconnectWatch`), the walk
+along a route's ``fallback`` entries, and `Exchange`, which a protocol's
 handler answers one request with (a streamed reply is an
-:class:`~good_agent.server.coalesce.EventStream`: the chunks of one upstream read in
+`EventStream`: the chunks of one upstream read in
 one write).
 """
 
@@ -54,7 +54,7 @@ _JSON_TYPE = JSONResponse.media_type.encode("latin-1")
 
 
 class ReplyJSON(JSONResponse):
-    """A JSON response that survives text with lone surrogates (see :func:`utf8`)."""
+    """A JSON response that survives text with lone surrogates (see `utf8`)."""
 
     def render(self, content: Any) -> bytes:
         """Compact JSON, UTF-8."""
@@ -97,7 +97,7 @@ async def with_fallback(
 class Exchange:
     """One request being answered by a client protocol's handler: its id, clock and
     access-log fields, the served calls (with fallback and the disconnect watch), and
-    :meth:`answer`, which turns any failure into that protocol's error reply.
+    `answer`, which turns any failure into that protocol's error reply.
 
     Args:
         bridge: The bridge serving the request.
@@ -144,7 +144,7 @@ class Exchange:
         """The whole reply of the route (or a fallback), cancelled if the client leaves
         or the route's ``request_timeout`` passes (one scope for both); media URLs a
         route's upstream cannot take are fetched first where allowed
-        (:mod:`good_agent.server.media_fetch`), within that time."""
+        (`good_agent.server.media_fetch`), within that time."""
         assert self.route is not None, "the route is chosen first"
         media = self.bridge.fetcher.media_of(request)
         route = self.route
@@ -166,7 +166,7 @@ class Exchange:
         self, request: BridgeRequest
     ) -> tuple[ServedModel, Batches, list[StreamBatch], AccessLog]:
         """The primed stream of the route (or a fallback), and the access-log callback
-        its writer calls when it ends (media URLs fetched as for :meth:`complete`)."""
+        its writer calls when it ends (media URLs fetched as for `complete`)."""
         assert self.route is not None, "the route is chosen first"
         media = self.bridge.fetcher.media_of(request)
         chosen, (items, first) = await with_fallback(

@@ -1,14 +1,14 @@
 """The Gemini API wire format on the client side of the bridge (``generateContent``).
 
-:func:`parse_generate_request` turns a ``GenerateContentRequest`` into the neutral
-:class:`~good_agent.server.served.BridgeRequest`, naming the offending field (in
+`parse_generate_request` turns a ``GenerateContentRequest`` into the neutral
+`BridgeRequest`, naming the offending field (in
 Gemini's camelCase, ``contents[1].parts[0].functionResponse.name``) in every error.
 Field names are read in camelCase or snake_case, as Google's JSON parsers accept
 both. ``functionCall`` parts become assistant ``tool_calls`` with ids the bridge
 makes (or the part's own ``id``); a ``functionResponse`` answers the earliest
 unanswered call of its name (or its ``id``), as Gemini matches them, and its own
 ``parts`` (images, documents, audio a tool returned) become the tool result's media.
-:func:`generate_body` and :class:`GeminiStreamWriter` write replies and stream
+`generate_body` and `GeminiStreamWriter` write replies and stream
 chunks as Gemini does: whole ``functionCall`` parts, ``finishReason`` and
 ``usageMetadata`` on the last chunk.
 

@@ -1,7 +1,7 @@
 """``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``.
 
 Gemini clients (the google-genai SDK, REST callers) reach every configured route
-here: the request is translated by :mod:`good_agent.server.gemini_api` and served
+here: the request is translated by `good_agent.server.gemini_api` and served
 by the same model core as the chat endpoints, with the same fallback, limits and
 access log. The client key is read from ``x-goog-api-key`` or ``?key=`` (or the
 headers the other endpoints read) and checked like every client key; the query

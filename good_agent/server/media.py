@@ -3,15 +3,15 @@
 Both client APIs arrive here in the neutral form (OpenAI Chat content parts:
 ``image_url``, ``input_audio``, ``file``; ``/v1/messages`` translates its ``image``
 and ``document`` blocks to them). Media a client puts in a tool result (the content
-list of a ``role: tool`` message, see :func:`tool_result_media`, or of a
+list of a ``role: tool`` message, see `tool_result_media`, or of a
 ``tool_result`` block) go in the tool message's ``media`` list, where each codec
-finds them for its own slot. :func:`check_media` then refuses, with a 400
+finds them for its own slot. `check_media` then refuses, with a 400
 naming the part's path, what no upstream should receive:
 
 - a URL that is not ``https`` (``data:`` URLs must be base64), or whose host is
   ``localhost`` or an IP address that is not public: the bridge does not hand an
   upstream a private address to fetch (it fetches a URL itself only from the hosts
-  of ``fetch_media_hosts``, see :mod:`good_agent.server.media_fetch`);
+  of ``fetch_media_hosts``, see `good_agent.server.media_fetch`);
 - base64 that does not decode, or a part without data or URL (a ``file_id``);
 - bytes that are not what the declared media type says (PNG, JPEG, GIF, WebP
   and PDF are checked by their first bytes);

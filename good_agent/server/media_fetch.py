@@ -13,7 +13,7 @@ is listed, and **every** address the host name resolves to (or is pinned to by
 ``fetch_media_resolve``) is public: no request leaves for a loopback, private or
 link-local address because of a client's URL. The connection goes to the checked
 address (the TLS name is still the host's), so a second lookup cannot change it.
-Redirects (at most :data:`MAX_REDIRECTS`) are followed only to URLs that pass the
+Redirects (at most `MAX_REDIRECTS`) are followed only to URLs that pass the
 same checks. The body is read up to ``max_media_part_bytes`` (a 413 beyond), its
 first bytes must match its media type, and the request's media, fetched ones
 included, must stay within ``max_media_request_bytes``. Each URL is fetched once
@@ -236,7 +236,7 @@ class RequestMedia:
         return await route.complete(await self.for_route(route))
 
     async def prime(self, route: ServedModel) -> tuple[Batches, list[StreamBatch]]:
-        """``route``'s stream of the request, started (see :func:`prime`)."""
+        """``route``'s stream of the request, started (see `prime`)."""
         return await prime(route, await self.for_route(route))
 
     def _fetchable(self) -> list[tuple[str, JSONDict, MediaPart]]:

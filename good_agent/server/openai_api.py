@@ -1,7 +1,7 @@
 """The OpenAI Chat Completions wire format on the client side of the bridge.
 
-:func:`parse_chat_request` validates a request body and names the offending field
-in every error; :func:`completion_body` and :class:`ChunkWriter` write replies and
+`parse_chat_request` validates a request body and names the offending field
+in every error; `completion_body` and `ChunkWriter` write replies and
 stream chunks exactly as the OpenAI API does (role first, a call's ``id`` and
 ``name`` on its first delta, a finish chunk, an optional usage chunk, ``[DONE]``).
 
@@ -214,7 +214,7 @@ one a call), non-ASCII text kept as it is."""
 
 
 _QUOTE: Callable[[str], str] = json.encoder.encode_basestring
-"""A string as JSON text, non-ASCII kept (what :data:`JSON` writes for a string)."""
+"""A string as JSON text, non-ASCII kept (what `JSON` writes for a string)."""
 
 
 def sse(payload: JSONDict | str) -> bytes:

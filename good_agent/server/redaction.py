@@ -1,11 +1,11 @@
 """The secrets a server keeps out of what it answers and logs, owned by that server.
 
-A :class:`~good_agent.server.app.Bridge` (or an agent UI app) holds one
-:class:`Secrets`: its client keys and its upstreams' keys. Its ASGI app makes them the
-current request's (:func:`enter` and :func:`leave`, or the :class:`RedactWith`
+A `Bridge` (or an agent UI app) holds one
+`Secrets`: its client keys and its upstreams' keys. Its ASGI app makes them the
+current request's (`enter` and `leave`, or the `RedactWith`
 middleware), so
-:func:`redact` (called wherever outside text enters an error, such as
-:class:`~good_agent.server.errors.BridgeError`) removes exactly the secrets of the
+`redact` (called wherever outside text enters an error, such as
+`BridgeError`) removes exactly the secrets of the
 server answering, never those of another server built in the same process. Outside a
 request nothing is redacted: no secret was ever given there.
 """
@@ -51,17 +51,17 @@ class Secrets:
 
 
 _ANSWERING: ContextVar[Secrets | None] = ContextVar("good_agent_server_secrets", default=None)
-"""The secrets of the server answering the current request (set by :class:`RedactWith`);
+"""The secrets of the server answering the current request (set by `RedactWith`);
 a reference to the server's own object, not a store of secrets."""
 
 
 def enter(secrets: Secrets) -> Token[Secrets | None]:
-    """Make ``secrets`` the current request's; :func:`leave` with the token undoes it."""
+    """Make ``secrets`` the current request's; `leave` with the token undoes it."""
     return _ANSWERING.set(secrets)
 
 
 def leave(token: Token[Secrets | None]) -> None:
-    """Undo the :func:`enter` that returned ``token``."""
+    """Undo the `enter` that returned ``token``."""
     _ANSWERING.reset(token)
 
 

@@ -2,12 +2,12 @@
 
 The body is parsed with pydantic-core's JSON parser (jiter), which refuses in
 linear time what would break later stages: nesting deeper than
-:data:`MAX_BODY_DEPTH` levels (a 10,000-deep body is a 400, not a ``RecursionError``),
+`MAX_BODY_DEPTH` levels (a 10,000-deep body is a 400, not a ``RecursionError``),
 ``NaN`` / ``Infinity``, and strings holding a lone UTF-16 surrogate (``"\\ud800"``),
 which no upstream can be sent. Each refusal is a 400 that says what was wrong and,
 where it can be found, which field holds it. Numbers too large for a float
 (``1e999``) are refused as well, and so are integers too long to read (more
-digits than :func:`sys.get_int_max_str_digits` allows: a 5,000-digit
+digits than `sys.get_int_max_str_digits` allows: a 5,000-digit
 ``max_tokens`` is a 400 naming ``max_tokens``).
 """
 
@@ -39,7 +39,7 @@ not match holds no infinite number, so its parsed value is not searched for one.
 
 async def read_json_body(request: Request, limit: int) -> Any:
     """The JSON body of ``request``, at most ``limit`` bytes long (413 beyond), parsed
-    with :func:`parse_body`."""
+    with `parse_body`."""
     declared = request.headers.get("content-length")
     too_large = partial(_body_too_large, limit)
     return parse_body(await read_at_most(request.stream(), declared, limit, too_large))

@@ -1,11 +1,11 @@
 """The shapes of the two request bodies the bridge accepts, checked before anything else.
 
-:class:`ChatCompletionsBody` (``POST /v1/chat/completions``) and :class:`MessagesBody`
+`ChatCompletionsBody` (``POST /v1/chat/completions``) and `MessagesBody`
 (``POST /v1/messages``) are strict pydantic models of the fields the bridge reads:
 a boolean is not a number (``n: true`` and ``max_tokens: true`` are refused), a
 number is not a boolean (``stream: 0``), a string is not a boolean (``stream: "yes"``),
 and ``content`` is a string, a list of parts or null. Unknown fields are allowed,
-as the official APIs add fields over time. :func:`check_body` turns the first
+as the official APIs add fields over time. `check_body` turns the first
 problem into a 400 whose ``param`` is the field's path (``messages[0].content``).
 
 Their JSON Schemas (``ChatCompletionsBody.model_json_schema()``) document the

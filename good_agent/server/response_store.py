@@ -6,9 +6,9 @@ that led to it (neutral chat messages, the reply last), so a request naming it i
 its *owner*: the SHA-256 of the client key that created it (never the key), and a
 store answers only its owner; another key finds nothing.
 
-:class:`SQLiteResponseStore` is the default (stdlib ``sqlite3``, run in a worker
+`SQLiteResponseStore` is the default (stdlib ``sqlite3``, run in a worker
 thread so the event loop never waits on the file; WAL mode, so the workers of
-``--workers N`` share one file). :class:`RedisResponseStore` serves many machines
+``--workers N`` share one file). `RedisResponseStore` serves many machines
 (the ``redis`` extra). Both drop a response after ``ttl_seconds``, and keep at most
 ``max_per_owner`` responses of one owner and ``max_responses`` in all: storing one more
 drops the oldest (of that owner first), so one client key cannot fill the store. The

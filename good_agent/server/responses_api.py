@@ -1,6 +1,6 @@
 """The OpenAI Responses wire format on the client side of the bridge (``/v1/responses``).
 
-:func:`parse_responses_request` validates a request body, naming the offending
+`parse_responses_request` validates a request body, naming the offending
 field in every 400, and translates it into neutral chat messages and tools:
 ``instructions`` become the system message; ``input`` (a string, or items)
 becomes user, assistant and tool messages (``message`` items with
@@ -10,7 +10,7 @@ messages); function ``tools``, ``tool_choice`` and ``text.format`` become their
 Chat Completions forms. ``reasoning`` items in ``input`` are left out of what is
 sent upstream (the neutral request has no place for them).
 
-:func:`response_body` writes the ``response`` object: a ``reasoning`` item when
+`response_body` writes the ``response`` object: a ``reasoning`` item when
 the upstream sent reasoning, a ``message`` item with the text, one
 ``function_call`` item per call, and ``usage``.
 
@@ -87,7 +87,7 @@ class ResponsesCall:
     outputs: dict[str, str] = field(default_factory=dict)
     """The ``call_id`` of each ``function_call_output`` item, with its path."""
     paths: list[str] = field(default_factory=list)
-    """The ``input`` path each of :attr:`messages` comes from."""
+    """The ``input`` path each of `messages` comes from."""
 
 
 def _text_part(part: JSONDict, where: str) -> str:
@@ -338,7 +338,7 @@ def parse_responses_request(body: Any) -> ResponsesCall:
 def check_input_media(
     call: ResponsesCall, limits: MediaLimits, fetch: FetchHosts | None = None
 ) -> None:
-    """Check the media parts of ``call``'s input (see :func:`check_media`); a refusal
+    """Check the media parts of ``call``'s input (see `check_media`); a refusal
     names the part by its ``input`` path (``input[2].content[1]``)."""
     try:
         check_media(call.messages, limits, fetch)

@@ -1,6 +1,6 @@
 """``POST /v1/responses`` and ``GET /v1/responses/{id}`` on the bridge's model core.
 
-A request is checked and translated (:mod:`good_agent.server.responses_api`), the
+A request is checked and translated (`good_agent.server.responses_api`), the
 conversation of its ``previous_response_id`` is loaded from the response store
 (only the client key that stored it finds it), and the reply comes from the same
 served models, fallbacks and stream priming as ``/v1/chat/completions``. Unless

@@ -240,7 +240,7 @@ class ResponseEventWriter:
 
     async def reply(self, reply: ModelResponse) -> bytes:
         """Every item closed, then ``response.completed`` (or ``.incomplete``) once
-        the final object was handed to :attr:`finished`."""
+        the final object was handed to `finished`."""
         closing, body = self.finish(reply)
         if self.finished is not None:
             await self.finished(body)

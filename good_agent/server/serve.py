@@ -4,7 +4,7 @@ The bridge binds to loopback unless told otherwise, and refuses a non-loopback
 host unless client keys are configured (``[server].api_keys_env`` naming a
 non-empty variable). It answers to the loopback names, plus the names given with
 ``--allowed-host`` (or ``[server].allowed_hosts``); bound to every interface
-(``0.0.0.0``) it needs them (see :func:`hosts_for_bind`). At startup it prints the
+(``0.0.0.0``) it needs them (see `hosts_for_bind`). At startup it prints the
 models it serves with their modes, and warns about each ``api_key_env`` that is not
 set. With ``workers > 1``, uvicorn runs that many worker processes accepting on the
 same socket; the bridge keeps no state that workers would need to share.
@@ -51,7 +51,7 @@ def hosts_for_bind(host: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
     """The ``Host`` names a server bound to ``host`` answers to besides the loopback
     names: ``allowed`` when given; else, bound to a named address or a specific IP,
     that name or IP; bound to every interface (``0.0.0.0``, ``::``) without ``allowed``,
-    a :class:`ConfigError` asking for them (the names the machine is reached by are
+    a `ConfigError` asking for them (the names the machine is reached by are
     not known here, and answering to any would let other sites in by DNS rebinding)."""
     if allowed or is_loopback(host):
         return allowed
@@ -66,7 +66,7 @@ def hosts_for_bind(host: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def check_port(host: str, port: int) -> None:
-    """Raise :class:`ConfigError` naming the port, and how to pick another, if it is taken."""
+    """Raise `ConfigError` naming the port, and how to pick another, if it is taken."""
     if port == 0:
         return
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -104,7 +104,7 @@ def startup_report(config: BridgeConfig, host: str, port: int, workers: int = 1)
 
 
 def app_from_env() -> Any:
-    """The ASGI app of the configuration named by :data:`CONFIG_ENV` (a worker's factory)."""
+    """The ASGI app of the configuration named by `CONFIG_ENV` (a worker's factory)."""
     from good_agent.server.app import create_app
 
     sites = json.loads(os.environ.get(SITES_ENV) or "{}")

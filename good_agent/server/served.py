@@ -1,11 +1,11 @@
 """One configured model: a ``[[models]]`` entry served by the model core.
 
 The bridge has no transports, decoders or routing of its own: each entry becomes
-a :class:`~good_agent.models.provider_model.ProviderModel` (strategy choice,
+a `ProviderModel` (strategy choice,
 fallback, stream decoding) over a transport of the model core (the HTTP
-transports of :mod:`good_agent.http.http_transport` for the built-in providers,
+transports of `good_agent.http.http_transport` for the built-in providers,
 sharing the bridge's connection pool, or a registered provider's transport).
-:class:`ServedModel` adds what is the bridge's: the entry's profile overrides, the
+`ServedModel` adds what is the bridge's: the entry's profile overrides, the
 time limits, and the reply shape the client encoders write.
 """
 
@@ -278,7 +278,7 @@ class ServedModel:
             batches = strict.hold(batches)
         if self.limits_streams and self.typed:
             # The wire keeps the time limit and its failures are already typed:
-            # nothing for :func:`within` to add but one more generator per batch.
+            # nothing for `within` to add but one more generator per batch.
             return batches
         return within(batches, self)
 
@@ -286,7 +286,7 @@ class ServedModel:
 async def within(
     batches: AsyncGenerator[StreamBatch, None], served: ServedModel
 ) -> AsyncGenerator[StreamBatch, None]:
-    """``batches``, ended with a :class:`ModelTimeoutError` once ``stream_timeout`` has passed."""
+    """``batches``, ended with a `ModelTimeoutError` once ``stream_timeout`` has passed."""
     deadline = anyio.current_time() + served.stream_timeout
     # A transport that keeps the limit itself (one timer for the whole reply) ends the
     # stream with a ModelTimeoutError; otherwise each wait for a batch is bounded here.

@@ -1,10 +1,10 @@
 """Streamed replies: the model core's deltas relayed to the client as server-sent events.
 
-The stream is *primed* before the response starts (:func:`prime`), so a refusal, a
+The stream is *primed* before the response starts (`prime`), so a refusal, a
 rate limit or a timeout on connect still gets its HTTP status. After that one walk,
-:func:`relay`, serves every client protocol: it reads the stream in batches (the
+`relay`, serves every client protocol: it reads the stream in batches (the
 deltas of one read of the upstream together), has the protocol's writer (a
-:class:`ClientEvents`) encode each delta, and hands the bytes of a batch on as one
+`ClientEvents`) encode each delta, and hands the bytes of a batch on as one
 chunk. A failure (an upstream stream cut before its final event, ``stream_timeout``
 passing...) ends the stream with the protocol's error event, never with a finish
 reason, and a client that goes away cancels the upstream call (its stream is closed
@@ -42,10 +42,10 @@ Batches = AsyncGenerator[StreamBatch, None]
 
 
 class ClientEvents(Protocol):
-    """What one client protocol writes for a streamed reply; :func:`relay` calls it.
+    """What one client protocol writes for a streamed reply; `relay` calls it.
 
     Each method returns the bytes to send (empty when the protocol sends nothing
-    for it). ``usage`` is kept up to date by :func:`relay` as the upstream reports it.
+    for it). ``usage`` is kept up to date by `relay` as the upstream reports it.
     """
 
     usage: Usage
@@ -94,7 +94,7 @@ async def prime(served: ServedModel, request: BridgeRequest) -> tuple[Batches, l
 
 
 class Primed(AsyncIterator[StreamBatch]):
-    """A primed stream: the batches of ``first`` (read by :func:`prime`), then those of
+    """A primed stream: the batches of ``first`` (read by `prime`), then those of
     ``batches``, each step of which is ``batches``' own (no generator between them).
 
     Args:

@@ -3,7 +3,7 @@
 A tool schema is checked when the request arrives, so a bad one is a 400 naming
 the keyword rather than a crash when the model's call is validated later:
 
-* nesting is bounded (:data:`MAX_SCHEMA_DEPTH` levels of objects and arrays), so
+* nesting is bounded (`MAX_SCHEMA_DEPTH` levels of objects and arrays), so
   the recursive stages after it (strict-mode transforms, the argument validator)
   cannot exhaust the stack;
 * every keyword of JSON Schema 2020-12 (and draft-07's ``definitions``,

@@ -1,6 +1,6 @@
 """Model doubles for testing agents without a network.
 
-:class:`ScriptedModel` replays scripted replies; :class:`TestModel` needs no
+`ScriptedModel` replays scripted replies; `TestModel` needs no
 script: it calls the offered tools with arguments generated from their schemas,
 then answers. Both record every request they get, including the exact tool
 signatures the model would have seen.

@@ -1,4 +1,4 @@
-""":class:`TestModel`: a model double that needs no script."""
+"""`TestModel`: a model double that needs no script."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
 """A value valid against a JSON schema, built from the schema alone.
 
-:func:`value_for_schema` gives the simple, deterministic value a model double sends
+`value_for_schema` gives the simple, deterministic value a model double sends
 as a tool's arguments or a typed answer: the bounds, lengths, enums, constants,
 ``$ref`` definitions and combinators of the schema are honoured; optional object
 properties are filled in near the top and left out deeper down, so a recursive
 model (a tree of nodes) ends. ``anyOf`` / ``oneOf`` branches are tried in order
 and the first value the whole schema accepts is kept (checked with
-:func:`~good_agent.providers.schema_validation.compile_schema`; ``pattern`` with
-:func:`re.search`). A schema no simple value satisfies raises
-:class:`SchemaValueError`.
+`compile_schema`; ``pattern`` with
+`re.search`). A schema no simple value satisfies raises
+`SchemaValueError`.
 """
 
 from __future__ import annotations

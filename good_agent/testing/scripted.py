@@ -1,7 +1,7 @@
 """The scripted model double and the request recording every double shares.
 
-:class:`RecordingModel` records every request it gets, including the exact tool
-signatures the model would have seen; :class:`ScriptedModel` replays scripted
+`RecordingModel` records every request it gets, including the exact tool
+signatures the model would have seen; `ScriptedModel` replays scripted
 replies on it.
 """
 
@@ -44,9 +44,9 @@ class StreamedReply:
     """A scripted reply delivered in chunks (build it with
     [`ScriptedModel.streamed`][good_agent.testing.ScriptedModel.streamed]).
 
-    [`ScriptedModel.stream`][good_agent.testing.ScriptedModel.stream] yields ``deltas`` one by one,
+    [`ScriptedModel.stream`][good_agent.testing.ScriptedModel] yields ``deltas`` one by one,
     then the assembled
-    reply; [`ScriptedModel.request`][good_agent.testing.ScriptedModel.request] returns the assembled
+    reply; [`ScriptedModel.request`][good_agent.testing.ScriptedModel] returns the assembled
     reply at once.
     """
 
@@ -190,10 +190,10 @@ class RecordedRequest:
 
 
 class RecordingModel:
-    """The base of the model doubles: records each request, replies with :meth:`_reply`.
+    """The base of the model doubles: records each request, replies with `_reply`.
 
-    Subclasses implement :meth:`_reply`; :meth:`request` and :meth:`stream` record
-    the request in :attr:`requests` first.
+    Subclasses implement `_reply`; `request` and `stream` record
+    the request in `requests` first.
     """
 
     def __init__(self, *, name: str) -> None:
@@ -215,7 +215,7 @@ class RecordingModel:
         raise NotImplementedError
 
     def _record_request(self, request: ModelRequest) -> None:
-        """Append a copy of ``request`` to :attr:`requests`."""
+        """Append a copy of ``request`` to `requests`."""
         tools, choice, request_format = request.tools, request.tool_choice, request.response_format
         # The same signatures as the last request (list equality checks identity
         # first): the record shares the list of their copies.
@@ -242,7 +242,7 @@ class RecordingModel:
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
         """Record ``request`` and stream the reply's deltas, then the reply.
 
-        Closing the stream before its end counts in :attr:`streams_closed_early`.
+        Closing the stream before its end counts in `streams_closed_early`.
         """
         self._record_request(request)
         entry = await self._reply(request)

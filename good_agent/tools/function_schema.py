@@ -66,7 +66,7 @@ def injection_kind(annotation: Any) -> str | None:
 def function_schema(
     function: Callable[..., Any], *, name: str, description: str | None = None
 ) -> FunctionSchema:
-    """Read ``function``'s signature, type hints and docstring into a :class:`FunctionSchema`."""
+    """Read ``function``'s signature, type hints and docstring into a `FunctionSchema`."""
     try:
         signature = inspect.signature(function)
         hints = get_type_hints(function, include_extras=True)

@@ -11,7 +11,7 @@ from good_agent.types.errors import ToolDefinitionError, UnknownToolError
 
 
 def as_tool(item: Tool | Callable[..., Any]) -> Tool:
-    """Return ``item`` as a :class:`Tool`, wrapping a plain function if needed."""
+    """Return ``item`` as a `Tool`, wrapping a plain function if needed."""
     return item if isinstance(item, Tool) else Tool.from_function(item)
 
 

@@ -1,4 +1,4 @@
-"""The [`Tool`][good_agent.Tool] type and the [`tool`][good_agent.tool] decorator."""
+"""The [`Tool`][good_agent.Tool] type and the [`tool`][good_agent.tools.tool.tool] decorator."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _pydantic_problems(error: ValidationError) -> list[str]:
 class Tool:
     """A function the model can call, with its LLM-visible JSON schema.
 
-    Build one with [`tool`][good_agent.tool] (from a Python function) or
+    Build one with [`tool`][good_agent.tools.tool.tool] (from a Python function) or
     [`from_schema`][good_agent.Tool.from_schema]
     (from a JSON schema). Calling the tool object directly calls the function.
     """
@@ -126,7 +126,7 @@ class Tool:
 
         ``retries`` overrides the agent's ``max_tool_retries`` for this tool;
         ``requires_approval`` makes a run stop before each call (see
-        [`good_agent.RunResult.deferred`][good_agent.RunResult.deferred]); ``timeout`` (seconds)
+        [`good_agent.RunResult.deferred`][good_agent.RunResult]); ``timeout`` (seconds)
         overrides the
         agent's ``tool_timeout``; ``sequential=True`` runs each call alone.
         """

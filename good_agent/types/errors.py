@@ -1,4 +1,4 @@
-"""Exception types raised by good-agent. Every one derives from :class:`GoodAgentError`."""
+"""Exception types raised by good-agent. Every one derives from `GoodAgentError`."""
 
 from __future__ import annotations
 

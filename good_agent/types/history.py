@@ -13,19 +13,19 @@ _HISTORY: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
 
 class HistoryFormatError(GoodAgentError, ValueError):
-    """The data given to :func:`load_messages` is not a dumped history."""
+    """The data given to `load_messages` is not a dumped history."""
 
 
 def dump_messages(messages: Sequence[Message]) -> bytes:
     """A history as JSON bytes: every message type, tool calls, reasoning and usage.
 
-    :func:`load_messages` restores it exactly, in this process or another one.
+    `load_messages` restores it exactly, in this process or another one.
     """
     return _HISTORY.dump_json(list(messages))
 
 
 def load_messages(data: str | bytes) -> list[Message]:
-    """The history that :func:`dump_messages` wrote; raises :class:`HistoryFormatError`."""
+    """The history that `dump_messages` wrote; raises `HistoryFormatError`."""
     try:
         return _HISTORY.validate_json(data)
     except ValidationError as exc:

@@ -1,10 +1,10 @@
 """Conversation messages, tool calls, tool responses and a model's reply.
 
 Messages are pydantic models discriminated by ``role``. Each converts itself to the
-OpenAI Chat Completions message dict with :meth:`to_openai`, the shape the provider
-layer speaks. A reply is decoded from the wire straight into a :class:`ModelResponse`
-(with :class:`ToolCall` s) and enters the history as the :class:`AssistantMessage` of
-:meth:`ModelResponse.to_message`.
+OpenAI Chat Completions message dict with `to_openai`, the shape the provider
+layer speaks. A reply is decoded from the wire straight into a `ModelResponse`
+(with `ToolCall` s) and enters the history as the `AssistantMessage` of
+`ModelResponse.to_message`.
 """
 
 from __future__ import annotations
@@ -165,6 +165,9 @@ class UserMessage(BaseModel):
 
     role: Literal["user"] = "user"
     content: str | list[UserContent]
+    id: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The message's id on a client's wire (an AG-UI or UI message id), kept so a client
+    resending it is recognized; never sent to a model."""
 
     def to_openai(self) -> dict[str, Any]:
         """Return the OpenAI chat message dict (content parts for a list)."""
@@ -183,6 +186,9 @@ class AssistantMessage(BaseModel):
 
     role: Literal["assistant"] = "assistant"
     content: str | None = None
+    id: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The message's id on a client's wire (an AG-UI or UI message id), kept so a client
+    resending it is recognized; never sent to a model."""
     tool_calls: list[ToolCall] = Field(default_factory=list)
     reasoning: str | None = None
     finish_reason: str | None = None
@@ -259,6 +265,9 @@ class ToolMessage(BaseModel):
     is_error: bool = False
     media: list[ContentPart] = Field(default_factory=list)
     """Images and documents the tool returned (a ``BinaryContent`` return value)."""
+    id: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """The message's id on a client's wire (an AG-UI or UI message id), kept so a client
+    resending it is recognized; never sent to a model."""
 
     @classmethod
     def from_response(cls, response: ToolResponse) -> ToolMessage:

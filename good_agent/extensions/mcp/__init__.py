@@ -2,9 +2,9 @@
 
 Needs the optional ``mcp`` extra (``pip install '.[mcp]'`` from a checkout).
 
-* :class:`MCPTools`, a component that connects to a server over stdio or
+* `MCPTools`, a component that connects to a server over stdio or
   streamable HTTP and offers its tools to the agent.
-* :func:`serve_stdio` / ``good-agent mcp-serve module:attr``: the other direction,
+* `serve_stdio` / ``good-agent mcp-serve module:attr``: the other direction,
   an agent's tools (adapters applied) as an MCP server.
 """
 

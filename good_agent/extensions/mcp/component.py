@@ -1,4 +1,4 @@
-"""The :class:`MCPTools` component: an MCP server's tools as good-agent tools."""
+"""The `MCPTools` component: an MCP server's tools as good-agent tools."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class MCPTools(AgentComponent):
         start_timeout: Seconds allowed to start the server and list its tools.
         required: ``True`` (default): a server that fails to start makes the agent's
             install fail with `MCPStartError`. ``False``: the failure is
-            logged and kept on [`error`][good_agent.MCPTools.error], and the agent runs without
+            logged and kept on [`error`][good_agent.MCPTools], and the agent runs without
             these tools.
         errlog: Where a stdio server's stderr goes (default: ``sys.stderr``).
         protocol: ``"auto"`` (default) negotiates the newest protocol the server

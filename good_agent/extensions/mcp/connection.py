@@ -2,16 +2,16 @@
 
 The MCP SDK's client context managers (the stdio subprocess, the HTTP stream, the
 session's task group) must be entered and exited in the same task. A
-:class:`MCPConnection` therefore runs them in a task of its own, beside the agent:
-:meth:`~MCPConnection.start` launches it and waits (bounded) until the tools are
-listed, :meth:`~MCPConnection.close` asks it to exit and waits (bounded) until the
+`MCPConnection` therefore runs them in a task of its own, beside the agent:
+`start` launches it and waits (bounded) until the tools are
+listed, `close` asks it to exit and waits (bounded) until the
 session and the server process are gone. Tool calls go straight through the
 session from the caller's task, each under a timeout.
 
 On asyncio the owner is a plain task on the running loop, so the agent may be
 installed and closed from any task, inside any cancel scopes. On other anyio
-backends it runs in a task group entered by :meth:`start`; :meth:`close` must then
-run in the same task as :meth:`start` (as ``async with agent:`` does).
+backends it runs in a task group entered by `start`; `close` must then
+run in the same task as `start` (as ``async with agent:`` does).
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ class MCPConnection:
     ) -> None:
         """Keep a ``subscriptions/listen`` stream open (2026-07-28 servers).
 
-        The notifications it carries reach :meth:`_on_message` like unsolicited
+        The notifications it carries reach `_on_message` like unsolicited
         ones on older protocol versions, so this only has to hold the stream.
         """
         started = False
@@ -325,7 +325,7 @@ class MCPConnection:
         return tools
 
     async def list_tools(self) -> list[types.Tool]:
-        """List the server's tools now (also updates :attr:`tools`, not the agent)."""
+        """List the server's tools now (also updates `tools`, not the agent)."""
         client = self._require("tools/list")
         try:
             with anyio.fail_after(self.call_timeout):

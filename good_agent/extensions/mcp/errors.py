@@ -9,7 +9,7 @@ class MCPServerError(GoodAgentError):
     """Something went wrong with an MCP server; ``server`` is its name.
 
     Failures during a tool call do not raise this: they reach the model as a tool
-    error (a :class:`~good_agent.types.errors.ToolError` naming the server).
+    error (a `ToolError` naming the server).
     """
 
     def __init__(self, server: str, message: str) -> None:

@@ -1,11 +1,11 @@
 """Mapping MCP tool results (``CallToolResult``) to what a good-agent tool returns.
 
-* ``isError`` results raise :class:`~good_agent.types.errors.ToolError`, so the model
+* ``isError`` results raise `ToolError`, so the model
   reads the server's message as a tool error.
 * Text-only results become a ``str`` (blocks joined by newlines).
 * Results with ``structuredContent`` and only text blocks become that structured
   value (by the MCP spec the text is its serialization).
-* Anything with images, audio or resources becomes an :class:`MCPToolResult` whose
+* Anything with images, audio or resources becomes an `MCPToolResult` whose
   parts are typed. Binary data stays on the parts for code (adapters, event
   handlers) but is excluded from the JSON the model reads.
 """
@@ -107,7 +107,7 @@ Part = Annotated[
     TextPart | ImagePart | AudioPart | ResourcePart | ResourceLinkPart,
     Field(discriminator="type"),
 ]
-"""One typed part of an :class:`MCPToolResult`."""
+"""One typed part of an `MCPToolResult`."""
 
 
 class MCPToolResult(BaseModel):

@@ -1,8 +1,8 @@
 """Serving good-agent tools to MCP clients (``good-agent mcp-serve module:attr``).
 
 The server lists each tool with the signature the model would see, adapters
-applied (:func:`~good_agent.core._execution.current_plans`), and runs each call through
-the agent's pipeline with :meth:`Agent.invoke <good_agent.Agent.invoke>`, so the
+applied (`current_plans`), and runs each call through
+the agent's pipeline with `Agent.invoke`, so the
 adapters translate the client's arguments back exactly as they do for a model.
 """
 
@@ -25,9 +25,9 @@ from good_agent.types.messages import ToolResponse
 
 
 def load_target(spec: str) -> Agent:
-    """Import ``module:attr`` and return it as an :class:`Agent`.
+    """Import ``module:attr`` and return it as an `Agent`.
 
-    ``attr`` may be an :class:`Agent`, a tool or function, or an iterable of tools
+    ``attr`` may be an `Agent`, a tool or function, or an iterable of tools
     and functions. Dotted attributes (``module:obj.agent``) are followed. The current directory
     is importable, as it is for ``python -m``.
 
@@ -51,7 +51,7 @@ def as_agent(value: Any, origin: str = "target") -> Agent:
 
 
 def to_call_result(response: ToolResponse) -> types.CallToolResult:
-    """Map a :class:`ToolResponse` to an MCP ``CallToolResult``.
+    """Map a `ToolResponse` to an MCP ``CallToolResult``.
 
     The text is what the model would read; a ``dict`` response is also sent as
     ``structuredContent``; a failed call sets ``isError``.
@@ -64,7 +64,7 @@ def to_call_result(response: ToolResponse) -> types.CallToolResult:
 
 
 def build_server(agent: Agent, *, name: str = "good-agent") -> Server[Any]:
-    """Build a low-level MCP :class:`~mcp.server.Server` exposing ``agent``'s tools.
+    """Build a low-level MCP `Server` exposing ``agent``'s tools.
 
     The agent must be installed (``async with agent:``) while the server runs.
     """
@@ -110,7 +110,7 @@ async def serve_stdio(agent: Agent, *, name: str = "good-agent") -> None:
 
 
 def serve_target(spec: str, *, name: str | None = None) -> None:
-    """Load ``module:attr`` (see :func:`load_target`) and serve it over stdio (blocking)."""
+    """Load ``module:attr`` (see `load_target`) and serve it over stdio (blocking)."""
     agent = load_target(spec)
     server_name = name or spec.partition(":")[0].rsplit(".", 1)[-1]
     anyio.run(functools.partial(serve_stdio, agent, name=server_name))

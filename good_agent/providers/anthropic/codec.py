@@ -236,7 +236,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     ``thinking`` and ``redacted_thinking`` blocks are kept whole in
     ``ModelResponse.replay`` so the next request can send them back. A reply whose
     ``content`` is not a list of blocks raises
-    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    `ReplyShapeError`.
     """
     raw = reply_object(raw, PROVIDER)
     texts: list[str] = []

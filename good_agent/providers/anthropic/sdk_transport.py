@@ -2,7 +2,7 @@
 
 An option for a caller who brings an ``anthropic.AsyncAnthropic`` (the ``anthropic``
 extra); by default models and the bridge speak HTTP
-(:mod:`good_agent.providers.anthropic.http_transport`).
+(`good_agent.providers.anthropic.http_transport`).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def sdk_body(create: Callable[..., Any], body: JSONDict) -> JSONDict:
 
 
 def map_anthropic_error(exc: Exception, *, provider: str = "anthropic") -> Exception:
-    """Map an ``anthropic`` SDK exception to a :class:`ModelError`; others pass through."""
+    """Map an ``anthropic`` SDK exception to a `ModelError`; others pass through."""
     import anthropic
 
     if isinstance(exc, anthropic.APITimeoutError):

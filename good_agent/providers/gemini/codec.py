@@ -299,7 +299,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
 def decode_with_signatures(
     raw: JSONDict, names: ToolNameMap | None = None
 ) -> tuple[ModelResponse, dict[str, str]]:
-    """Like :func:`decode_response`, also returning call id -> thought signature."""
+    """Like `decode_response`, also returning call id -> thought signature."""
     raw = reply_object(raw, "gemini")
     candidates = field_of(raw, "candidates") or []
     if not isinstance(candidates, list) or not all(isinstance(c, dict) for c in candidates):

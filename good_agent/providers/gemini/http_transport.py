@@ -14,8 +14,8 @@ from good_agent.providers.types import JSONDict
 class GeminiHttpTransport(HttpTransport):
     """The Gemini API (``generateContent`` / ``streamGenerateContent?alt=sse``).
 
-    Takes the arguments of :class:`HttpTransport`, and ``signature_cache``: how many
-    thought signatures to remember (see :mod:`good_agent.providers.gemini.signatures`;
+    Takes the arguments of `HttpTransport`, and ``signature_cache``: how many
+    thought signatures to remember (see `good_agent.providers.gemini.signatures`;
     none by default, as for a bridge route shared by many clients: a model built in
     code keeps 256).
     """

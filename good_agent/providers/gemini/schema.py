@@ -190,7 +190,7 @@ def from_gemini_schema(schema: Any) -> Any:
     """A Gemini ``Schema`` object (types in upper or lower case, ``nullable``,
     ``format: enum``, snake_case or camelCase keys) as the JSON Schema it means.
 
-    The inverse of :func:`to_gemini_schema`, for requests written in Gemini's
+    The inverse of `to_gemini_schema`, for requests written in Gemini's
     dialect: ``{"type": "STRING", "nullable": true}`` becomes
     ``{"type": ["string", "null"]}``. Values that are not objects are returned as
     they are (the caller's schema checks then name them).

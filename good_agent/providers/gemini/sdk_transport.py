@@ -2,10 +2,10 @@
 
 An option for a caller who brings a ``google.genai.Client`` (the ``google`` extra);
 by default models and the bridge speak HTTP
-(:mod:`good_agent.providers.gemini.http_transport`). The codec's snake_case body maps
+(`good_agent.providers.gemini.http_transport`). The codec's snake_case body maps
 one to one onto ``generate_content(model=, contents=, config=)``. Thought signatures
 Gemini returns with function calls are remembered and sent back, as Gemini 3 models
-require (:mod:`good_agent.providers.gemini.signatures`).
+require (`good_agent.providers.gemini.signatures`).
 """
 
 from __future__ import annotations
@@ -58,9 +58,9 @@ def _with_bytes(content: JSONDict) -> JSONDict:
 class GeminiTransport(SDKTransport):
     """Sends ``generateContent`` bodies with the caller's ``google.genai.Client``.
 
-    Takes the arguments of :class:`~good_agent.providers.sdk_transport.SDKTransport`,
+    Takes the arguments of `SDKTransport`,
     and ``signature_cache``: how many thought signatures to remember (see
-    :mod:`good_agent.providers.gemini.signatures`).
+    `good_agent.providers.gemini.signatures`).
     """
 
     provider = "gemini"
@@ -95,7 +95,7 @@ class GeminiTransport(SDKTransport):
 
 
 def map_google_error(exc: Exception, *, provider: str = "gemini") -> Exception:
-    """Map a ``google-genai`` exception to a :class:`ModelError`; others pass through."""
+    """Map a ``google-genai`` exception to a `ModelError`; others pass through."""
     from google.genai import errors as genai_errors
 
     if isinstance(exc, genai_errors.APIError):

@@ -143,7 +143,7 @@ def _images(message: JSONDict) -> list[str]:
 
 def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelResponse:
     """Normalize an ``/api/chat`` response body (a malformed one raises
-    :class:`~good_agent.providers.reply_shape.ReplyShapeError`)."""
+    `ReplyShapeError`)."""
     raw = reply_object(raw, "ollama")
     message = field_object(raw, "message", "ollama")
     if raw.get("message") is None:

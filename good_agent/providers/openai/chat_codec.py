@@ -1,7 +1,7 @@
 """Codec for the OpenAI Chat Completions wire format.
 
 Tool names are sanitized to ``^[a-zA-Z0-9_-]{1,64}$`` through a per-request
-:class:`~good_agent.providers.tool_names.ToolNameMap`; with the ``strict_tools``
+`ToolNameMap`; with the ``strict_tools``
 setting, parameters are made strict when the schema allows it.
 
 References: https://platform.openai.com/docs/api-reference/chat/create and
@@ -154,7 +154,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     """Normalize a Chat Completions response body (first choice).
 
     A reply without choices, or with fields of the wrong shape, raises
-    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    `ReplyShapeError`.
     """
     raw = reply_object(raw, PROVIDER)
     choices = items_of(field_list(raw, "choices", PROVIDER), "choices", PROVIDER)

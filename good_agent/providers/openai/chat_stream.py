@@ -5,10 +5,10 @@ not seen before) and collects the ``arguments`` fragments that follow at the sam
 ``index``. Deltas with distinct ids are distinct calls even when a server leaves
 ``index`` out or repeats it. The chunk with ``finish_reason`` is the final event (a
 usage chunk may follow it); a ``data: [DONE]`` terminator, which HTTP transports
-pass on as :data:`~.decoder.DONE_EVENT`, also ends a stream whose server sent no
+pass on as `DONE_EVENT`, also ends a stream whose server sent no
 finish reason. A stream that ends with no choice in any chunk (only
 ``{"choices": []}``) holds no reply, and a call ``index`` that is not an integer
-has no meaning: both are a :class:`~good_agent.providers.reply_shape.ReplyShapeError`,
+has no meaning: both are a `ReplyShapeError`,
 as they are in a whole reply.
 
 Reference: https://platform.openai.com/docs/api-reference/chat-streaming
@@ -77,7 +77,7 @@ class OpenAIChatDecoder(StreamDecoder):
         return out
 
     def finish(self) -> ModelResponse:
-        """The whole reply; a :class:`ReplyShapeError` when no chunk held a choice."""
+        """The whole reply; a `ReplyShapeError` when no chunk held a choice."""
         response = super().finish()
         if not self._choices:
             raise ReplyShapeError(self.vendor, "the stream ended without any choices")

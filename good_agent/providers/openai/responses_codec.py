@@ -174,7 +174,7 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
     ``reasoning`` items are kept whole in ``ModelResponse.replay`` for the next
     request, with the item ids of the function calls (to pair them again). A reply
     whose ``output`` is not a list of items raises
-    :class:`~good_agent.providers.reply_shape.ReplyShapeError`.
+    `ReplyShapeError`.
     """
     raw = reply_object(raw, PROVIDER)
     texts: list[str] = []

@@ -1,7 +1,7 @@
 """OpenAI's schema dialect: the strict form of JSON Schema, where the schema allows it.
 
 The transformation itself is vendor-neutral (typed output and the structured strategy
-use it for every vendor) and lives in :mod:`good_agent.providers.schema.strict`;
+use it for every vendor) and lives in `good_agent.providers.schema.strict`;
 this module names it for the OpenAI codecs.
 """
 
@@ -19,7 +19,7 @@ from good_agent.providers.schema.strict import (
 
 to_openai_schema = to_strict_schema
 """Transform a tool's parameters for OpenAI (see
-:func:`~good_agent.providers.schema.strict.to_strict_schema`)."""
+`to_strict_schema`)."""
 
 __all__ = [
     "UNSUPPORTED_IN_STRICT",

@@ -1,7 +1,7 @@
 """The ``openai`` SDK transport (Chat Completions or Responses) and its error mapping.
 
 An option for a caller who brings an ``openai.AsyncOpenAI`` client; by default models
-and the bridge speak HTTP (:mod:`good_agent.providers.openai.http_transport`).
+and the bridge speak HTTP (`good_agent.providers.openai.http_transport`).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ VENDOR_FIELDS = (
 class OpenAIClientTransport(SDKTransport):
     """Sends bodies with the caller's ``openai.AsyncOpenAI`` (Chat Completions or Responses).
 
-    Takes the arguments of :class:`~good_agent.providers.sdk_transport.SDKTransport`,
+    Takes the arguments of `SDKTransport`,
     and ``api``: ``"chat"`` or ``"responses"``.
     """
 
@@ -104,7 +104,7 @@ def sdk_body(body: JSONDict) -> JSONDict:
 
 
 def map_openai_error(exc: Exception, *, provider: str) -> Exception:
-    """Map an ``openai`` SDK exception to a :class:`ModelError`; others pass through."""
+    """Map an ``openai`` SDK exception to a `ModelError`; others pass through."""
     import openai
 
     if isinstance(exc, openai.APITimeoutError):

@@ -1,6 +1,6 @@
 """JSON Schema transformations shared by every vendor's schema dialect.
 
-Each transformer first runs :func:`normalize_schema`, which fixes the non-standard
+Each transformer first runs `normalize_schema`, which fixes the non-standard
 type names common in hand-written tool definitions.
 """
 

@@ -1,7 +1,7 @@
 """Lenient normalization of the non-standard type names found in real tool definitions.
 
 Hand-written tool schemas often say ``"type": "dict"`` or ``"float"``; some omit the
-``type`` of an object that has ``properties``. :func:`normalize_schema` rewrites them
+``type`` of an object that has ``properties``. `normalize_schema` rewrites them
 into standard JSON Schema before any provider transformer runs.
 """
 

@@ -3,8 +3,8 @@
 Strict function calling (structured outputs) requires every object to list all its
 properties in ``required`` and to set ``additionalProperties: false``; optional fields
 are expressed as nullable instead. Only a subset of JSON Schema is accepted
-(:mod:`.strict_subset`). The form is OpenAI's (its dialect,
-:mod:`good_agent.providers.openai.schema`, is this one), and it is also what typed
+(`.strict_subset`). The form is OpenAI's (its dialect,
+`good_agent.providers.openai.schema`, is this one), and it is also what typed
 output and the structured strategy send to every vendor, so it lives here, beside
 the other shared transformations.
 
@@ -56,7 +56,7 @@ _DROPPED_IN_STRICT = tuple(sorted(ANNOTATIONS))
 
 @dataclass(frozen=True, slots=True)
 class StrictResult:
-    """The outcome of :func:`to_strict_schema`.
+    """The outcome of `to_strict_schema`.
 
     ``strict`` says whether the schema is strict-compatible and was made strict;
     ``problems`` lists why not, when it is not.
@@ -71,7 +71,7 @@ def strict_problems(schema: JSONDict) -> list[str]:
     """Why ``schema`` cannot be made strict without losing meaning (empty: it can).
 
     The schema is normalized first (non-standard type names fixed), then checked
-    against OpenAI's strict subset (:mod:`.strict_subset`).
+    against OpenAI's strict subset (`.strict_subset`).
     """
     return strict_subset_problems(object_root(schema))
 
@@ -91,7 +91,7 @@ def to_strict_schema(schema: JSONDict | None, strict: bool | None = None) -> Str
     """Transform a tool's parameters for OpenAI.
 
     ``strict`` is tri-state: ``None`` makes the schema strict when that loses
-    nothing, ``True`` demands it (raising :class:`ValueError` listing the problems
+    nothing, ``True`` demands it (raising `ValueError` listing the problems
     when the schema cannot be strict), ``False`` only normalizes.
 
     The result is remembered by the schema's content, so the same schema gives the

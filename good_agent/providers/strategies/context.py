@@ -2,7 +2,7 @@
 
 Encoding a request builds the tool-name map (sanitized names, strict-mode nulls
 to undo) and knows the offered tools and the tool choice. Decoding the reply,
-whole or streamed, reads them from the :class:`RequestContext` made at encoding
+whole or streamed, reads them from the `RequestContext` made at encoding
 time instead of encoding the request a second time.
 """
 

@@ -91,7 +91,7 @@ class CodecStrategy:
 
     def decode(self, response: JSONDict, tools: list[JSONDict] | None = None) -> ModelResponse:
         """The whole reply, normalized, names mapped back (the name map rebuilt from
-        ``tools``; :meth:`decode_reply` reuses the one made at encoding)."""
+        ``tools``; `decode_reply` reuses the one made at encoding)."""
         return self.decode_reply(response, self.context_of(list(tools or []), self.names(tools)))
 
     def extract_tool_calls(

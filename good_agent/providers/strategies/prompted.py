@@ -1,9 +1,9 @@
 """The VALIDATED and PARSED strategies: tools described in the prompt, calls parsed
 out of the reply text.
 
-Tools are rendered into the system prompt (:mod:`good_agent.providers.prompting`);
+Tools are rendered into the system prompt (`good_agent.providers.prompting`);
 the model writes ``<tool_call>`` blocks, or one JSON object under constrained
-decoding; replies are parsed by :func:`good_agent.providers.text.parse_tool_calls`,
+decoding; replies are parsed by `good_agent.providers.text.parse_tool_calls`,
 which also recognises the other common notations. ``VALIDATED`` checks every call
 against its tool's schema, so a bad call goes back to the model as an error.
 """
@@ -80,7 +80,7 @@ class PromptedStrategy(CodecStrategy):
         strict: Unused here (kept for a uniform constructor).
         style: How tools are listed and whether constrained decoding is requested.
         text_format: The text format replies are parsed in (``auto``: the style's,
-            see :attr:`PromptStyle.text_format`), see :func:`prompted_parser`;
+            see `PromptStyle.text_format`), see `prompted_parser`;
             streamed and whole replies use the same.
     """
 
@@ -206,7 +206,7 @@ class PromptedStrategy(CodecStrategy):
 
 
 class ValidatedStrategy(PromptedStrategy):
-    """Like :class:`PromptedStrategy`, and each call is validated against its schema."""
+    """Like `PromptedStrategy`, and each call is validated against its schema."""
 
     mode = ToolCallingMode.VALIDATED
 

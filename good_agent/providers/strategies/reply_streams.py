@@ -1,13 +1,13 @@
 """Streamed replies shaped by the request's strategy: deltas in, the mode's deltas out.
 
-A :class:`ReplyStream` wraps the vendor's stream decoder for one request.
+A `ReplyStream` wraps the vendor's stream decoder for one request.
 ``native`` replies pass through. Prompted replies (``validated`` / ``parsed``)
-run their text through the incremental parser of :mod:`good_agent.providers.text`
+run their text through the incremental parser of `good_agent.providers.text`
 (the same parser the non-streamed path uses), so ``<tool_call>``,
 ``[TOOL_CALLS]``, pythonic... text becomes call deltas and tool-call syntax never
-reaches a :class:`TextDelta`. ``structured`` replies are one JSON object, decoded
+reaches a `TextDelta`. ``structured`` replies are one JSON object, decoded
 when complete. ``finish()`` returns the last deltas and the same
-:class:`~good_agent.types.messages.ModelResponse` the non-streamed decode gives
+`ModelResponse` the non-streamed decode gives
 for the same upstream reply.
 """
 

@@ -1,7 +1,7 @@
 """Validation of a tool-call payload against the LLM-visible tool schema.
 
 Schemas are checked with
-:func:`good_agent.providers.schema_validation.compile_schema`.
+`good_agent.providers.schema_validation.compile_schema`.
 """
 
 from __future__ import annotations

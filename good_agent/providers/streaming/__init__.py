@@ -1,10 +1,10 @@
 """Stream decoding shared by the vendors: the decoder base and one family of deltas.
 
-Each vendor's decoder (a :class:`~.decoder.StreamDecoder`, in ``providers/<vendor>/``)
+Each vendor's decoder (a `StreamDecoder`, in ``providers/<vendor>/``)
 takes the vendor's stream events
-as dicts and returns :mod:`~.deltas`; after the final event it gives the whole
-:class:`~good_agent.types.messages.ModelResponse`, equal to what the vendor's
-codec decodes from the non-streamed reply. :func:`decoder_for` picks the decoder
+as dicts and returns `deltas`; after the final event it gives the whole
+`ModelResponse`, equal to what the vendor's
+codec decodes from the non-streamed reply. `decoder_for` picks the decoder
 of a codec by name.
 """
 

@@ -1,7 +1,7 @@
 """Accumulation of one streamed tool call in linear time.
 
 Argument fragments are appended to a list and joined once, when the call is
-finished. :meth:`CallBuffer.partial_arguments` parses what has arrived so far with
+finished. `CallBuffer.partial_arguments` parses what has arrived so far with
 ``jiter`` in partial mode; it reads the whole buffer, so calling it on every chunk
 makes a stream quadratic. Call it when a consumer actually wants a preview.
 """

@@ -1,16 +1,16 @@
 """The base of every vendor stream decoder: events in, deltas out, one response at the end.
 
-A decoder is fed the stream's events one at a time (:meth:`StreamDecoder.feed`,
+A decoder is fed the stream's events one at a time (`StreamDecoder.feed`,
 time proportional to the event's size) and returns the
-:mod:`~good_agent.providers.streaming.deltas` each one carries. It keeps what the
-response needs (text and reasoning pieces, one :class:`~.buffer.CallBuffer` per
-call, usage, finish reason) so that :meth:`StreamDecoder.finish` returns the same
-:class:`~good_agent.types.messages.ModelResponse` the vendor's codec decodes
+`deltas` each one carries. It keeps what the
+response needs (text and reasoning pieces, one `CallBuffer` per
+call, usage, finish reason) so that `StreamDecoder.finish` returns the same
+`ModelResponse` the vendor's codec decodes
 from the non-streamed reply.
 
 A stream that ends before its vendor's final event (connection closed mid-reply,
 no ``finish_reason`` / ``message_stop`` / ``done``) is not a reply: ``finish``
-raises :class:`IncompleteStreamError` instead of calling it a ``stop``.
+raises `IncompleteStreamError` instead of calling it a ``stop``.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class StreamDecoder:
         raise NotImplementedError
 
     def finish(self) -> ModelResponse:
-        """The whole reply; :class:`IncompleteStreamError` if the final event never came."""
+        """The whole reply; `IncompleteStreamError` if the final event never came."""
         if not self.complete:
             raise IncompleteStreamError(
                 f"the {self.vendor} stream ended before its final event; the reply is incomplete"
@@ -192,7 +192,7 @@ class StreamDecoder:
     def partial_calls(self) -> list[tuple[str, str, Any]]:
         """``(id, name, partial arguments)`` of every call so far.
 
-        Parses each call's argument text so far (see :mod:`~.buffer`): linear in
+        Parses each call's argument text so far (see `buffer`): linear in
         its size, so call it when a preview is wanted, not on every event.
         """
         return [

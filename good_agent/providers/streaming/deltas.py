@@ -1,16 +1,16 @@
 """The one family of stream deltas every model stream is decoded into.
 
 Provider stream decoders, the prompted-mode text parser, the model core
-(:meth:`good_agent.models.LanguageModel.stream`), the agent's streamed runs and the
+(`good_agent.models.LanguageModel.stream`), the agent's streamed runs and the
 bridge server all speak these types: a streamed run yields the text, reasoning and
 tool-call start deltas themselves as its events (``TextDeltaEvent`` is
-:class:`TextDelta`), and each argument fragment as a :class:`ToolCallArgs` that also
+`TextDelta`), and each argument fragment as a `ToolCallArgs` that also
 names its call.
 
 Tool calls follow OpenAI chunk semantics, made explicit: a call opens with
-:class:`ToolCallStart` (``index`` counts calls from 0 within one response, ``id``
-and ``name`` are known), its argument text arrives as :class:`ToolCallArgs`
-fragments that concatenate to the call's JSON arguments, and :class:`ToolCallEnd`
+`ToolCallStart` (``index`` counts calls from 0 within one response, ``id``
+and ``name`` are known), its argument text arrives as `ToolCallArgs`
+fragments that concatenate to the call's JSON arguments, and `ToolCallEnd`
 closes it. Calls may interleave only by ``index``.
 """
 

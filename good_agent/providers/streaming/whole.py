@@ -1,7 +1,7 @@
 """A decoder for transports that answer a streamed request with the whole reply.
 
 A provider whose transport cannot stream yields its one reply body from
-``stream(body)``; :class:`WholeReplyDecoder` decodes it with the provider's codec
+``stream(body)``; `WholeReplyDecoder` decodes it with the provider's codec
 and reports it as the deltas a stream of it would carry.
 """
 

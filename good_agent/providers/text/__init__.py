@@ -4,8 +4,8 @@
 Mistral ``[TOOL_CALLS]``, Llama 3 ``<|python_tag|>``, Granite ``<|tool_call|>`` and
 ``functools[...]``, pythonic ``[f(a=1)]`` lists, fenced JSON, bare JSON call
 objects (also OpenAI-shaped, seed payloads and Python dict reprs), and keeps
-``<think>`` reasoning apart. :func:`get_parser` selects one format by name and
-gives a :class:`StreamingParser` with the same results for any chunking.
+``<think>`` reasoning apart. `get_parser` selects one format by name and
+gives a `StreamingParser` with the same results for any chunking.
 """
 
 from good_agent.providers.text.engine import StreamingParser

@@ -1,7 +1,7 @@
 """The incremental parser behind every text format, one-shot and streaming.
 
 Text is scanned once. Outside regions, content streams out as soon as it cannot
-be the start of an opening; inside a region, a :class:`~.scanner.BracketScanner`
+be the start of an opening; inside a region, a `BracketScanner`
 or a literal search finds its end without re-reading earlier chunks. A finished
 region is decoded once, then emitted as tool-call deltas (or put back into the
 content). Decisions depend only on text already seen, and held-back text is
@@ -42,16 +42,16 @@ _CLOSERS: Final = frozenset("}])")
 
 
 class StreamingParser:
-    """Incremental tool-call parser: :meth:`feed` text deltas, then :meth:`finish`.
+    """Incremental tool-call parser: `feed` text deltas, then `finish`.
 
-    Emits the package's stream deltas (:data:`~good_agent.providers.text.StreamEvent`):
+    Emits the package's stream deltas (`StreamEvent`):
     text and reasoning pieces, and each call when its region ends, as
     ``ToolCallStart`` (index, ``call_<index>`` id, name), one ``ToolCallArgs`` with
-    all of its arguments and ``ToolCallEnd``. After :meth:`finish`,
-    :meth:`result` gives the same :class:`ParseResult` as a one-shot parse.
+    all of its arguments and ``ToolCallEnd``. After `finish`,
+    `result` gives the same `ParseResult` as a one-shot parse.
 
     Model output never makes it raise; misuse (and, defensively, any internal
-    failure) raises :class:`TextParseError` and ends the stream.
+    failure) raises `TextParseError` and ends the stream.
 
     The content is stripped like ``str.strip`` (whitespace around removed call
     regions goes with them); with ``trim=False`` it is the text outside the decoded
@@ -208,7 +208,7 @@ class StreamingParser:
         return self._drain()
 
     def result(self) -> ParseResult:
-        """The accumulated result; call after :meth:`finish`."""
+        """The accumulated result; call after `finish`."""
         if not self._finished:
             raise TextParseError("result() called before finish()")
         reasoning = "".join(self._reasoning_parts) if self._reasoning.emitted else None

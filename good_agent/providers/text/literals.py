@@ -60,7 +60,7 @@ def literal_value(node: ast.expr) -> Any:
 def parse_expression(text: str) -> ast.expr | None:
     """Parse ``text`` as one Python expression, or return None.
 
-    Input nested deeper than :data:`MAX_DEPTH` is refused before parsing. Lone
+    Input nested deeper than `MAX_DEPTH` is refused before parsing. Lone
     surrogates (which the parser cannot encode) are written as ``\\uXXXX``
     escapes first, so inside a string literal they decode to themselves.
     """

@@ -1,10 +1,10 @@
 """Markers: how a tool-call region opens, where it ends, and how it decodes.
 
-A :class:`Marker` is data: an opening (see :mod:`.openings`), either an end
+A `Marker` is data: an opening (see `.openings`), either an end
 literal (``until``) or a bracketed value after the opening, an optional value
 separator (``;`` for Llama 3), and a ``decode`` function that turns the finished
-:class:`Region` into calls, or returns None to leave the region in the content.
-A :class:`MarkerTable` compiles a set of markers into one search.
+`Region` into calls, or returns None to leave the region in the content.
+A `MarkerTable` compiles a set of markers into one search.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ class Marker:
     """A kind of region: its opening, how it ends, and how it decodes.
 
     With ``until`` set, the region runs to that literal (or the end of the
-    text). Otherwise the opening must contain an :class:`~.openings.Open`
+    text). Otherwise the opening must contain an `Open`
     element, and the region is the bracketed value starting there, plus further
     values while ``separator`` follows, plus ``closing`` if that literal follows
     (after at most 16 whitespace characters). Other text after the value makes
@@ -96,7 +96,7 @@ class Marker:
 
 @dataclass(slots=True)
 class Match:
-    """A complete opening found by a :class:`MarkerTable`."""
+    """A complete opening found by a `MarkerTable`."""
 
     marker: Marker
     start: int
@@ -181,7 +181,7 @@ class MarkerTable:
     def hold_from(self, text: str, start: int) -> int:
         """Return where the text that could still grow into an opening begins.
 
-        Only the last :attr:`window` characters are examined; returns
+        Only the last `window` characters are examined; returns
         ``len(text)`` when nothing needs holding back.
         """
         lower = max(start, len(text) - self.window)

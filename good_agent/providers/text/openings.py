@@ -27,7 +27,7 @@ class Lit:
 
 @dataclass(frozen=True, slots=True)
 class Ws:
-    """Up to :data:`WS_LIMIT` whitespace characters (possessive)."""
+    """Up to `WS_LIMIT` whitespace characters (possessive)."""
 
 
 @dataclass(frozen=True, slots=True)

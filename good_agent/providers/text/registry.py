@@ -1,7 +1,7 @@
-"""Parser interface, the registry of text formats, and :func:`parse_tool_calls`.
+"""Parser interface, the registry of text formats, and `parse_tool_calls`.
 
-Every format is a set of :class:`~.markers.Marker` objects run by the same
-:class:`~.engine.StreamingParser`, so one-shot and streaming parses agree by
+Every format is a set of `Marker` objects run by the same
+`StreamingParser`, so one-shot and streaming parses agree by
 construction. ``"auto"`` enables every built-in marker at once: whichever
 opening appears in the text is recognized where it appears.
 """
@@ -24,7 +24,7 @@ from good_agent.types.messages import ToolCall
 
 @runtime_checkable
 class ToolCallParser(Protocol):
-    """A text tool-call format: a one-shot :meth:`parse` and a :meth:`streaming` parser."""
+    """A text tool-call format: a one-shot `parse` and a `streaming` parser."""
 
     name: str
 
@@ -38,7 +38,7 @@ class ToolCallParser(Protocol):
 
 
 class FormatParser:
-    """A :class:`ToolCallParser` built from markers (``<think>`` is always added).
+    """A `ToolCallParser` built from markers (``<think>`` is always added).
 
     With ``tools`` given, a region whose calls name a tool not in ``tools`` is
     not turned into calls: its text stays in the content verbatim.
@@ -94,12 +94,12 @@ _REGISTRY: dict[str, ToolCallParser] = {
 }
 
 BUILTIN_FORMATS: tuple[str, ...] = tuple(sorted(_REGISTRY))
-"""The names of the formats registered out of the box (:func:`available_formats` also
-lists those added with :func:`register_format`)."""
+"""The names of the formats registered out of the box (`available_formats` also
+lists those added with `register_format`)."""
 
 
 def get_parser(name: str = "auto") -> ToolCallParser:
-    """Return the registered parser called ``name`` (raises :class:`TextParseError`)."""
+    """Return the registered parser called ``name`` (raises `TextParseError`)."""
     try:
         return _REGISTRY[name]
     except KeyError:

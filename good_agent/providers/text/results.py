@@ -34,6 +34,6 @@ StreamEvent = TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgs | ToolCa
 
 Text pieces concatenate to ``ParseResult.content`` and reasoning pieces to
 ``ParseResult.reasoning``. A call is reported when it is complete, as
-:class:`ToolCallStart` (``index`` from 0, ``id`` ``call_<index>``, the name),
-one :class:`ToolCallArgs` carrying its ``raw_arguments`` and :class:`ToolCallEnd`.
+`ToolCallStart` (``index`` from 0, ``id`` ``call_<index>``, the name),
+one `ToolCallArgs` carrying its ``raw_arguments`` and `ToolCallEnd`.
 """

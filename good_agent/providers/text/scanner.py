@@ -97,9 +97,9 @@ def json_depth_ok(chunk: str) -> bool:
 
     Deterministic in the text alone (never in the caller's stack depth), so the
     one-shot and streaming paths decide alike. Text with at most
-    :data:`JSON_DEPTH` opening brackets always passes (counting runs at C
+    `JSON_DEPTH` opening brackets always passes (counting runs at C
     speed); longer text is checked by pydantic-core's JSON parser, whose fixed
-    nesting limit is about :data:`JSON_DEPTH` levels, and by an exact scan when
+    nesting limit is about `JSON_DEPTH` levels, and by an exact scan when
     that parser stops early for another reason.
     """
     if chunk.count("{") + chunk.count("[") <= JSON_DEPTH:

@@ -13,7 +13,7 @@ Bare values (found in plain text) must match a shape exactly, with no unknown
 keys and with ``arguments``/``parameters`` present, so ordinary JSON in an answer
 stays content; their string arguments are decoded without json-repair, and a call
 whose arguments hold a placeholder (``"..."``, ``"<value>"``, see
-:mod:`.placeholders`) makes the whole value content: prose showing what a call
+`.placeholders`) makes the whole value content: prose showing what a call
 would look like. Inside an explicit marker, ``arguments`` may be missing (``{}``)
 and unknown keys are ignored.
 """
@@ -59,7 +59,7 @@ def make_call(name: str, arguments: Any, *, repair: bool = True) -> CallSpec:
     """Build a call from a name and arguments given as an object, a JSON string or None.
 
     ``repair=False`` decodes string arguments without json-repair (see
-    :func:`~.lenient.lenient_json`).
+    `lenient_json`).
     """
     if arguments is None:
         return CallSpec(name, {}, "{}")

@@ -3,7 +3,7 @@
 Leading whitespace is dropped, trailing whitespace is held back until more text
 arrives (and dropped at the end), so the emitted pieces always concatenate to
 the stripped whole. With a separator, each segment is stripped on its own and
-non-empty segments are joined by the separator. A :class:`Trimmer` made with
+non-empty segments are joined by the separator. A `Trimmer` made with
 ``trim=False`` passes text through unchanged (the pieces concatenate to the whole).
 """
 

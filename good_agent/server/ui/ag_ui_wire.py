@@ -3,7 +3,8 @@
 Input. ``messages`` is the conversation as the client knows it. Its trailing user and
 tool messages (after the last assistant message) are what is new: the user's text is
 the prompt, a tool message answers a call the frontend ran. The messages before them
-are the history, used only when the server keeps no store. ``tools`` are frontend
+are the history, used only when the server keeps no store. A user message whose id the
+stored thread holds is not taken again; an input with nothing new is a 400. ``tools`` are frontend
 tools: the agent may call them, and the run ends at such a call, which the frontend
 answers in the next input. ``resume`` answers approvals:
 ``interruptId`` is the approval id of the call that was shown; status ``resolved`` with
@@ -12,7 +13,9 @@ is told to the model). ``forwardedProps.model`` picks a model.
 
 Output. Run started; reasoning start/message start/content/message end/end; text message
 start/content/end; tool call start/args/end; a tool
-call result per call the server ran; a messages snapshot of the whole thread; run
+call result per call the server ran (a call's start names its assistant message in
+``parentMessageId``); a messages snapshot of the whole thread (the client's ids kept,
+the system prompt left out); run
 finished, whose outcome is an interrupt per call waiting for approval (``id`` = its
 approval id, a keyed digest bound to the thread's owner, the thread and the call;
 ``toolCallId``, and ``metadata`` holding the tool name, arguments and the
@@ -32,6 +35,7 @@ from ag_ui import core as ag
 from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 
+from good_agent.core.approvals import call_digest, unanswered_calls
 from good_agent.core.results import RunResult
 from good_agent.core.run_events import (
     ReasoningDeltaEvent,
@@ -75,7 +79,7 @@ def to_turn(data: ag.RunAgentInput) -> Turn:
     start = len(messages)
     while start > 0 and messages[start - 1].role in ("user", "tool"):
         start -= 1
-    prompts: list[str] = []
+    prompts: list[tuple[str, str]] = []
     results: list[ToolResult] = []
     for index in range(start, len(messages)):
         message = messages[index]
@@ -86,10 +90,11 @@ def to_turn(data: ag.RunAgentInput) -> Turn:
                     message.error or _text(message.content, f"messages.{index}.content"),
                     is_error=message.error is not None,
                     field=f"messages.{index}.toolCallId",
+                    message_id=message.id,
                 )
             )
         elif isinstance(message, ag.UserMessage):
-            prompts.append(_text(message.content, f"messages.{index}.content"))
+            prompts.append((message.id, _text(message.content, f"messages.{index}.content")))
     model = None
     props = data.forwarded_props
     if isinstance(props, dict) and props.get("model") is not None:
@@ -100,12 +105,21 @@ def to_turn(data: ag.RunAgentInput) -> Turn:
             tools.append(frontend_tool(tool.name, tool.description, tool.parameters))
         except ValueError as exc:
             raise bad_request(str(exc), f"tools.{index}.parameters") from None
+    decisions = _decisions(data.resume or [])
+    if not prompts and not results and not decisions:
+        raise bad_request(
+            "the input has no new user or tool message after the last assistant message, "
+            "and resumes nothing: there is nothing to run",
+            "messages",
+        )
     return Turn(
         thread_id=data.thread_id,
         history=_history(messages[:start]),
-        prompt="\n\n".join(prompts) if prompts else None,
+        prompt="\n\n".join(text for _, text in prompts) if prompts else None,
+        client_prompts=prompts,
+        prompt_id=prompts[-1][0] if prompts else None,
         results=results,
-        decisions=_decisions(data.resume or []),
+        decisions=decisions,
         frontend_tools=tools,
         model=model,
         model_field="forwardedProps.model",
@@ -145,7 +159,9 @@ def _history(messages: list[Any]) -> list[Message]:
     names: dict[str, str] = {}
     for index, message in enumerate(messages):
         if isinstance(message, ag.UserMessage):
-            history.append(UserMessage(content=_text(message.content, f"messages.{index}")))
+            history.append(
+                UserMessage(content=_text(message.content, f"messages.{index}"), id=message.id)
+            )
         elif isinstance(message, ag.AssistantMessage):
             calls = []
             for call in message.tool_calls or []:
@@ -157,7 +173,9 @@ def _history(messages: list[Any]) -> list[Message]:
                         arguments=_arguments(call.function.arguments),
                     )
                 )
-            history.append(AssistantMessage(content=message.content, tool_calls=calls))
+            history.append(
+                AssistantMessage(content=message.content, tool_calls=calls, id=message.id)
+            )
         elif isinstance(message, ag.ToolMessage):
             history.append(
                 ToolMessage(
@@ -165,6 +183,7 @@ def _history(messages: list[Any]) -> list[Message]:
                     tool_name=names.get(message.tool_call_id, ""),
                     content=message.error or _text(message.content, f"messages.{index}.content"),
                     is_error=message.error is not None,
+                    id=message.id,
                 )
             )
     return history
@@ -179,13 +198,14 @@ def _arguments(text: str) -> dict[str, Any]:
 
 
 def snapshot(messages: list[Message]) -> list[Any]:
-    """A thread's history as AG-UI messages (ids are the positions: ``m0``, ``m1``...)."""
+    """A thread's history as AG-UI messages: each keeps the id the client gave it (one
+    the server made, its own); the system prompt is the server's and is left out."""
     out: list[Any] = []
     for index, message in enumerate(messages):
-        mid = f"m{index}"
+        mid = getattr(message, "id", None) or f"m{index}"
         if isinstance(message, SystemMessage):
-            out.append(ag.SystemMessage(id=mid, content=message.content))
-        elif isinstance(message, UserMessage):
+            continue
+        if isinstance(message, UserMessage):
             content = message.content if isinstance(message.content, str) else message.text
             out.append(ag.UserMessage(id=mid, content=content))
         elif isinstance(message, AssistantMessage):
@@ -202,13 +222,49 @@ def snapshot(messages: list[Message]) -> list[Any]:
         elif isinstance(message, ToolMessage):
             out.append(
                 ag.ToolMessage(
-                    id=mid,
+                    id=message.id or f"res_{message.tool_call_id}",
                     tool_call_id=message.tool_call_id,
                     content=message.content,
                     error=message.content if message.is_error else None,
                 )
             )
     return out
+
+
+def thread_view(
+    thread_id: str,
+    history: list[Message],
+    own_tools: frozenset[str],
+    approval_id: Callable[[str], str],
+) -> dict[str, Any]:
+    """What ``GET /threads/{id}`` answers: the thread's messages as AG-UI messages (as the
+    snapshot sends them), the interrupts of the calls waiting for approval (as the run
+    that stopped at them sent them, ``metadata.parameters`` aside) and the ids of the
+    frontend calls waiting for a result."""
+    interrupts: list[dict[str, Any]] = []
+    frontend: list[str] = []
+    for call in unanswered_calls(history):
+        if call.name not in own_tools:
+            frontend.append(call.id)
+            continue
+        interrupt = ag.Interrupt(
+            id=approval_id(call_digest(call)),
+            reason=APPROVAL_REASON,
+            message=f"Run {call.name}?",
+            tool_call_id=call.id,
+            metadata={"toolName": call.name, "arguments": call.arguments},
+            response_schema=APPROVAL_SCHEMA,
+        )
+        interrupts.append(interrupt.model_dump(by_alias=True, exclude_none=True, mode="json"))
+    messages = [
+        m.model_dump(by_alias=True, exclude_none=True, mode="json") for m in snapshot(history)
+    ]
+    return {
+        "threadId": thread_id,
+        "messages": messages,
+        "interrupts": interrupts,
+        "pendingToolCallIds": frontend,
+    }
 
 
 class EventTranslator:
@@ -226,6 +282,8 @@ class EventTranslator:
         self.approval_id = approval_id
         """The id shown for a waiting call, from its digest."""
         self.text_id: str | None = None
+        self.turn_id: str | None = None
+        """The id of the assistant message of the turn under way (text and calls)."""
         self.reasoning_id: str | None = None
         self.turn_text = False
         self.open_calls: set[str] = set()
@@ -258,17 +316,22 @@ class EventTranslator:
         events.append(ag.ReasoningMessageContentEvent(message_id=self.reasoning_id, delta=text))
         return events
 
+    def _message_id(self) -> str:
+        if self.turn_id is None:
+            self.turn_id = f"msg_{uuid.uuid4().hex[:16]}"
+        return self.turn_id
+
     def _text(self, text: str) -> list[ag.BaseEvent]:
         events: list[ag.BaseEvent] = self._close_reasoning()
         if self.text_id is None:
-            self.text_id = f"msg_{uuid.uuid4().hex[:16]}"
+            self.text_id = self._message_id()
             events.append(ag.TextMessageStartEvent(message_id=self.text_id, role="assistant"))
         events.append(ag.TextMessageContentEvent(message_id=self.text_id, delta=text))
         self.turn_text = True
         return events
 
     def translate(self, event: RunEvent) -> list[ag.BaseEvent]:
-        """The AG-UI events for one run event (run end excepted: see :meth:`finished`)."""
+        """The AG-UI events for one run event (run end excepted: see `finished`)."""
         if isinstance(event, TextDeltaEvent):
             return self._text(event.text) if event.text else []
         if isinstance(event, ReasoningDeltaEvent):
@@ -278,7 +341,11 @@ class EventTranslator:
             self.seen_calls.add(event.id)
             return [
                 *self._close_text(),
-                ag.ToolCallStartEvent(tool_call_id=event.id, tool_call_name=event.name),
+                ag.ToolCallStartEvent(
+                    tool_call_id=event.id,
+                    tool_call_name=event.name,
+                    parent_message_id=self._message_id(),
+                ),
             ]
         if isinstance(event, ToolCallArgsEvent):
             if not event.arguments:
@@ -305,7 +372,13 @@ class EventTranslator:
         events += self._close_text()
         for call in message.tool_calls:
             if call.id not in self.seen_calls:
-                events.append(ag.ToolCallStartEvent(tool_call_id=call.id, tool_call_name=call.name))
+                events.append(
+                    ag.ToolCallStartEvent(
+                        tool_call_id=call.id,
+                        tool_call_name=call.name,
+                        parent_message_id=self._message_id(),
+                    )
+                )
                 events.append(
                     ag.ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments))
                 )
@@ -313,6 +386,9 @@ class EventTranslator:
             if call.id in self.open_calls:
                 events.append(ag.ToolCallEndEvent(tool_call_id=call.id))
                 self.open_calls.discard(call.id)
+        if message.id is None and self.turn_id is not None:
+            message.id = self.turn_id  # the snapshot names the message as it was streamed
+        self.turn_id = None
         self.seen_calls.clear()
         self.turn_text = False
         return events

@@ -1,6 +1,7 @@
 """The ASGI application that serves an agent to user interfaces.
 
 ``POST /ag-ui`` (AG-UI), ``POST /vercel`` (the Vercel AI SDK's UI message stream),
+``GET /threads/{id}`` (a thread's messages in AG-UI form, for its owner),
 ``GET /models`` (the models a client may pick), ``GET /`` (the chat page) and
 ``GET /health``. Client keys work as in the bridge (``Authorization: Bearer`` or
 ``x-api-key``); the chat page itself needs none, its requests do. Each thread belongs
@@ -17,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import html
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -30,6 +31,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from good_agent.core.agent import Agent
 from good_agent.models.base import LanguageModel
 from good_agent.server.auth import ClientKeys
 from good_agent.server.errors import BridgeError
@@ -45,8 +47,10 @@ from good_agent.server.ui.session import (
     PreparedRun,
     ServedAgent,
     call_deps,
+    frontend_tool,
 )
 from good_agent.server.ui.threads import SQLiteThreadStore, ThreadStore
+from good_agent.tools.tool import Tool
 
 logger = logging.getLogger("good_agent.server.ui")
 
@@ -112,13 +116,15 @@ def agent_app(
     owner: Callable[[Request], Any] | None = None,
     approval_key: str | bytes | None = None,
     max_history_bytes: int = DEFAULT_MAX_HISTORY_BYTES,
+    client_tools: Sequence[Tool | Callable[..., Any]] = (),
+    vercel_approvals: bool = True,
 ) -> Starlette:
     """An ASGI (Starlette) application serving ``agent`` over AG-UI, the Vercel AI UI
     message stream and a chat page.
 
     Args:
-        agent: An [`Agent`][good_agent.Agent] (its runs go one at a time) or a function
-            returning a new agent per run (threads run concurrently).
+        agent: An [`Agent`][good_agent.Agent] (each run a conversation of its own: threads
+            run concurrently) or a function returning a new agent per run.
         deps: Turns the HTTP request into the run's deps (sync or async); raising
             ``starlette.exceptions.HTTPException`` refuses the request with its status.
         store: Where thread histories are kept (default: an in-memory
@@ -152,6 +158,17 @@ def agent_app(
             store must share it).
         max_history_bytes: The largest history a thread may reach and still be
             continued (a 400 naming the thread field beyond).
+        client_tools: Tools the browser runs, for ``/vercel`` clients (the Vercel AI
+            SDK's ``onToolCall`` + ``addToolResult``): each a
+            [`Tool`][good_agent.Tool] or a function whose signature and docstring
+            describe it (its body never runs on the server). The model may call them; the
+            stream carries the call with no result and ends, and the next request carries
+            the output. Their names may not be those of the agent's tools. (AG-UI clients
+            declare theirs in each request's ``tools``.)
+        vercel_approvals: Whether ``/vercel`` asks for approvals the way ai 6 and later do
+            (``tool-approval-request``, ``tool-output-denied``). ``False`` serves clients of
+            ai 5, which reject those chunks: a waiting call is told as a
+            ``data-tool-approval`` part and a denial as ``tool-output-error``.
     """
     served = ServedAgent(
         agent,
@@ -160,6 +177,14 @@ def agent_app(
         approval_key=approval_key,
         max_history_bytes=max_history_bytes,
     )
+    browser_tools = [_client_tool(item) for item in client_tools]
+    if isinstance(agent, Agent):
+        clash = set(agent.tools.names()) & {t.name for t in browser_tools}
+        if clash:
+            raise ValueError(
+                f"client_tools: {', '.join(sorted(clash))} is the name of one of the agent's tools"
+            )
+    browser_names = frozenset(t.name for t in browser_tools)
     keys = (
         client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
     )
@@ -229,8 +254,19 @@ def agent_app(
         headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
         return EventStream(chunks, media_type="text/event-stream", headers=headers)
 
+    def vercel_parse(body: Any) -> tuple[Any, Any]:
+        data, turn = vercel_wire.parse_request(body)
+        turn.frontend_tools = list(browser_tools)
+        return data, turn
+
     def vercel_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
-        chunks = vercel_wire.encode_run(served.stream(prepared), request_id, prepared.approval_id)
+        chunks = vercel_wire.encode_run(
+            served.stream(prepared),
+            request_id,
+            prepared,
+            frontend=browser_names,
+            approvals=vercel_approvals,
+        )
         headers = {**_SSE_HEADERS, **vercel_wire.HEADERS, REQUEST_ID_HEADER: request_id}
         return EventStream(chunks, media_type="text/event-stream", headers=headers)
 
@@ -238,7 +274,27 @@ def agent_app(
         return await endpoint(request, ag_ui_parse, ag_ui_respond, "threadId")
 
     async def vercel(request: Request) -> Response:
-        return await endpoint(request, vercel_wire.parse_request, vercel_respond, "id")
+        return await endpoint(request, vercel_parse, vercel_respond, "id")
+
+    async def read_thread(request: Request) -> Response:
+        request_id = new_request_id()
+        try:
+            authorize(request)
+            thread_owner = await owner_of_request(request)
+            thread_id = request.path_params["thread_id"]
+            history = await served.thread(thread_id, thread_owner)
+            own = await served.agent_tool_names()
+        except BridgeError as exc:
+            return _error(exc, request_id)
+        except Exception as exc:
+            logger.error("request %s failed", request_id, exc_info=exc)
+            return _error(_failed(request_id), request_id)
+
+        def approval_id(digest: str) -> str:
+            return served.approval_id(thread_owner, thread_id, digest)
+
+        body = ag_ui_wire.thread_view(thread_id, history, own, approval_id)
+        return JSONResponse(body, headers={"cache-control": "no-store"})
 
     async def list_models(request: Request) -> Response:
         try:
@@ -272,6 +328,7 @@ def agent_app(
             Route("/favicon.ico", favicon, methods=["GET"]),
             Route("/ag-ui", ag_ui, methods=["POST"]),
             Route("/vercel", vercel, methods=["POST"]),
+            Route("/threads/{thread_id}", read_thread, methods=["GET"]),
             Route("/models", list_models, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
         ],
@@ -289,6 +346,12 @@ def agent_app(
     app.router.redirect_slashes = False
     app.state.served = served
     return app
+
+
+def _client_tool(item: Tool | Callable[..., Any]) -> Tool:
+    """A tool the browser runs, from a tool or a function describing it."""
+    described = item if isinstance(item, Tool) else Tool.from_function(item)
+    return frontend_tool(described.name, described.description, described.parameters)
 
 
 _PAGE_POLICY = (

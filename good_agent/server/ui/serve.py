@@ -1,11 +1,12 @@
 """``good-agent serve-agent module:agent``: an agent's UI endpoints and chat page on uvicorn.
 
-The target names an [`Agent`][good_agent.Agent] or a function returning one (then each
-run gets its own agent, so threads run concurrently). It binds to loopback unless told
-otherwise, and refuses a non-loopback host without client keys (the variable named by
-``--api-keys-env``), as the bridge does. It answers to the loopback names and those
-given with ``--allowed-host`` (needed when bound to every interface), and accepts
-state-changing requests from pages of its own origin and of ``--allowed-origin``.
+The target names an [`Agent`][good_agent.Agent] (each run a conversation of its own, so
+threads run concurrently) or a function returning one (each run its own agent). It
+binds to loopback unless told otherwise, and refuses a non-loopback host without client
+keys (the variable named by ``--api-keys-env``), as the bridge does. It answers to the
+loopback names and those given with ``--allowed-host`` (needed when bound to every
+interface), and accepts state-changing requests from pages of its own origin and of
+``--allowed-origin``.
 """
 
 from __future__ import annotations

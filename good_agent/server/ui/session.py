@@ -1,11 +1,11 @@
 """One run of a served agent, whatever protocol asked for it.
 
-A protocol module turns its request into a :class:`Turn`: the thread, the history the
+A protocol module turns its request into a `Turn`: the thread, the history the
 client sent, the new prompt, the results of calls the frontend ran, and the decisions on
 calls waiting for approval (each keyed by the digest of the call that was shown).
-:meth:`ServedAgent.prepare` loads the thread (from the store; from the client only when
+`ServedAgent.prepare` loads the thread (from the store; from the client only when
 the server keeps no store), checks the turn against it and refuses a bad one with a 400
-naming the field, before anything is streamed; :meth:`ServedAgent.stream` runs it and yields the
+naming the field, before anything is streamed; `ServedAgent.stream` runs it and yields the
 agent's own run events, saving the history however the run ends.
 
 Every thread has an owner (see [`agent_app`][good_agent.server.ui.agent_app]); another
@@ -38,8 +38,15 @@ from good_agent.models.base import LanguageModel
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.ui.threads import ThreadNotFound, ThreadStore
 from good_agent.tools.tool import Tool
+from good_agent.types.content import UserPrompt
 from good_agent.types.history import dump_messages
-from good_agent.types.messages import Message, SystemMessage, ToolCall, ToolMessage
+from good_agent.types.messages import (
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
 
 logger = logging.getLogger("good_agent.server.ui")
 
@@ -79,6 +86,8 @@ class ToolResult:
     content: str
     is_error: bool = False
     field: str = "messages"
+    message_id: str | None = None
+    """The client's id of the message that carried the result (kept in the history)."""
 
 
 @dataclass(slots=True)
@@ -87,7 +96,17 @@ class Turn:
 
     thread_id: str
     history: list[Message] = field(default_factory=list)
-    prompt: str | None = None
+    prompt: UserPrompt | None = None
+    client_prompts: list[tuple[str, str]] = field(default_factory=list)
+    """The new user messages by the client's id, joined into ``prompt``: one the thread
+    already holds (a retry resending it) is not added again."""
+    prompt_id: str | None = None
+    """The client's id for the prompt's user message (kept in the history)."""
+    regenerate: bool = False
+    """Replace the thread's last answer: the last user message and all after it go."""
+    reply_id: str | None = None
+    """The client's id of the assistant message this turn continues (a Vercel request
+    answering its calls), which the stream then reuses."""
     results: list[ToolResult] = field(default_factory=list)
     decisions: dict[str, Decision] = field(default_factory=dict)
     """Keyed by the digest of the call each one decides."""
@@ -111,6 +130,17 @@ class PreparedRun:
     """Whose thread this is."""
     approval_id: Callable[[str], str] = str
     """The id shown for a waiting call, from its `call_digest` (bound to owner and thread)."""
+    model_name: str | None = None
+    """The name of the model the run uses, as a client is told it."""
+
+    @property
+    def denied(self) -> frozenset[str]:
+        """The ids of the calls this run denies."""
+        return frozenset(
+            call_id
+            for call_id, answer in self.approvals.items()
+            if not isinstance(answer, Approved)
+        )
 
 
 def frontend_tool(name: str, description: str, parameters: Any) -> Tool:
@@ -161,6 +191,7 @@ class ServedAgent:
         )
         self.max_history_bytes = max_history_bytes
         self._tool_names: frozenset[str] | None = None
+        self._probed_model: str | None = None
 
     def _new_agent(self) -> Agent[Any, Any]:
         if self._shared is not None:
@@ -212,6 +243,10 @@ class ServedAgent:
                     thread_field,
                     "thread_too_long",
                 )
+        if turn.regenerate and self.store is not None:
+            history = _before_last_prompt(history)
+        if turn.client_prompts and self.store is not None:
+            _drop_known_prompts(turn, history)
         agent_tools = set(await self._agent_tool_names())
         for index, tool in enumerate(turn.frontend_tools):
             if tool.name in agent_tools:
@@ -227,8 +262,42 @@ class ServedAgent:
 
         approvals = _approvals(history, turn, agent_tools, approval_id)
         return PreparedRun(
-            turn, history, approvals, model, deps, owner=owner, approval_id=approval_id
+            turn,
+            history,
+            approvals,
+            model,
+            deps,
+            owner=owner,
+            approval_id=approval_id,
+            model_name=self._model_name(model),
         )
+
+    def _model_name(self, model: LanguageModel | str | None) -> str | None:
+        if isinstance(model, str):
+            return model
+        if model is not None:
+            return model.model_name
+        if self._shared is not None:
+            return _model_name_of(self._shared)
+        return self._probed_model  # a factory's agent, as the first one built named it
+
+    async def thread(self, thread_id: str, owner: str = "") -> list[Message]:
+        """The history of ``owner``'s thread ``thread_id`` (a 404 for another owner's
+        or an unknown thread; the same 404 for both)."""
+        if self.store is None:
+            raise thread_not_found("threadId")
+        try:
+            store = self.store
+            loaded = await store.load(thread_id, owner) if owner else await store.load(thread_id)
+        except ThreadNotFound:
+            raise thread_not_found("threadId") from None
+        if loaded is None:
+            raise thread_not_found("threadId")
+        return list(loaded)
+
+    async def agent_tool_names(self) -> frozenset[str]:
+        """The names of the agent's own tools."""
+        return await self._agent_tool_names()
 
     async def _agent_tool_names(self) -> frozenset[str]:
         """The agent's tool names; a factory's agent is built once to learn them."""
@@ -238,6 +307,7 @@ class ServedAgent:
             probe = self._new_agent()
             try:
                 self._tool_names = frozenset(probe.tools.names())
+                self._probed_model = _model_name_of(probe)
             finally:
                 with anyio.CancelScope(shield=True):
                     await probe.close()
@@ -263,6 +333,7 @@ class ServedAgent:
         turn = prepared.turn
         async with self._checkout(prepared.history) as conversation:
             prepared.messages = conversation.messages
+            start = len(conversation.messages)
             try:
                 async with conversation.stream(
                     turn.prompt,
@@ -271,10 +342,15 @@ class ServedAgent:
                     deps=prepared.deps,
                     model=prepared.model,
                 ) as run:
+                    tagged = False
                     async for event in run:
                         prepared.messages = conversation.messages
+                        if not tagged:  # before the client sees anything of the thread
+                            _tag_prompt(conversation.messages[start:], turn.prompt_id)
+                            tagged = True
                         yield event
             finally:
+                _tag_prompt(conversation.messages[start:], turn.prompt_id)
                 if self.store is not None:
                     with anyio.CancelScope(shield=True):
                         try:
@@ -302,6 +378,48 @@ def _with_system(template: list[Message], history: list[Message]) -> list[Messag
     return [m for m in template if isinstance(m, SystemMessage)] + list(history)
 
 
+def _model_name_of(agent: Agent[Any, Any]) -> str | None:
+    try:
+        return agent.model.model_name
+    except Exception:  # an agent with no model of its own: each run names one
+        return None
+
+
+def _before_last_prompt(history: list[Message]) -> list[Message]:
+    """``history`` up to its last user message (excluded): the answer to regenerate goes."""
+    for index in range(len(history) - 1, -1, -1):
+        if isinstance(history[index], UserMessage):
+            return history[:index]
+    return history
+
+
+def _drop_known_prompts(turn: Turn, history: list[Message]) -> None:
+    """Leave out of the turn's prompt the client's user messages the thread already holds."""
+    known = {m.id for m in history if isinstance(m, UserMessage) and m.id}
+    fresh = [(mid, text) for mid, text in turn.client_prompts if mid not in known]
+    if len(fresh) == len(turn.client_prompts):
+        return
+    turn.client_prompts = fresh
+    turn.prompt = "\n\n".join(text for _, text in fresh) if fresh else None
+    turn.prompt_id = fresh[-1][0] if fresh else None
+
+
+def _tag_prompt(added: list[Message], prompt_id: str | None) -> None:
+    """Give the run's prompt (the first user message it added) the client's id."""
+    if prompt_id is None:
+        return
+    for message in added:
+        if isinstance(message, UserMessage):
+            if message.id is None:
+                message.id = prompt_id
+            return
+
+
+def pending_calls(history: list[Message]) -> list[ToolCall]:
+    """The calls of the thread's last turn still waiting for a decision or a result."""
+    return unanswered_calls(history)
+
+
 def _with_results(
     history: list[Message], results: list[ToolResult], frontend: set[str]
 ) -> list[Message]:
@@ -326,6 +444,7 @@ def _with_results(
                 tool_name=call.name,
                 content=result.content,
                 is_error=result.is_error,
+                id=result.message_id,
             )
         )
     return out

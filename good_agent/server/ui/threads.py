@@ -1,7 +1,7 @@
 """Where a served agent keeps each thread's history: SQLite by default, Redis or Postgres
 for many workers.
 
-A history is stored as :func:`~good_agent.messages.dump_messages` bytes under its
+A history is stored as `dump_messages` bytes under its
 thread id, with its *owner* (the identity of whoever started the thread: the SHA-256 of
 a client key, an identity the app's owner hook returned, or ``""`` on a server with
 neither), after every run (also a failed or cancelled one), so any worker can continue

@@ -9,16 +9,24 @@ a last assistant message carries the user's answers to approval requests
 results of calls the client ran. The messages before are the history, used only when the
 server keeps no store.
 
+A ``file`` part of a user message becomes a media part of the prompt (a ``data:`` URL
+decoded); ``trigger: "regenerate-message"`` replaces the thread's last answer.
+
 Response: the ``x-vercel-ai-ui-message-stream: v1`` stream of JSON chunks (``start``,
-``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``,
-``tool-approval-request`` whose ``approvalId`` is the call's approval id (a keyed digest
-bound to the thread's owner, the thread and the call), ``finish-step``,
-``finish``, ``error``), ended by ``data: [DONE]``. No maintained Python package defines
-these shapes, so the pydantic models here do (:data:`Chunk` parses any of them).
+whose ``messageId`` is the request's last assistant message when the request answers its
+calls, ``start-step``, ``text-*``, ``reasoning-*``, ``tool-input-*``, ``tool-output-*``
+(``tool-output-denied`` for a denial), ``tool-approval-request`` whose ``approvalId`` is
+the call's approval id (a keyed digest bound to the thread's owner, the thread and the
+call; for ai 5 a ``data-tool-approval`` part instead), ``finish-step``, ``finish`` with
+the usage and the model's name as ``messageMetadata``, ``error``), ended by
+``data: [DONE]``. No maintained Python package defines
+these shapes, so the pydantic models here do (`Chunk` parses any of them).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -39,8 +47,16 @@ from good_agent.core.run_events import (
     TurnEndEvent,
 )
 from good_agent.server.errors import bad_request
-from good_agent.server.ui.session import Decision, ToolResult, Turn
+from good_agent.server.ui.session import Decision, PreparedRun, ToolResult, Turn
 from good_agent.server.ui.wire_common import field_path, run_failure
+from good_agent.types.content import (
+    AudioUrl,
+    BinaryContent,
+    DocumentUrl,
+    ImageUrl,
+    UserContent,
+    kind_of_media,
+)
 from good_agent.types.messages import (
     AssistantMessage,
     Message,
@@ -77,6 +93,10 @@ class UIPart(_Wire):
     output: Any = None
     error_text: str | None = None
     approval: UIApproval | None = None
+    url: str | None = None
+    media_type: str | None = None
+    filename: str | None = None
+    data: Any = None
 
 
 class UIMessage(_Wire):
@@ -93,6 +113,7 @@ class ChatRequest(_Wire):
     id: str
     messages: list[UIMessage] = Field(min_length=1)
     trigger: str | None = None
+    message_id: str | None = None
     model: str | None = None
 
 
@@ -173,6 +194,22 @@ class ToolOutputAvailableChunk(_Chunk):
     output: Any
 
 
+class ToolOutputDeniedChunk(_Chunk):
+    """The user denied the call (ai 6 and later)."""
+
+    type: Literal["tool-output-denied"] = "tool-output-denied"
+    tool_call_id: str
+
+
+class DataChunk(_Chunk):
+    """A data part (``data-<name>``): here ``data-tool-approval``, a call waiting for
+    approval told to a client of ai 5, which has no approval chunk."""
+
+    type: Literal["data-tool-approval"] = "data-tool-approval"
+    id: str
+    data: Any
+
+
 class ToolOutputErrorChunk(_Chunk):
     """The call failed (or was denied); ``error_text`` is what the model was told."""
 
@@ -188,6 +225,7 @@ class FinishChunk(_Chunk):
     finish_reason: (
         Literal["stop", "length", "content-filter", "tool-calls", "error", "other"] | None
     ) = None
+    message_metadata: Any = None
 
 
 class ErrorChunk(_Chunk):
@@ -206,7 +244,9 @@ Chunk = Annotated[
     | ToolInputAvailableChunk
     | ToolApprovalRequestChunk
     | ToolOutputAvailableChunk
+    | ToolOutputDeniedChunk
     | ToolOutputErrorChunk
+    | DataChunk
     | FinishChunk
     | ErrorChunk,
     Field(discriminator="type"),
@@ -215,6 +255,12 @@ Chunk = Annotated[
 
 CHUNK: TypeAdapter[Any] = TypeAdapter(Chunk)
 """Validates one chunk (``CHUNK.validate_json(line)``)."""
+
+
+APPROVAL_DATA = "data-tool-approval"
+"""The data part that tells a client of ai 5 about a call waiting for approval (its
+``data``: ``approvalId``, ``toolCallId``, ``toolName``, ``input``); the client answers by
+sending it back with ``data.approved`` (and ``data.reason``) set."""
 
 
 def parse_request(body: Any) -> tuple[ChatRequest, Turn]:
@@ -227,18 +273,38 @@ def parse_request(body: Any) -> tuple[ChatRequest, Turn]:
         raise bad_request(f"{where}: {error['msg']}", where) from None
     last = data.messages[-1]
     turn = Turn(thread_id=data.id, model=data.model, model_field="model")
+    turn.regenerate = data.trigger == "regenerate-message"
+    index = len(data.messages) - 1
     if last.role == "user":
-        turn.prompt = _text(last)
+        turn.prompt = _content(last, f"messages.{index}")
         turn.history = _history(data.messages[:-1])
         return data, turn
+    if turn.regenerate:
+        raise bad_request(
+            "a regenerate request ends with the user message whose answer is regenerated",
+            f"messages.{index}.role",
+        )
+    turn.reply_id = last.id if last.role == "assistant" else None
     turn.history = _history(data.messages)
-    where = f"messages.{len(data.messages) - 1}.parts"
-    for index, part in enumerate(last.parts):
+    where = f"messages.{index}.parts"
+    for number, part in enumerate(last.parts):
+        if part.type == APPROVAL_DATA and isinstance(part.data, dict):
+            answer = part.data
+            if isinstance(answer.get("approvalId"), str) and isinstance(
+                answer.get("approved"), bool
+            ):
+                reason = answer.get("reason")
+                turn.decisions[answer["approvalId"]] = Decision(
+                    answer["approved"],
+                    str(reason) if reason else None,
+                    f"{where}.{number}.data.approvalId",
+                )
+            continue
         if part.tool_call_id is None:
             continue
         if part.approval is not None and part.approval.approved is not None:
             turn.decisions[part.approval.id] = Decision(
-                part.approval.approved, part.approval.reason, f"{where}.{index}.approval.id"
+                part.approval.approved, part.approval.reason, f"{where}.{number}.approval.id"
             )
         elif part.state in ("output-available", "output-error"):
             turn.results.append(
@@ -246,14 +312,59 @@ def parse_request(body: Any) -> tuple[ChatRequest, Turn]:
                     part.tool_call_id,
                     part.error_text or _render(part.output),
                     is_error=part.state == "output-error",
-                    field=f"{where}.{index}.toolCallId",
+                    field=f"{where}.{number}.toolCallId",
                 )
             )
     return data, turn
 
 
-def _text(message: UIMessage) -> str:
-    return "".join(part.text or "" for part in message.parts if part.type == "text")
+def _content(message: UIMessage, where: str) -> str | list[UserContent]:
+    """A user message's text and files as the agent's prompt (a 400 naming a part it
+    cannot take)."""
+    items: list[UserContent] = []
+    for number, part in enumerate(message.parts):
+        if part.type == "text":
+            if part.text:
+                items.append(part.text)
+        elif part.type == "file":
+            items.append(_file(part, f"{where}.parts.{number}"))
+    if all(isinstance(item, str) for item in items):
+        return "".join(item for item in items if isinstance(item, str))
+    return items
+
+
+def _file(part: UIPart, where: str) -> UserContent:
+    """A ``file`` part as a media part: a ``data:`` URL decoded, an ``http(s)`` URL kept."""
+    url, media_type = part.url, part.media_type
+    if not url:
+        raise bad_request(f"{where}.url: a file part needs a url", f"{where}.url")
+    if not media_type:
+        raise bad_request(
+            f"{where}.mediaType: a file part needs a media type", f"{where}.mediaType"
+        )
+    if url.startswith("data:"):
+        header, sep, payload = url[5:].partition(",")
+        if not sep or not header.endswith(";base64"):
+            raise bad_request(
+                f"{where}.url: a data URL must be base64 (data:<type>;base64,...)",
+                f"{where}.url",
+            )
+        try:
+            raw = base64.b64decode(payload, validate=True)
+        except (binascii.Error, ValueError):
+            message = f"{where}.url: the data URL is not valid base64"
+            raise bad_request(message, f"{where}.url") from None
+        return BinaryContent(raw, media_type)
+    if not url.startswith(("https://", "http://")):
+        raise bad_request(
+            f"{where}.url: a file part's url must be a data: or http(s) URL", f"{where}.url"
+        )
+    kind = kind_of_media(media_type)
+    if kind == "image":
+        return ImageUrl(url=url, media_type=media_type)
+    if kind == "audio":
+        return AudioUrl(url=url, media_type=media_type)
+    return DocumentUrl(url=url, media_type=media_type)
 
 
 def _render(value: Any) -> str:
@@ -267,9 +378,9 @@ def _tool_name(part: UIPart) -> str:
 def _history(messages: list[UIMessage]) -> list[Message]:
     """The client's messages as a history (its system messages are not taken)."""
     history: list[Message] = []
-    for message in messages:
+    for index, message in enumerate(messages):
         if message.role == "user":
-            history.append(UserMessage(content=_text(message)))
+            history.append(UserMessage(content=_content(message, f"messages.{index}")))
         elif message.role == "assistant":
             steps: list[list[UIPart]] = [[]]
             for part in message.parts:
@@ -313,8 +424,20 @@ def _step(parts: list[UIPart]) -> list[Message]:
 class _Encoder:
     """Frames a run's events as UI message stream chunks."""
 
-    def __init__(self, approval_id: Callable[[str], str] = str) -> None:
+    def __init__(
+        self,
+        approval_id: Callable[[str], str] = str,
+        *,
+        frontend: frozenset[str] = frozenset(),
+        denied: frozenset[str] = frozenset(),
+        approvals: bool = True,
+        model_name: str | None = None,
+    ) -> None:
         self.approval_id = approval_id
+        self.frontend = frontend
+        self.denied = denied
+        self.approvals = approvals
+        self.model_name = model_name
         self.step_open = False
         self.turn_ended = False
         self.part: tuple[str, str] | None = None  # ("text" | "reasoning", id)
@@ -373,6 +496,8 @@ class _Encoder:
             return chunks
         if isinstance(event, ToolResultEvent):
             message = event.message
+            if message.tool_call_id in self.denied and self.approvals:
+                return [ToolOutputDeniedChunk(tool_call_id=message.tool_call_id)]
             if message.is_error:
                 return [
                     ToolOutputErrorChunk(
@@ -383,17 +508,42 @@ class _Encoder:
                 ToolOutputAvailableChunk(tool_call_id=message.tool_call_id, output=message.content)
             ]
         if isinstance(event, RunEndEvent):
-            deferred = event.result.deferred
-            chunks = [
-                ToolApprovalRequestChunk(
-                    approval_id=self.approval_id(d.digest), tool_call_id=d.call_id
-                )
-                for d in deferred
-            ]
-            chunks += self._close_part()
+            result = event.result
+            deferred = result.deferred
+            chunks = self._close_part()
+            for d in deferred:
+                if d.tool_name in self.frontend:
+                    continue  # the client runs it and sends its output in the next request
+                shown = self.approval_id(d.digest)
+                if self.approvals:
+                    chunks.append(
+                        ToolApprovalRequestChunk(approval_id=shown, tool_call_id=d.call_id)
+                    )
+                else:
+                    data = {
+                        "approvalId": shown,
+                        "toolCallId": d.call_id,
+                        "toolName": d.tool_name,
+                        "input": d.arguments,
+                    }
+                    chunks.append(DataChunk(id=shown, data=data))
             if self.step_open:
                 chunks.append(StepChunk(type="finish-step"))
-            chunks.append(FinishChunk(finish_reason="tool-calls" if deferred else "stop"))
+            usage = result.usage
+            metadata: dict[str, Any] = {
+                "usage": {
+                    "inputTokens": usage.input_tokens,
+                    "outputTokens": usage.output_tokens,
+                    "totalTokens": usage.input_tokens + usage.output_tokens,
+                }
+            }
+            if self.model_name:
+                metadata["model"] = self.model_name
+            chunks.append(
+                FinishChunk(
+                    finish_reason="tool-calls" if deferred else "stop", message_metadata=metadata
+                )
+            )
             return chunks
         return []
 
@@ -401,12 +551,27 @@ class _Encoder:
 async def encode_run(
     events: AsyncGenerator[RunEvent, None],
     request_id: str,
-    approval_id: Callable[[str], str] = str,
+    prepared: PreparedRun,
+    *,
+    frontend: frozenset[str] = frozenset(),
+    approvals: bool = True,
 ) -> AsyncIterator[str]:
-    """The SSE text of a run, from ``start`` to ``data: [DONE]``; ``approval_id`` gives
-    the id shown for a waiting call from its digest."""
-    encoder = _Encoder(approval_id)
-    yield StartChunk(message_id=f"msg_{uuid.uuid4().hex[:16]}").sse()
+    """The SSE text of a run, from ``start`` to ``data: [DONE]``.
+
+    The ``start`` chunk continues the request's last assistant message (its id) when the
+    request answers its calls, so the client keeps one message; calls to ``frontend``
+    tools are left to the client; ``approvals`` off tells a waiting call as a
+    ``data-tool-approval`` part (ai 5) instead of a ``tool-approval-request``.
+    """
+    encoder = _Encoder(
+        prepared.approval_id,
+        frontend=frontend,
+        denied=prepared.denied,
+        approvals=approvals,
+        model_name=prepared.model_name,
+    )
+    message_id = prepared.turn.reply_id or f"msg_{uuid.uuid4().hex[:16]}"
+    yield StartChunk(message_id=message_id).sse()
     try:
         async with aclosing(events):
             async for event in events:

@@ -18,7 +18,7 @@ def span_value(span: ValueSpan, *, repair: bool = True) -> tuple[bool, Any]:
     """Decode a value span: the value decoded while scanning, or a lenient decode.
 
     A complete value is first decoded as strict JSON (within the limit of
-    :func:`~.scanner.json_depth_ok`), as the one-shot fast path does, so
+    `json_depth_ok`), as the one-shot fast path does, so
     chunking never changes the result. ``repair=False`` (values outside a
     tool-call marker) skips json-repair.
     """

@@ -29,7 +29,7 @@ def decode_hermes_json(region: Region) -> Decoded | None:
     """Decode a ``<tool_call>`` whose body starts with ``{``.
 
     When other text follows the object inside the tag, the whole body is
-    decoded instead (see :func:`decode_hermes`).
+    decoded instead (see `decode_hermes`).
     """
     if region.values:
         return decode_explicit_value(region)
@@ -55,7 +55,7 @@ HERMES_JSON = Marker(
 """Hermes / Qwen ``<tool_call>`` tags holding a JSON object."""
 
 HERMES = Marker("hermes", (Lit("<tool_call>"),), decode_hermes, until="</tool_call>")
-"""Hermes / Qwen ``<tool_call>`` tags with any other body (after :data:`HERMES_JSON`)."""
+"""Hermes / Qwen ``<tool_call>`` tags with any other body (after `HERMES_JSON`)."""
 
 FENCED = Marker(
     "fenced",
