@@ -17,30 +17,16 @@ Run: ``python benchmarks/media_memory.py``
 from __future__ import annotations
 
 import os
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
 from good_agent import Agent, BinaryContent, ToolCache, UserMessage
+from good_agent._util.memory import peak_of
 from good_agent.core.redaction import agent_secrets
 from good_agent.types.messages import AssistantMessage, ToolCall, ToolMessage
 
 SIZE = 5 * 1024 * 1024
 LIMIT = 1.2
-
-
-def peak_of(work: Callable[[], Any]) -> int:
-    """Peak bytes allocated while ``work`` runs, beyond those held when it starts."""
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base, _ = tracemalloc.get_traced_memory()
-        result = work()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    del result
-    return peak - base
 
 
 def main() -> None:

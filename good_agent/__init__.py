@@ -77,7 +77,7 @@ from good_agent.models import (
     register_provider,
     resolve_model,
 )
-from good_agent.providers.modes import get_adapter
+from good_agent.providers.modes import get_adapter, strategy_for
 from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools import Tool, ToolRegistry, Toolset, tool
@@ -292,5 +292,6 @@ __all__ = [
     "register_profile",
     "register_provider",
     "resolve_model",
+    "strategy_for",
     "tool",
 ]

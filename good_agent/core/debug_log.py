@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from good_agent.models.base import ModelRequest
+from good_agent.models.traits import request_mode
 from good_agent.types.messages import ToolCall, ToolResponse
 
 model_logger = logging.getLogger("good_agent.models")
@@ -28,19 +29,12 @@ tool_logger = logging.getLogger("good_agent.tools")
 """Where tool calls are logged (the logger tool errors already go to)."""
 
 
-def _mode(model: Any, request: ModelRequest) -> str:
-    mode = request.settings.get("mode")
-    if mode is None:
-        strategy = getattr(model, "tool_strategy", None)
-        mode = getattr(strategy, "mode", None) or getattr(model, "mode", None)
-    return "-" if mode is None else str(getattr(mode, "value", mode))
-
-
 def log_model_request(model: Any, request: ModelRequest, *, streamed: bool) -> None:
     """Log one model request at DEBUG: model, mode, message and tool counts."""
     if not model_logger.isEnabledFor(logging.DEBUG):
         return
-    name, mode = str(getattr(model, "model_name", type(model).__name__)), _mode(model, request)
+    name = str(getattr(model, "model_name", type(model).__name__))
+    mode = request_mode(model, request) or "-"
     model_logger.debug(
         "model request: model=%s mode=%s messages=%d tools=%d streamed=%s",
         name,

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 from pydantic import TypeAdapter, ValidationError
 
 from good_agent.core.instructions import with_system_text
+from good_agent.models.traits import takes_response_format, tool_calling_mode
 from good_agent.providers.schema.strict import to_strict_schema
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools.tool import Tool
@@ -79,25 +80,6 @@ class OutputRejected(OutputInvalid):
     def __init__(self, problems: list[str], by: str = "an output validator") -> None:
         super().__init__(problems)
         self.by = by
-
-
-def model_mode(model: Any) -> ToolCallingMode | None:
-    """The tool-calling mode of ``model`` when it has one (a fallback chain: its first)."""
-    models = getattr(model, "models", None)
-    if isinstance(models, list | tuple) and models:
-        return model_mode(models[0])
-    strategy = getattr(model, "tool_strategy", None)
-    mode = getattr(strategy, "mode", None)
-    return mode if isinstance(mode, ToolCallingMode) else None
-
-
-def supports_response_format(model: Any) -> bool:
-    """Whether ``model``'s wire format takes a ``response_format`` (unknown: assumed)."""
-    models = getattr(model, "models", None)
-    if isinstance(models, list | tuple) and models:
-        return all(supports_response_format(m) for m in models)
-    codec = getattr(getattr(model, "tool_strategy", None), "codec", None)
-    return bool(getattr(codec, "supports_response_format", True))
 
 
 def is_text_type(output_type: Any) -> bool:
@@ -144,8 +126,8 @@ class OutputSpec:
             self.function = Tool.from_function(output_type, name=OUTPUT_TOOL_NAME)
             structured = Any
         if mode == "auto":
-            mode = "prompted" if model_mode(model) in _PROMPTED_MODES else "tool"
-        elif mode == "native" and not supports_response_format(model):
+            mode = "prompted" if tool_calling_mode(model) in _PROMPTED_MODES else "tool"
+        elif mode == "native" and not takes_response_format(model):
             raise ModelConfigError(
                 f"output_mode='native' needs a response_format, which {model.model_name} "
                 "does not support: use output_mode='tool' or 'prompted'"

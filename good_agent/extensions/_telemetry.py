@@ -42,6 +42,7 @@ from good_agent.extensions._telemetry_content import (
     system_instructions,
 )
 from good_agent.models.base import ModelRequest, ModelResponse
+from good_agent.models.traits import model_profile, request_mode
 
 REQUEST_SETTINGS = {
     "temperature": "gen_ai.request.temperature",
@@ -58,18 +59,8 @@ REQUEST_SETTINGS = {
 
 def provider_name(model: Any) -> str:
     """The ``gen_ai.provider.name`` of ``model``: its profile's provider, else ``good_agent``."""
-    profile = getattr(model, "profile", None)
-    name = getattr(profile, "provider", None) or getattr(model, "provider", None)
-    return str(name) if name else "good_agent"
-
-
-def model_mode(model: Any, request: ModelRequest | None = None) -> str | None:
-    """The tool-calling mode a request goes out in (``None`` when the model has none)."""
-    if request is not None and "mode" in request.settings:
-        return str(getattr(request.settings["mode"], "value", request.settings["mode"]))
-    adapter = getattr(model, "adapter", None)
-    mode = getattr(adapter, "mode", None) or getattr(model, "mode", None)
-    return None if mode is None else str(getattr(mode, "value", mode))
+    profile = model_profile(model)
+    return profile.provider if profile is not None else "good_agent"
 
 
 @dataclass(slots=True)
@@ -178,7 +169,7 @@ class Telemetry(AgentComponent):
             "gen_ai.provider.name": provider_name(model),
             "gen_ai.request.model": model.model_name,
         }
-        mode = model_mode(model, request)
+        mode = request_mode(model, request)
         if mode is not None:
             attributes["good_agent.request.mode"] = mode
         for key, name in REQUEST_SETTINGS.items():

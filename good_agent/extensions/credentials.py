@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import SecretStr
 
 from good_agent.core.run_context import RunContext, takes_context
+from good_agent.extensions._cache_stores import MemoryStore
 from good_agent.extensions._common import is_secret
 from good_agent.tools import Tool
 
@@ -110,8 +111,6 @@ def warn_if_unkeyed(store: object, key: bytes | str | None = None) -> bool:
     """Warn (`UnkeyedScopeWarning`) that credential-scoped entries go to
     ``store``, a store other processes share (not the in-process ``MemoryStore``),
     with no deployment scope key configured. Returns whether it warned."""
-    from good_agent.extensions import MemoryStore  # the public face (no import cycle)
-
     if isinstance(store, MemoryStore) or configured_scope_key(key) is not None:
         return False
     warnings.warn(

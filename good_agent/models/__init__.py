@@ -1,7 +1,8 @@
 """Language models: the protocol the agent loop talks to, and its implementations."""
 
+from good_agent.http.transport import Transport
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
-from good_agent.models.fallback_model import AllModelsFailedError, FallbackModel
+from good_agent.models.fallback_chain import AllModelsFailedError, FallbackModel
 from good_agent.models.guard import (
     ModelRequestsDisabledError,
     check_allow_model_requests,
@@ -17,7 +18,6 @@ from good_agent.models.vendors import (
     OpenAIChatModel,
     OpenAIResponsesModel,
 )
-from good_agent.providers.transport import Transport
 
 ALLOW_MODEL_REQUESTS = True
 """Whether real models may send requests; tests set it to ``False`` (see

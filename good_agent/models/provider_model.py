@@ -16,9 +16,23 @@ import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any, ClassVar
 
-from good_agent.models import fallback
+from good_agent.http.transport import (
+    AnyTransport,
+    Transport,
+    event_batches,
+    one_attempt,
+    streams,
+    transport_address,
+)
+from good_agent.http.transport import aclose as close_transport
+from good_agent.http.wire_errors import malformed_reply, stream_cut
 from good_agent.models.base import ModelRequest, ModelStreamItem
 from good_agent.models.guard import check_allow_model_requests
+from good_agent.models.prompt_fallback import (
+    calls_from_content,
+    content_call_stream,
+    rejects_tools,
+)
 from good_agent.models.strategy import Plan, StrategyChoice, StrictSetting
 from good_agent.providers.builtin_tools import check_builtin_tools
 from good_agent.providers.profiles import ModelProfile, get_profile, unknown_name_profile
@@ -30,15 +44,7 @@ from good_agent.providers.strategies.reply_streams import ReplyStream
 from good_agent.providers.streaming import IncompleteStreamError, ModelDelta, StreamFailedError
 from good_agent.providers.streaming.whole import WholeReplyDecoder
 from good_agent.providers.thinking import check_thinking
-from good_agent.providers.transport import (
-    AnyTransport,
-    Transport,
-    event_batches,
-    streams,
-    transport_address,
-)
 from good_agent.providers.types import ChatRequest, JSONDict
-from good_agent.providers.wire_errors import malformed_reply, stream_cut
 from good_agent.types.errors import (
     ModelConnectionError,
     ModelError,
@@ -57,7 +63,7 @@ class ProviderModel:
 
     Args:
         model: The model name, optionally provider-prefixed (``"anthropic:claude-..."``).
-        transport: Where bodies are sent (see `good_agent.providers.transport`).
+        transport: Where bodies are sent (see `good_agent.http.transport`).
         mode: The tool-calling mode; ``AUTO`` uses the model's profile.
         settings: Default sampling settings, merged under each request's.
         profile: A ready profile (skips the registry lookup).
@@ -113,19 +119,17 @@ class ProviderModel:
 
     async def aclose(self) -> None:
         """Close the transport's connections (when it has an ``aclose``)."""
-        close = getattr(self.transport, "aclose", None)
-        if close is not None:
-            await close()
+        await close_transport(self.transport)
 
     def one_attempt(self) -> ProviderModel:
         """This model sending each request once (no retries by its transport or SDK
         client): a copy on the transport's ``one_attempt()``, or this model when its
         transport has none."""
-        once = getattr(self.transport, "one_attempt", None)
-        if once is None:
+        once = one_attempt(self.transport)
+        if once is self.transport:
             return self
         clone = copy.copy(self)
-        clone.transport = once()
+        clone.transport = once
         return clone
 
     def strategy_for(self, mode: ToolCallingMode) -> CodecStrategy:
@@ -184,12 +188,12 @@ class ProviderModel:
     @property
     def provider(self) -> str:
         """The provider named in errors: the transport's, else the profile's."""
-        return str(getattr(self.transport, "provider", "") or self.profile.provider)
+        return str(self.transport.provider or self.profile.provider)
 
     @property
     def fallback_key(self) -> str:
         """The name fallback decisions of this model are logged under: its provider,
-        model and server (see `good_agent.models.fallback.upstream_key`)."""
+        model and server (see `good_agent.models.prompt_fallback.upstream_key`)."""
         return self.strategy.key
 
     @property
@@ -200,7 +204,7 @@ class ProviderModel:
 
     def _fall_back(self, plan: Plan, error: ModelError, chat: ChatRequest) -> Plan:
         """The prompted plan after a refusal of tools, or ``error`` raised."""
-        if not plan.may_fall_back or not fallback.rejects_tools(error):
+        if not plan.may_fall_back or not rejects_tools(error):
             raise error
         self.strategy.learned.remember(
             ToolCallingMode.VALIDATED, f"the server rejected tools ({error})"
@@ -267,7 +271,7 @@ class ProviderModel:
                 body=raw,
             ) from exc
         if plan.content_calls:
-            decoded = fallback.calls_from_content(
+            decoded = calls_from_content(
                 self.strategy.learned, decoded, list(plan.context.tools)
             )
         if plan.context.parallel_tool_calls is False and len(decoded.tool_calls) > 1:
@@ -360,7 +364,7 @@ class ProviderModel:
                 plan.strategy.codec.decode_response, replies.decoder.names
             )
         if plan.content_calls:
-            replies = fallback.content_call_stream(self.strategy.learned, replies)
+            replies = content_call_stream(self.strategy.learned, replies)
         return replies
 
     def _feed(self, replies: ReplyStream, event: JSONDict) -> list[ModelDelta]:
@@ -425,7 +429,7 @@ class SDKModel(ProviderModel):
             close), or a ready official SDK client, which is then sent with (and
             overrides the two above).
         max_retries: How many times the HTTP transport sends a failed request again
-            (see `good_agent.providers.retries`; an SDK client keeps its own).
+            (see `good_agent.http.retries`; an SDK client keeps its own).
         settings: Default sampling settings, merged under each request's.
         mode: Tool-calling mode (the class default when not given).
         profile: A ready profile instead of the registry's.

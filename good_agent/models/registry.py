@@ -1,7 +1,9 @@
-"""The provider registry: a codec, a transport and profile rules under one name.
+"""Providers registered by name: a codec, a transport and profile rules under one name,
+held as a [`Vendor`][good_agent.providers.vendor.Vendor] in the one vendor registry
+(`good_agent.providers.registry`), beside the built-ins.
 
 Registering a provider makes ``Agent(model="name:some-model")``,
-``resolve_model(...)``, ``get_adapter(...)`` and a bridge ``[[models]]`` entry with
+``resolve_model(...)``, ``strategy_for(...)`` and a bridge ``[[models]]`` entry with
 ``provider = "name"`` work. The built-in providers are registered the same way.
 """
 
@@ -12,27 +14,23 @@ from typing import Any
 
 from good_agent.models.base import LanguageModel
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.codecs import Codec, get_codec, register_codec
 from good_agent.providers.profiles import (
     DEFAULT_REGISTRY,
     ModelProfile,
     ProfileRegistry,
     ProviderInfo,
 )
+from good_agent.providers.registry import get_codec, register_vendor
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.providers.transport import AnyTransport
+from good_agent.providers.vendor import Codec, TransportFactory, Vendor
 
 ModelFactory = Callable[..., LanguageModel]
 """Builds a model: ``factory(name, base_url=, api_key=, settings=, mode=, profile=)``."""
 
-TransportFactory = Callable[..., AnyTransport]
-"""Builds a transport: ``factory(model=, base_url=, api_key=)``."""
-
 MODEL_FACTORIES: dict[str, ModelFactory] = {}
-"""The model factory of every registered provider, by provider name."""
-
-TRANSPORTS: dict[str, TransportFactory] = {}
-"""The transport factory of every provider registered with `register_provider`."""
+"""The model factory of each provider that has its own model class (the built-ins' named
+classes, and each [`register_provider`][good_agent.register_provider]'d name); a vendor
+registered with only its descriptor gets a vendor model (`models.vendors.vendor_model`)."""
 
 
 def register_model_factory(name: str, factory: ModelFactory) -> None:
@@ -71,13 +69,17 @@ def register_provider(
         registry: The profile registry (the process-wide one by default).
     """
     target = registry or DEFAULT_REGISTRY
-    if isinstance(codec, Codec):
-        register_codec(codec)
-        codec_name = codec.name
-    else:
-        codec_name = get_codec(codec).name
-    target.register_provider(ProviderInfo(name, codec_name, dict(defaults or {})))
-    TRANSPORTS[name] = transport
+    codec_name = codec.name if isinstance(codec, Codec) else get_codec(codec).name
+    info = ProviderInfo(name, codec_name, dict(defaults or {}))
+    target.register_provider(info)
+    register_vendor(
+        Vendor(
+            name=name,
+            providers={name: info},
+            codecs=(codec,) if isinstance(codec, Codec) else (),
+            transports={name: transport},
+        )
+    )
     for pattern, values in profiles:
         target.register(pattern, provider=name, **dict(values))
 

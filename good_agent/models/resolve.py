@@ -9,7 +9,7 @@ profile unless ``mode`` is given. A name no rule knows, sent to an explicit
 with fallback" (`good_agent.providers.profiles.unknown_name_profile`, the rule the
 bridge follows too): native tools first, and in ``AUTO`` mode a server that refuses
 tools makes the model fall back to prompt-based calling, and calls written into
-``content`` are parsed (see `good_agent.models.fallback`). Register a profile
+``content`` are parsed (see `good_agent.models.prompt_fallback`). Register a profile
 with ``mode="validated"`` for a server known not to support tools.
 """
 
@@ -25,6 +25,7 @@ from good_agent.models.vendors import (
     OllamaModel,
     OpenAIChatModel,
     OpenAIResponsesModel,
+    vendor_model,
 )
 from good_agent.providers.profiles import (
     DEFAULT_REGISTRY,
@@ -32,17 +33,12 @@ from good_agent.providers.profiles import (
     ProfileRegistry,
     get_profile,
 )
+from good_agent.providers.registry import http_transport_of, provider_names
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.types.errors import ModelConfigError
 
-for _name, _factory in (
-    ("openai", OpenAIChatModel),
-    ("openai-responses", OpenAIResponsesModel),
-    ("anthropic", AnthropicModel),
-    ("gemini", GeminiModel),
-    ("ollama", OllamaModel),
-):
-    register_model_factory(_name, _factory)
+for _class in (OpenAIChatModel, OpenAIResponsesModel, AnthropicModel, GeminiModel, OllamaModel):
+    register_model_factory(_class.provider_prefix, _class)
 
 __all__ = ["NATIVE_WITH_FALLBACK", "resolve_model"]
 
@@ -63,11 +59,13 @@ def resolve_model(
     profile = get_profile(model, registry)
     prefix = (registry or DEFAULT_REGISTRY).unknown_prefix(model)
     if prefix is not None:
-        known = ", ".join(sorted(MODEL_FACTORIES))
+        known = ", ".join(provider_names())
         raise ModelConfigError(
             f"unknown model provider '{prefix}' in model name '{model}'; known providers: {known}"
         )
     factory = MODEL_FACTORIES.get(profile.provider)
+    if factory is None and http_transport_of(profile.provider) is not None:
+        factory = vendor_model(profile.provider)
     if factory is None:
         raise ModelConfigError(f"no model class for provider '{profile.provider}' ('{model}')")
     # A name no rule knows is settled by the model's strategy choice

@@ -11,7 +11,7 @@ The one place that decides, for the agent's models and the bridge alike:
 - an ``AUTO`` model that ends up ``NATIVE`` falls back to prompt-based calling
   (``VALIDATED``) when its server refuses tools, remembered by this choice (so by
   the model object that owns it; `Learned`), and has
-  calls it writes into its text parsed (see `good_agent.models.fallback`);
+  calls it writes into its text parsed (see `good_agent.models.prompt_fallback`);
 - a request with no tools and no tool calls in its history is sent plainly in
   every mode (a structured or prompted rewrite would only change it).
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from good_agent.models import fallback
+from good_agent.models.prompt_fallback import Learned, upstream_key
 from good_agent.providers.capabilities import checked_messages
 from good_agent.providers.history import history_tool_names
 from good_agent.providers.modes import strategy_for_profile
@@ -109,8 +109,8 @@ class StrategyChoice:
         self.profile = with_mode(profile, self.requested)
         self.strict = strict
         self.text_format = text_format
-        self.key = fallback.upstream_key(profile.provider, profile.model, upstream)
-        self.learned = fallback.Learned(self.key)
+        self.key = upstream_key(profile.provider, profile.model, upstream)
+        self.learned = Learned(self.key)
         self._strategies: dict[ToolCallingMode, CodecStrategy] = {}
         self.default = self.for_mode(None)
         self.auto_native = self.auto and self.default.mode is ToolCallingMode.NATIVE

@@ -1,33 +1,27 @@
-"""The model classes of the built-in vendors: the table of built-in models.
+"""The model classes of the vendors: a model on a vendor's descriptor.
 
-Each is an `SDKModel` on its vendor's codec,
-profile rules and HTTP transport (``providers/<vendor>/http_transport.py``): the class a
-bridge route to the same upstream builds. Given an official SDK client instead
-(``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``, ``google.genai.Client``), a
-model sends with that client (``providers/<vendor>/sdk_transport.py``).
+Each is an `SDKModel` on its vendor's codec, profile rules and HTTP transport, all read
+from the vendor's [`Vendor`][good_agent.providers.vendor.Vendor] descriptor in the one
+registry: the transport class a bridge route to the same upstream builds. Given an
+official SDK client instead (``openai.AsyncOpenAI``, ``anthropic.AsyncAnthropic``,
+``google.genai.Client``), a model sends with that client (the descriptor's SDK
+transport). The built-in vendors have named classes (`OpenAIChatModel`...); any other
+registered vendor gets one from `vendor_model`.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import httpx2
 
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.transport import Transport
 from good_agent.models.provider_model import SDKModel
-from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
-from good_agent.providers.anthropic.sdk_transport import AnthropicTransport
-from good_agent.providers.gemini.http_transport import GeminiHttpTransport
-from good_agent.providers.gemini.sdk_transport import GeminiTransport
-from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.ollama.http_transport import OllamaHttpTransport
-from good_agent.providers.openai.http_transport import (
-    OpenAIHttpTransport,
-    OpenAIResponsesHttpTransport,
-)
-from good_agent.providers.openai.sdk_transport import OpenAIClientTransport
+from good_agent.providers.registry import vendor_of
 from good_agent.providers.strategies.base import ToolCallingMode
-from good_agent.providers.transport import Transport
 from good_agent.types.errors import ModelConfigError
 
 
@@ -35,8 +29,6 @@ class _VendorModel(SDKModel):
     """A built-in vendor's model: the vendor's HTTP transport (on ``client`` when it is
     an ``httpx2.AsyncClient``), or its SDK transport on an official SDK client."""
 
-    _http_transport: ClassVar[type[HttpTransport]]
-    _sdk_transport: ClassVar[Callable[..., Transport] | None] = None
     _transport_options: ClassVar[Mapping[str, Any]] = {}
 
     @classmethod
@@ -50,8 +42,16 @@ class _VendorModel(SDKModel):
         max_retries: int = 2,
     ) -> Transport:
         """The vendor's HTTP transport, or its SDK transport on an SDK ``client``."""
+        vendor = vendor_of(cls.provider_prefix)
+        http: type[HttpTransport] | None = None
+        sdk: Callable[..., Any] | None = None
+        if vendor is not None:
+            http = vendor.http_transports.get(cls.provider_prefix)
+            sdk = vendor.sdk_transports.get(cls.provider_prefix)
+        if http is None:
+            raise ModelConfigError(f"no HTTP transport for provider '{cls.provider_prefix}'")
         if client is None or isinstance(client, httpx2.AsyncClient):
-            return cls._http_transport.for_model(
+            return http.for_model(
                 model,
                 base_url=base_url,
                 api_key=api_key,
@@ -59,13 +59,13 @@ class _VendorModel(SDKModel):
                 max_retries=max_retries,
                 **cls._transport_options,
             )
-        sdk = cls._sdk_transport
         if sdk is None:
             raise ModelConfigError(
                 f"client for model '{model}' must be an httpx2.AsyncClient, "
                 f"not {type(client).__name__}"
             )
-        return sdk(model, client=client, base_url=base_url)
+        transport: Transport = sdk(model, client=client, base_url=base_url)
+        return transport
 
 
 class OllamaModel(_VendorModel):
@@ -79,7 +79,6 @@ class OllamaModel(_VendorModel):
     """
 
     provider_prefix = "ollama"
-    _http_transport = OllamaHttpTransport
 
 
 class OpenAIChatModel(_VendorModel):
@@ -97,12 +96,6 @@ class OpenAIChatModel(_VendorModel):
     provider_prefix = "openai"
     default_mode = ToolCallingMode.NATIVE
     default_strict = False
-    _http_transport = OpenAIHttpTransport
-    _sdk_transport = OpenAIClientTransport
-
-
-def _responses_client_transport(model: str, **connection: Any) -> OpenAIClientTransport:
-    return OpenAIClientTransport(model, api="responses", **connection)
 
 
 class OpenAIResponsesModel(_VendorModel):
@@ -110,8 +103,6 @@ class OpenAIResponsesModel(_VendorModel):
     [`OpenAIChatModel`][good_agent.OpenAIChatModel])."""
 
     provider_prefix = "openai-responses"
-    _http_transport = OpenAIResponsesHttpTransport
-    _sdk_transport = _responses_client_transport
 
 
 class AnthropicModel(_VendorModel):
@@ -125,8 +116,6 @@ class AnthropicModel(_VendorModel):
     """
 
     provider_prefix = "anthropic"
-    _http_transport = AnthropicHttpTransport
-    _sdk_transport = AnthropicTransport
 
 
 class GeminiModel(_VendorModel):
@@ -140,6 +129,11 @@ class GeminiModel(_VendorModel):
     """
 
     provider_prefix = "gemini"
-    _http_transport = GeminiHttpTransport
-    _sdk_transport = GeminiTransport
     _transport_options: ClassVar[Mapping[str, Any]] = {"signature_cache": 256}
+
+
+@functools.cache
+def vendor_model(provider: str) -> type[SDKModel]:
+    """The model class of provider prefix ``provider`` of a registered vendor with an HTTP
+    transport: its vendor's HTTP transport, or its SDK transport on an SDK client."""
+    return type(f"VendorModel[{provider}]", (_VendorModel,), {"provider_prefix": provider})

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.reply_shape import preview
 from good_agent.providers.types import JSONDict
 from good_agent.types.errors import ModelResponseError

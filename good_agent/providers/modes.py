@@ -1,4 +1,5 @@
-"""Tool-calling modes and `get_adapter`, the strategy for a model name.
+"""Tool-calling modes and `strategy_for`, the strategy for a model name (`get_adapter`
+is its original name, kept).
 
 The rule: ``AUTO`` takes the mode from the model's
 `ModelProfile`, which is ``NATIVE`` for every
@@ -18,9 +19,9 @@ from __future__ import annotations
 
 import logging
 
-from good_agent.providers.codecs import get_codec
 from good_agent.providers.profiles import ModelProfile, ProfileRegistry, get_profile, with_mode
 from good_agent.providers.prompting import Constraint, PromptStyle
+from good_agent.providers.registry import get_codec
 from good_agent.providers.strategies.base import (
     ToolCallingMode,
     ToolCallingStrategy,
@@ -63,7 +64,7 @@ def log_mode(profile: ModelProfile, mode: ToolCallingMode) -> None:
 
     Called each time a strategy is built: a model object builds one per mode it uses
     (`StrategyChoice` keeps them), so it logs once
-    per model object and mode; each `get_adapter` call logs its own choice.
+    per model object and mode; each `strategy_for` call logs its own choice.
     """
     why = f"rule {profile.rule!r}" if profile.rule is not None else "no rule matched"
     strict = "strict tools where the schema allows" if profile.supports_strict else "no strict"
@@ -88,17 +89,14 @@ def _constraint(value: str | None) -> Constraint | None:
     return value  # type: ignore[return-value]
 
 
-def get_adapter(
+def strategy_for(
     model: str,
     mode: ToolCallingMode | str = ToolCallingMode.AUTO,
     *,
     registry: ProfileRegistry | None = None,
 ) -> CodecStrategy:
-    """The tool-calling strategy (a `ToolCallingStrategy`) for ``model`` in ``mode``.
-
-    The name is the original design's entry point and stays; what it returns is a
-    strategy (native, structured, validated or parsed), not a tool adapter: in
-    good-agent "adapter" means [`ToolAdapter`][good_agent.ToolAdapter] only.
+    """The tool-calling strategy (a `ToolCallingStrategy`) for ``model`` in ``mode``:
+    native, structured, validated or parsed.
 
     ``AUTO`` follows the profile (see the module docs for the rule); any other mode
     is used as given.
@@ -107,11 +105,27 @@ def get_adapter(
     return strategy_for_profile(profile)
 
 
+def get_adapter(
+    model: str,
+    mode: ToolCallingMode | str = ToolCallingMode.AUTO,
+    *,
+    registry: ProfileRegistry | None = None,
+) -> CodecStrategy:
+    """The original design's name of [`strategy_for`][good_agent.strategy_for], kept as
+    an alias: the same tool-calling strategy for ``model`` in ``mode``.
+
+    What it returns is a strategy (native, structured, validated or parsed), not a tool
+    adapter: in good-agent "adapter" means [`ToolAdapter`][good_agent.ToolAdapter] only.
+    """
+    return strategy_for(model, mode, registry=registry)
+
+
 __all__ = [
     "STRATEGIES",
     "ToolCallValidation",
     "ToolCallingMode",
     "ToolCallingStrategy",
     "get_adapter",
+    "strategy_for",
     "strategy_for_profile",
 ]

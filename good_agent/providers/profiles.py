@@ -17,10 +17,6 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
-from good_agent.providers.anthropic import profile as anthropic_profile
-from good_agent.providers.gemini import profile as gemini_profile
-from good_agent.providers.ollama import profile as ollama_profile
-from good_agent.providers.openai import profile as openai_profile
 from good_agent.providers.profile_rules import (
     IDENTITY_FIELDS,
     NATIVE,
@@ -29,6 +25,7 @@ from good_agent.providers.profile_rules import (
     ProviderInfo,
     name_candidates,
 )
+from good_agent.providers.registry import vendor_of, vendors
 from good_agent.providers.strategies.base import ToolCallingMode
 
 __all__ = [
@@ -55,14 +52,11 @@ __all__ = [
 
 
 BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
-    **openai_profile.PROVIDERS,
-    **anthropic_profile.PROVIDERS,
-    **gemini_profile.PROVIDERS,
-    **ollama_profile.PROVIDERS,
+    name: info for vendor in vendors() for name, info in vendor.providers.items()
 }
-"""The provider prefixes known out of the box, each from its vendor's folder."""
+"""The provider prefixes known out of the box, each from its vendor's descriptor."""
 
-PROVIDER_ALIASES = {**anthropic_profile.ALIASES, **gemini_profile.ALIASES}
+PROVIDER_ALIASES = {alias: name for vendor in vendors() for alias, name in vendor.aliases.items()}
 """Alternative spellings of provider prefixes (``google`` is an alias of ``gemini``)."""
 
 MODEL_PREFIXES = frozenset({"ft"})
@@ -110,13 +104,9 @@ OPEN_MODEL_RULES: list[ProfileRule] = [
 """The rules of no one vendor: open model families, whoever serves them."""
 
 BUILTIN_RULES: list[ProfileRule] = [
-    *anthropic_profile.RULES,
-    *gemini_profile.RULES,
-    *openai_profile.RULES,
-    *ollama_profile.RULES,
+    *(rule for vendor in vendors() for rule in vendor.rules),
     *OPEN_MODEL_RULES,
-    *anthropic_profile.LAST_RULES,
-    *gemini_profile.LAST_RULES,
+    *(rule for vendor in vendors() for rule in vendor.last_rules),
 ]
 """The built-in rules, in order (first match wins): each vendor's own rules, the open
 model families, then each vendor's catch-all.
@@ -134,11 +124,20 @@ class ProfileRegistry:
         self.user_rules: list[ProfileRule] = []
         self.rules: list[ProfileRule] = list(BUILTIN_RULES)
 
+    def provider(self, name: str) -> ProviderInfo | None:
+        """Provider prefix ``name``: one added to this registry, else the vendor registry's
+        (a vendor registered after this registry was made is known too)."""
+        info = self.providers.get(name)
+        if info is None:
+            vendor = vendor_of(name)
+            info = None if vendor is None else vendor.providers.get(name)
+        return info
+
     def split(self, model: str) -> tuple[str, str]:
         """``(provider, bare name)`` for a possibly prefixed model name."""
         prefix, sep, rest = model.partition(":")
         key = PROVIDER_ALIASES.get(prefix.lower(), prefix.lower())
-        if sep and key in self.providers:
+        if sep and self.provider(key) is not None:
             return key, rest
         return "openai", model
 
@@ -152,7 +151,7 @@ class ProfileRegistry:
         if not sep or not prefix.isidentifier() or prefix.lower() in MODEL_PREFIXES:
             return None
         key = PROVIDER_ALIASES.get(prefix.lower(), prefix.lower())
-        if key in self.providers or self.resolve(model).rule is not None:
+        if self.provider(key) is not None or self.resolve(model).rule is not None:
             return None
         return prefix
 
@@ -165,7 +164,7 @@ class ProfileRegistry:
                 values = {**rule.values, "rule": rule.pattern}
                 break
         provider = str(values.pop("provider", provider))
-        info = self.providers.get(provider) or self.providers["openai"]
+        info = self.provider(provider) or self.providers["openai"]
         merged = {**info.defaults, **values}
         merged.setdefault("codec", info.codec)
         return ModelProfile(model=name, provider=provider, **_profile_fields(merged))
@@ -191,7 +190,7 @@ def _profile_fields(values: dict[str, Any]) -> dict[str, Any]:
 
 
 DEFAULT_REGISTRY = ProfileRegistry()
-"""The process-wide registry used by `get_profile` and `get_adapter`."""
+"""The process-wide registry used by `get_profile` and `strategy_for`."""
 
 
 def get_profile(model: str, registry: ProfileRegistry | None = None) -> ModelProfile:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from good_agent.http.wire_errors import preview as preview
 from good_agent.providers.types import JSONDict
 
 _SHOWN = 200
@@ -27,13 +28,6 @@ class ReplyShapeError(ValueError):
         self.provider = provider
         self.problem = problem
         self.reply = reply
-
-
-def preview(value: Any) -> str:
-    """A short, single-line rendering of ``value`` for error messages."""
-    text = value if isinstance(value, str) else repr(value)
-    text = " ".join(text.split())
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
 def reply_object(raw: Any, provider: str) -> JSONDict:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Self
 
-from good_agent.providers.endpoint import checked_base_url
-from good_agent.providers.wire_errors import map_http_error
+from good_agent.http.endpoint import checked_base_url
+from good_agent.http.wire_errors import map_http_error
 
 
 class SDKTransport:

@@ -27,8 +27,9 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from good_agent.providers.codecs import Codec, codec_names, get_codec
 from good_agent.providers.profile_rules import ModelProfile
+from good_agent.providers.registry import codec_names, get_codec
+from good_agent.providers.vendor import Codec
 
 __all__ = [
     "FRAMEWORK_SETTINGS",

@@ -9,10 +9,10 @@ definitions (`ChatRequest`); replies are decoded straight into the shared
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-JSONDict = dict[str, Any]
-"""A JSON object as decoded by `json.loads`."""
+from good_agent.http.transport import JSONDict
+
+__all__ = ["ChatRequest", "JSONDict", "ToolChoice"]
 
 ToolChoice = str | JSONDict
 """OpenAI-style tool choice: ``"auto"``, ``"none"``, ``"required"`` or

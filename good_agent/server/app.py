@@ -32,9 +32,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Scope
 
+from good_agent.http.http1_wire import Http1Wire, http1_available
+from good_agent.http.wire import AiohttpWire, Wire, aiohttp_available
 from good_agent.models.prices import price
-from good_agent.providers.http1_wire import Http1Wire, http1_available
-from good_agent.providers.http_wire import AiohttpWire, Wire, aiohttp_available
 from good_agent.server.anthropic_api import (
     MessageStreamWriter,
     message_body,
@@ -46,9 +46,9 @@ from good_agent.server.dispatch import BridgeApp, Endpoint
 from good_agent.server.embeddings import handle_embeddings
 from good_agent.server.errors import BridgeError, bad_request, internal_error
 from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
     Exchange,
     cost_log,
+    error_response,
     new_request_id,
 )
 from good_agent.server.generate_content import gemini_error, handle_generate
@@ -58,6 +58,7 @@ from good_agent.server.openai_api import ChunkWriter, completion_body, parse_cha
 from good_agent.server.redaction import Secrets
 from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
+from good_agent.server.responses_endpoint import ResponsesEndpoint
 from good_agent.server.served import BridgeRequest, ServedModel
 from good_agent.server.streams import ClientEvents, relay
 from good_agent.types.usage import Usage
@@ -219,21 +220,13 @@ class Bridge:
         )
 
 
-def _error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSONResponse:
-    body = error.anthropic_body() if anthropic else error.openai_body()
-    if anthropic:
-        body["request_id"] = request_id
-    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
-    return JSONResponse(body, status_code=error.status, headers=headers)
-
-
 def _site_refusal(scope: Scope, error: BridgeError) -> Response:
     """A request the site guard refused, in the error shape of the API it was sent to."""
     path: str = scope.get("path", "")
     request_id = new_request_id()
     if path.startswith(("/v1beta/", "/v1/models/")):
         return gemini_error(error, request_id)
-    return _error_response(error, path.startswith("/v1/messages"), request_id)
+    return error_response(error, path.startswith("/v1/messages"), request_id)
 
 
 async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
@@ -265,16 +258,13 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
         return exchange.json(payload)
 
     return await exchange.answer(
-        serve, lambda error, request_id: _error_response(error, anthropic, request_id)
+        serve, lambda error, request_id: error_response(error, anthropic, request_id)
     )
 
 
 def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None) -> Starlette:
     """The bridge as an ASGI application (``app.state.bridge`` holds its
     [`Bridge`][good_agent.server.Bridge])."""
-    # Imported here: the endpoint module builds on this one's helpers.
-    from good_agent.server.responses_endpoint import ResponsesEndpoint
-
     bridge = Bridge(config, client=client)
     responses = ResponsesEndpoint(bridge, open_store(config.responses))
 
@@ -294,7 +284,7 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
         try:
             bridge.authorize(request)
         except BridgeError as exc:
-            return _error_response(exc, anthropic=False, request_id=new_request_id())
+            return error_response(exc, anthropic=False, request_id=new_request_id())
         data = [
             {"id": name, "object": "model", "created": 0, "owned_by": route.entry.provider}
             for name, route in bridge.routes.items()
@@ -319,7 +309,7 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
             error = internal_error(request_id)
         if request.url.path.startswith("/v1beta/"):
             return gemini_error(error, request_id)
-        return _error_response(error, anthropic, request_id)
+        return error_response(error, anthropic, request_id)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

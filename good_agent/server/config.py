@@ -247,10 +247,10 @@ class ModelConfig(_Strict):
 
     @model_validator(mode="after")
     def _can_embed(self) -> ModelConfig:
-        from good_agent.providers.builtin_transports import EMBEDDERS
+        from good_agent.providers.registry import embedder_of, embedding_providers
 
-        if self.kind == "embedding" and self.provider not in EMBEDDERS:
-            known = ", ".join(sorted(EMBEDDERS))
+        if self.kind == "embedding" and embedder_of(self.provider) is None:
+            known = ", ".join(embedding_providers())
             raise ValueError(
                 f"kind = 'embedding' needs a provider with an embeddings API ({known}); "
                 f"'{self.provider}' has none"
@@ -271,11 +271,10 @@ class ModelConfig(_Strict):
     @field_validator("provider")
     @classmethod
     def _known_provider(cls, value: str) -> str:
-        from good_agent.models.registry import TRANSPORTS
-        from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
+        from good_agent.providers.registry import provider_names, vendor_of
 
-        if value not in HTTP_TRANSPORTS and value not in TRANSPORTS:
-            known = ", ".join(sorted({*HTTP_TRANSPORTS, *TRANSPORTS}))
+        if vendor_of(value) is None:
+            known = ", ".join(provider_names())
             raise ValueError(f"unknown provider '{value}'; known providers: {known}")
         return value
 

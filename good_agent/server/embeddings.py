@@ -22,8 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
-from good_agent.providers.builtin_transports import EMBEDDERS
 from good_agent.providers.embeddings import EmbeddingInput, Embeddings
+from good_agent.providers.registry import embedder_of
 from good_agent.providers.types import JSONDict
 from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.exchange import (
@@ -113,7 +113,7 @@ def check_route(route: ServedModel, call: EmbeddingsCall) -> None:
         why = (
             'it is configured as a chat model; set kind = "embedding" on an entry of an '
             "embedding model"
-            if provider in EMBEDDERS
+            if embedder_of(provider) is not None
             else f"its provider, {provider}, has no embeddings API"
         )
         raise bad_request(

@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
-from good_agent.models.fallback_model import DEFAULT_FALLBACK_ON
+from good_agent.models.fallback_chain import DEFAULT_FALLBACK_ON
 from good_agent.server.coalesce import EventStream
 from good_agent.server.disconnect import ClientGone, DisconnectWatch
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
@@ -221,3 +221,13 @@ class Exchange:
             error = internal_error(self.request_id)
         self.log(error.status)
         return refuse(error, self.request_id)
+
+
+def error_response(error: BridgeError, anthropic: bool, request_id: str) -> JSONResponse:
+    """``error`` as the JSON answer of the API it was sent to (OpenAI's or Anthropic's
+    error shape), with the request id."""
+    body = error.anthropic_body() if anthropic else error.openai_body()
+    if anthropic:
+        body["request_id"] = request_id
+    headers = {**error.headers, REQUEST_ID_HEADER: request_id}
+    return JSONResponse(body, status_code=error.status, headers=headers)

@@ -12,15 +12,21 @@ Errors are OpenAI-shaped; a client that leaves cancels the upstream call.
 from __future__ import annotations
 
 import dataclasses
+from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from good_agent.providers.types import JSONDict
-from good_agent.server.app import Bridge, _error_response
 from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.exchange import REQUEST_ID_HEADER, Exchange, ReplyJSON, new_request_id
+from good_agent.server.exchange import (
+    REQUEST_ID_HEADER,
+    Exchange,
+    ReplyJSON,
+    error_response,
+    new_request_id,
+)
 from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
 from good_agent.server.responses_api import (
     ResponsesCall,
@@ -36,6 +42,9 @@ from good_agent.server.responses_stream import ResponseEventWriter
 from good_agent.server.served import BridgeRequest
 from good_agent.server.streams import relay
 
+if TYPE_CHECKING:
+    from good_agent.server.app import Bridge
+
 
 def _refuse(error: BridgeError, request_id: str) -> Response:
     """``error`` OpenAI-shaped; a format the model cannot take is named as
@@ -46,7 +55,7 @@ def _refuse(error: BridgeError, request_id: str) -> Response:
             message=error.message.replace("response_format", "text.format"),
             param="text.format",
         )
-    return _error_response(error, False, request_id)
+    return error_response(error, False, request_id)
 
 
 class ResponsesEndpoint:
@@ -132,10 +141,10 @@ class ResponsesEndpoint:
             self.bridge.authorize(request)
             stored = await self.store.get(ident, owner_of(request.headers))
         except BridgeError as exc:
-            return _error_response(exc, False, request_id)
+            return error_response(exc, False, request_id)
         if stored is None:
             error = BridgeError(
                 404, f"no response with id {ident!r}", param="response_id", code="not_found"
             )
-            return _error_response(error, False, request_id)
+            return error_response(error, False, request_id)
         return ReplyJSON(stored.body, headers={REQUEST_ID_HEADER: request_id})

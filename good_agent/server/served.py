@@ -3,7 +3,7 @@
 The bridge has no transports, decoders or routing of its own: each entry becomes
 a `ProviderModel` (strategy choice,
 fallback, stream decoding) over a transport of the model core (the HTTP
-transports of `good_agent.providers.http_transport` for the built-in providers,
+transports of `good_agent.http.http_transport` for the built-in providers,
 sharing the bridge's connection pool, or a registered provider's transport).
 `ServedModel` adds what is the bridge's: the entry's profile overrides, the
 time limits, and the reply shape the client encoders write.
@@ -19,25 +19,30 @@ from typing import Any
 import anyio
 import httpx2
 
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.transport import AnyTransport, limits_streams
+from good_agent.http.wire import Wire
+from good_agent.http.wire_errors import map_http_error
 from good_agent.models.provider_model import ProviderModel
-from good_agent.models.registry import TRANSPORTS
-from good_agent.providers.builtin_transports import EMBEDDERS, HTTP_TRANSPORTS
 from good_agent.providers.embeddings import Embedder
-from good_agent.providers.http_wire import Wire
 from good_agent.providers.profiles import get_profile
+from good_agent.providers.registry import embedder_of, http_transport_of, transport_factory_of
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.streaming import ModelDelta
 from good_agent.providers.thinking import EFFORTS
 from good_agent.providers.tool_names import tool_function
-from good_agent.providers.transport import AnyTransport
 from good_agent.providers.types import ChatRequest
-from good_agent.providers.wire_errors import map_http_error
 from good_agent.server.closing import close_shielded
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.errors import bad_request
 from good_agent.server.redaction import Secrets
 from good_agent.server.strict_answers import StrictAnswer
-from good_agent.types.errors import ModelError, ModelOverloadedError, ModelTimeoutError
+from good_agent.types.errors import (
+    ModelConfigError,
+    ModelError,
+    ModelOverloadedError,
+    ModelTimeoutError,
+)
 from good_agent.types.messages import ModelResponse
 
 BridgeRequest = ChatRequest
@@ -100,14 +105,15 @@ def build_transport(
 ) -> tuple[AnyTransport, str]:
     """The transport for ``entry`` and the provider whose profiles apply to it (its key
     added to ``secrets``, the bridge's)."""
-    http = HTTP_TRANSPORTS.get(entry.provider)
+    http = http_transport_of(entry.provider)
     if http is not None:
         transport = http(entry.model, **_http_options(entry, server, client, wire, secrets))
         return transport, http.profile_provider
+    factory = transport_factory_of(entry.provider)
+    if factory is None:  # the configuration names only registered providers
+        raise ModelConfigError(f"provider '{entry.provider}' has no transport")
     api_key = _api_key(entry, secrets)
-    return TRANSPORTS[entry.provider](
-        model=entry.model, base_url=entry.base_url, api_key=api_key
-    ), entry.provider
+    return factory(model=entry.model, base_url=entry.base_url, api_key=api_key), entry.provider
 
 
 def build_embedder(
@@ -121,7 +127,10 @@ def build_embedder(
     if entry.kind != "embedding":
         return None
     options = _http_options(entry, server, client, wire, secrets)
-    return EMBEDDERS[entry.provider](entry.model, **options)
+    embedder = embedder_of(entry.provider)
+    if embedder is None:  # the configuration allows embedding only where there is one
+        raise ModelConfigError(f"provider '{entry.provider}' has no embeddings API")
+    return embedder(entry.model, **options)
 
 
 class ServedModel:
@@ -150,9 +159,11 @@ class ServedModel:
         transport, profile_provider = build_transport(entry, server, client, wire, secrets)
         self.embedder = build_embedder(entry, server, client, wire, secrets)
         """The route's embedder, when it is an ``embedding`` route."""
-        self.limits_streams = bool(getattr(transport, "limits_streams", False))
+        self.limits_streams = limits_streams(transport)
         """Whether the transport keeps ``stream_timeout`` itself (then no per-item check)."""
-        self.registered = entry.provider not in HTTP_TRANSPORTS
+        self.typed = isinstance(transport, HttpTransport)
+        """Whether the transport is built on `HttpTransport` (its failures typed, its
+        stream time limit kept by the wire); a registered provider's may be anything."""
         profile = get_profile(f"{profile_provider}:{entry.model}")
         overrides: dict[str, Any] = entry.profile.values()
         profile = dataclasses.replace(profile, **overrides)
@@ -249,7 +260,7 @@ class ServedModel:
     def transport_failure(self, exc: Exception) -> Exception:
         """A registered provider's transport failing with an untyped error, as a
         [`ModelError`][good_agent.ModelError] (the bridge's own failures are left as they are)."""
-        if not self.registered:
+        if self.typed:
             return exc
         mapped = map_http_error(exc, provider=self.entry.provider)
         if isinstance(mapped, ModelError):
@@ -267,7 +278,7 @@ class ServedModel:
         if strict is not None and not strict.enforced_upstream:
             # The final answer is checked before it is sent.
             batches = strict.hold(batches)
-        if self.limits_streams and not self.registered:
+        if self.limits_streams and self.typed:
             # The wire keeps the time limit and its failures are already typed:
             # nothing for `within` to add but one more generator per batch.
             return batches

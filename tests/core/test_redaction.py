@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from good_agent import Agent, RedactedError, SecretRegistry, agent_secrets
+from good_agent._util.memory import peak_of
 from good_agent.core import redaction
 
 SECRET = "registry-secret-8841"
@@ -158,19 +159,8 @@ def test_each_agent_has_one_registry_which_goes_with_the_agent() -> None:
 
 def _peak_beyond(work: Any) -> int:
     """Bytes allocated at the peak of ``work()`` beyond what was held before it."""
-    import tracemalloc
-
     work()  # first-use caches are not the image's cost
-    tracemalloc.start()
-    try:
-        tracemalloc.reset_peak()
-        base, _ = tracemalloc.get_traced_memory()
-        result = work()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    del result
-    return peak - base
+    return peak_of(work)
 
 
 def test_a_5_mb_image_in_a_history_is_redacted_without_copies() -> None:

@@ -19,13 +19,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from good_agent import Agent, ModelConfigError
+from good_agent.http.endpoint import Endpoint, resolve_endpoint
 from good_agent.models import AnthropicModel, GeminiModel, OllamaModel, resolve_model
 from good_agent.models.base import ModelRequest
-from good_agent.providers.endpoint import VENDOR_HOSTS, Endpoint, resolve_endpoint
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
+from good_agent.providers.registry import vendor_hosts
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.served import ServedModel
 from good_agent.types.messages import UserMessage
+
+VENDOR_HOSTS = vendor_hosts()
+"""The host of each registered provider's own API (a view of the vendor registry)."""
 
 CANARY = "sk-canary-env-key-0123456789"
 
@@ -206,7 +210,11 @@ def env_endpoint(vendor: str, url: str | None) -> Endpoint:
     """The endpoint ``vendor`` resolves for ``url`` with the canary as its env key."""
     with mock.patch.dict(os.environ, {"VENDOR_KEY": CANARY}):
         return resolve_endpoint(
-            vendor, base_url=url, api_key=None, url_env="NO_URL_VARIABLE", key_env=("VENDOR_KEY",)
+            VENDOR_HOSTS[vendor],
+            base_url=url,
+            api_key=None,
+            url_env="NO_URL_VARIABLE",
+            key_env=("VENDOR_KEY",),
         )
 
 

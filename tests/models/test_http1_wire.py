@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from good_agent.providers import http1_wire
-from good_agent.providers.http1_wire import PAUSE_BYTES, Http1Wire
+from good_agent.http import http1_wire
+from good_agent.http.http1_wire import PAUSE_BYTES, Http1Wire
 from good_agent.server.app import upstream_wire
 from good_agent.server.config import ServerConfig
 from good_agent.types.errors import (
@@ -580,7 +580,7 @@ async def test_https_to_a_trusted_server_and_not_to_an_untrusted_one(
 def test_the_bridge_takes_aiohttp_when_a_proxy_is_configured(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from good_agent.providers.http_wire import AiohttpWire
+    from good_agent.http.wire import AiohttpWire
 
     for name in (
         "http_proxy",

@@ -9,10 +9,10 @@ import httpx2
 import pytest
 from bridge_fakes import UPSTREAM_KEY, OpenAIFake, Reply
 
+from good_agent.http.http1_wire import Http1Wire
+from good_agent.http.wire import AiohttpWire, HttpxWire, Wire
 from good_agent.models import ModelRequest, ModelResponse
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.http1_wire import Http1Wire
-from good_agent.providers.http_wire import AiohttpWire, HttpxWire, Wire
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
 from good_agent.types.errors import (

@@ -23,6 +23,7 @@ from bridge_fakes import (
     RawFake,
     Reply,
 )
+from tool_dicts import WEATHER
 
 from good_agent import resolve_model
 from good_agent.models import (
@@ -51,19 +52,6 @@ from good_agent.types.errors import ModelIncompleteStreamError, ModelResponseErr
 from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
 
 
 @pytest.fixture(scope="module")

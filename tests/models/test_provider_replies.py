@@ -262,7 +262,7 @@ async def test_connection_errors_name_the_url_and_suggest_fixes() -> None:
 
 
 def test_a_base_url_without_scheme_gets_the_scheme_hint() -> None:
-    from good_agent.providers.wire_errors import connection_error
+    from good_agent.http.wire_errors import connection_error
 
     error = connection_error("openai", "localhost:8000/v1/chat/completions", OSError("bad"))
     assert "localhost:8000/v1/chat/completions" in str(error)

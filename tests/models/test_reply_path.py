@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from bridge_fakes import Reply
+from tool_dicts import WEATHER
 from vendor_models import Vendors, vendor_model
 
 import good_agent.providers
@@ -34,18 +35,6 @@ pytestmark = pytest.mark.anyio
 
 VENDORS = ["openai", "anthropic", "gemini", "ollama"]
 
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
 
 CALLS = Reply(calls=[("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Lima"})])
 

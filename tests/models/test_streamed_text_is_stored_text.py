@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tool_dicts import WEATHER
 
 from good_agent import Agent, AssistantMessage, tool
 from good_agent.models import ModelRequest, ModelResponse, OpenAIChatModel
@@ -26,19 +27,6 @@ from good_agent.providers.text.registry import BUILTIN_FORMATS
 from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
-
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather of a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
 
 
 class ChunkedUpstream:

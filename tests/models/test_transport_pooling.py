@@ -13,6 +13,9 @@ import httpx2
 import pytest
 from bridge_fakes import UPSTREAM_KEY, AnthropicFake, Fake, OllamaFake, OpenAIFake, Reply
 
+from good_agent.http.http1_wire import Http1Wire
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.wire import AiohttpWire, Wire
 from good_agent.models import (
     AnthropicModel,
     ModelRequest,
@@ -22,9 +25,6 @@ from good_agent.models import (
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
-from good_agent.providers.http1_wire import Http1Wire
-from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.http_wire import AiohttpWire, Wire
 from good_agent.providers.ollama.http_transport import OllamaHttpTransport
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer

@@ -18,13 +18,13 @@ from google.genai import types
 from vendor_models import Vendors, vendor_model
 
 from good_agent import resolve_model
+from good_agent.http.http_transport import HttpTransport
 from good_agent.models import ModelRequest
 from good_agent.models.provider_model import ProviderModel
 from good_agent.models.vendors import AnthropicModel, GeminiModel, OllamaModel, OpenAIChatModel
 from good_agent.providers.anthropic.sdk_transport import AnthropicTransport
 from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
 from good_agent.providers.gemini.sdk_transport import GeminiTransport
-from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.openai.sdk_transport import OpenAIClientTransport
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.served import build_transport

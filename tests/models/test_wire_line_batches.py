@@ -14,8 +14,8 @@ from collections.abc import AsyncIterator
 import httpx2
 import pytest
 
-from good_agent.providers.http1_wire import Http1Wire
-from good_agent.providers.http_wire import AiohttpWire, HttpxWire, Wire
+from good_agent.http.http1_wire import Http1Wire
+from good_agent.http.wire import AiohttpWire, HttpxWire, Wire
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 
 pytestmark = pytest.mark.anyio

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 from functools import cache
 from graphlib import CycleError, TopologicalSorter
+from pathlib import Path
+from typing import Any
 
 import grimp
 import pytest
@@ -15,7 +17,7 @@ LEAF = "good_agent.types"
 @cache
 def graph() -> grimp.ImportGraph:
     """Every import inside ``good_agent``, ``TYPE_CHECKING`` blocks included."""
-    return grimp.build_graph("good_agent", exclude_type_checking_imports=False)
+    return grimp.build_graph("good_agent", exclude_type_checking_imports=False, cache_dir=None)
 
 
 def top_level(module: str) -> str:
@@ -65,10 +67,7 @@ def test_the_package_graph_has_no_cycle() -> None:
 VENDORS = ("openai", "anthropic", "gemini", "ollama")
 
 VENDOR_TABLES = {
-    "good_agent.providers.codecs",  # the codec of each built-in name
-    "good_agent.providers.builtin_transports",  # the HTTP transport of each built-in name
-    "good_agent.providers.profiles",  # the profile rules of each built-in vendor
-    "good_agent.models.vendors",  # the model class of each built-in vendor
+    "good_agent.providers.registry",  # the one registration line of each built-in vendor
     "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
     "good_agent.server.gemini_api",  # the bridge's inbound Gemini generateContent
@@ -137,3 +136,94 @@ def test_no_module_outside_a_vendor_folder_is_named_after_a_vendor() -> None:
         "good_agent.server.anthropic_api",
         "good_agent.server.gemini_api",
     }
+
+
+@cache
+def runtime_graph() -> grimp.ImportGraph:
+    """Every import run when ``good_agent`` is used (``TYPE_CHECKING`` blocks left out;
+    imports inside functions kept: they run too)."""
+    return grimp.build_graph("good_agent", exclude_type_checking_imports=True, cache_dir=None)
+
+
+def circles_within(package: str, g: grimp.ImportGraph | None = None) -> list[list[str]]:
+    """The import circles among ``package`` and its modules (its face included), each
+    as its modules, sorted: Tarjan's strongly connected components of more than one."""
+    g = g or runtime_graph()
+    nodes = sorted({package} | g.find_descendants(package))
+    inside = set(nodes)
+    edges = {m: sorted(g.find_modules_directly_imported_by(m) & inside) for m in nodes}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in edges[module]:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in nodes:
+        if module not in index:
+            visit(module)
+    return found
+
+
+PACKAGES = sorted(
+    module
+    for module in runtime_graph().modules
+    if module.count(".") == 1 and runtime_graph().find_children(module)
+)
+
+
+def test_the_packages_are_found() -> None:
+    assert {"good_agent.models", "good_agent.extensions", "good_agent.server"} <= set(PACKAGES)
+    assert "good_agent.http" in PACKAGES
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_circle_between_the_modules_of_one_package(package: str) -> None:
+    assert circles_within(package) == []
+
+
+def test_a_circle_through_a_package_face_is_found(tmp_path: Path, monkeypatch: Any) -> None:
+    """The check itself: a face importing a module that imports the face back."""
+    root = tmp_path / "circle_pkg"
+    (root / "inner").mkdir(parents=True)
+    (root / "__init__.py").write_text("")
+    (root / "inner" / "__init__.py").write_text("from circle_pkg.inner.a import A\n")
+    (root / "inner" / "a.py").write_text("from circle_pkg.inner import b\nA = 1\n")
+    (root / "inner" / "b.py").write_text("import circle_pkg.inner\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    g = grimp.build_graph("circle_pkg", exclude_type_checking_imports=True, cache_dir=None)
+    assert circles_within("circle_pkg.inner", g) == [
+        ["circle_pkg.inner", "circle_pkg.inner.a", "circle_pkg.inner.b"]
+    ]
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_each_vendor_folder_exports_one_descriptor_the_registry_holds(vendor: str) -> None:
+    from good_agent.providers.registry import vendor_of
+    from good_agent.providers.vendor import Vendor
+
+    package = importlib.import_module(f"good_agent.providers.{vendor}")
+    assert package.__all__ == ["VENDOR"]
+    descriptor = package.VENDOR
+    assert isinstance(descriptor, Vendor) and descriptor.name == vendor
+    for provider in descriptor.providers:
+        assert vendor_of(provider) is descriptor
+        assert descriptor.http_transports[provider].provider in {vendor, "openai"}
+    assert descriptor.codecs and all(codec.stream_decoder for codec in descriptor.codecs)

@@ -14,9 +14,9 @@ from typing import Any
 import httpx2
 import pytest
 
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.retries import Retries
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
-from good_agent.providers.retries import Retries
 from good_agent.server.config import ModelConfig, ServerConfig
 from good_agent.server.served import build_transport
 from good_agent.types.errors import (

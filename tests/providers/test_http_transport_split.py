@@ -6,9 +6,9 @@ import inspect
 
 import pytest
 
-from good_agent.providers import http_transport
+from good_agent.http import http_transport
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
-from good_agent.providers.http_transport import HttpTransport
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from good_agent.providers.http_transport import _sse_payload
+from good_agent.http.http_transport import _sse_payload
 from good_agent.providers.streaming.decoder import DONE_EVENT
 
 JSON_VALUES = st.recursive(

@@ -51,3 +51,11 @@ def test_get_adapter_stays_the_entry_point_and_returns_a_strategy() -> None:
     assert isinstance(get_adapter("gpt-4o-mini", "structured"), StructuredStrategy)
     assert isinstance(get_adapter("gpt-4o-mini", "validated"), ValidatedStrategy)
     assert "strategy" in (get_adapter.__doc__ or "")
+
+
+def test_strategy_for_is_the_name_and_get_adapter_its_alias() -> None:
+    from good_agent import strategy_for
+
+    for mode in ("auto", "native", "structured", "validated"):
+        assert type(strategy_for("gpt-4o-mini", mode)) is type(get_adapter("gpt-4o-mini", mode))
+    assert "strategy_for" in (get_adapter.__doc__ or "")

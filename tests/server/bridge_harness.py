@@ -6,9 +6,15 @@ Kept out of ``conftest.py`` so test modules can import them by a unique name.
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
-from bridge_fakes import UPSTREAM_KEY, Fake
+import anyio
+import anyio.to_thread
+import httpx2
+import pytest
+from bridge_fakes import UPSTREAM_KEY, Fake, Reply
+from tool_dicts import WEATHER as WEATHER  # re-exported: the bridge tests take it from here
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
@@ -80,18 +86,6 @@ def start_bridge(fakes: dict[str, tuple[Fake, str]], **server: Any) -> Backgroun
     return BackgroundServer(create_app(config)).start()
 
 
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "Weather for a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    },
-}
 TIME = {
     "type": "function",
     "function": {
@@ -135,3 +129,27 @@ async def collect_stream(
                 slot["arguments"] += call.function.arguments or ""
             finish = choice.finish_reason or finish
     return text, calls, finish, chunks
+
+
+async def wait_for(event: threading.Event, limit: float = 5.0) -> bool:
+    """Whether ``event`` is set within ``limit`` seconds (waited for off the event loop)."""
+    return await anyio.to_thread.run_sync(event.wait, limit)
+
+
+async def leave_early_cancels_upstream(fake: Fake, url: str, body: dict[str, Any]) -> None:
+    """A client that leaves a slow call (a stream after its first bytes, a whole request
+    at its read timeout) makes the bridge cancel the call upstream."""
+    fake.reply = Reply(text="slow " * 200)
+    fake.chunk_delay = 0.05
+    if not body.get("stream"):
+        fake.hang = 5.0
+    auth = {"authorization": f"Bearer {CLIENT_KEY}"}
+    async with httpx2.AsyncClient(timeout=0.5) as http:
+        if body.get("stream"):
+            async with http.stream("POST", url, json=body, headers=auth) as response:
+                async for _ in response.aiter_bytes():
+                    break
+        else:
+            with pytest.raises(httpx2.ReadTimeout):
+                await http.post(url, json=body, headers=auth)
+    assert await wait_for(fake.cancelled), "the fake upstream saw no cancellation"

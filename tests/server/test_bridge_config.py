@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from good_agent.providers.builtin_transports import HTTP_TRANSPORTS
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
+from good_agent.providers.profile_rules import ProviderInfo
+from good_agent.providers.registry import register_vendor
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.types import ChatRequest
+from good_agent.providers.vendor import Vendor
 from good_agent.server import ConfigError, ServedModel, create_app, load_config, parse_config
 
 GOOD = """
@@ -89,27 +91,31 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_provider_registry_is_extensible() -> None:
     class Compatible(OpenAIHttpTransport):
         provider = "my-compatible"
+        profile_provider = "my-compatible"
 
-    HTTP_TRANSPORTS["my-compatible"] = Compatible
-    try:
-        config = parse_config(
-            {
-                "models": [
-                    {
-                        "name": "m",
-                        "provider": "my-compatible",
-                        "model": "x",
-                        "base_url": "http://127.0.0.1:1/v1",
-                    }
-                ]
-            }
+    register_vendor(
+        Vendor(
+            name="my-compatible",
+            providers={"my-compatible": ProviderInfo("my-compatible", "openai_chat")},
+            http_transports={"my-compatible": Compatible},
         )
-        route = create_app(config).state.bridge.routes["m"]
-        assert isinstance(route, ServedModel) and isinstance(route.model.transport, Compatible)
-        chat = ChatRequest([{"role": "user", "content": "hi"}])
-        assert route.model.plan(chat).body["model"] == "x"
-    finally:
-        del HTTP_TRANSPORTS["my-compatible"]
+    )
+    config = parse_config(
+        {
+            "models": [
+                {
+                    "name": "m",
+                    "provider": "my-compatible",
+                    "model": "x",
+                    "base_url": "http://127.0.0.1:1/v1",
+                }
+            ]
+        }
+    )
+    route = create_app(config).state.bridge.routes["m"]
+    assert isinstance(route, ServedModel) and isinstance(route.model.transport, Compatible)
+    chat = ChatRequest([{"role": "user", "content": "hi"}])
+    assert route.model.plan(chat).body["model"] == "x"
 
 
 def test_example_config_loads() -> None:

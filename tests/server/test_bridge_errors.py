@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 from typing import Any
 
@@ -14,7 +13,13 @@ import httpx2
 import openai
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Fake, Reply
-from bridge_harness import CLIENT_KEY, USER, WEATHER, start_bridge
+from bridge_harness import (
+    CLIENT_KEY,
+    USER,
+    WEATHER,
+    leave_early_cancels_upstream,
+    start_bridge,
+)
 
 from good_agent.server import ConfigError, check_exposure, parse_config
 
@@ -224,27 +229,9 @@ async def test_mid_stream_failure_ends_with_error_event(
 async def test_client_disconnect_cancels_upstream(
     bridge: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
-    fake = fakes["openai"][0]
-    fake.reply = Reply(text="slow " * 200)
-    fake.chunk_delay = 0.05
-    if not stream:
-        fake.hang = 5.0
     body = {"model": "gpt", "messages": USER, "stream": stream}
-    async with httpx2.AsyncClient(timeout=0.5) as http:
-        if stream:
-            async with http.stream(
-                "POST", f"{bridge.url}/v1/chat/completions", json=body, headers=AUTH
-            ) as response:
-                async for _ in response.aiter_bytes():
-                    break
-        else:
-            with pytest.raises(httpx2.ReadTimeout):
-                await http.post(f"{bridge.url}/v1/chat/completions", json=body, headers=AUTH)
-    assert await wait_for(fake.cancelled), "the fake upstream saw no cancellation"
-
-
-async def wait_for(event: threading.Event, limit: float = 5.0) -> bool:
-    return await anyio.to_thread.run_sync(event.wait, limit)
+    url = f"{bridge.url}/v1/chat/completions"
+    await leave_early_cancels_upstream(fakes["openai"][0], url, body)
 
 
 async def test_access_log_and_no_secrets(

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from good_agent.models import fallback
+from good_agent.models import prompt_fallback
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
@@ -378,9 +378,8 @@ async def test_a_fallback_is_remembered_per_upstream_not_per_model_name() -> Non
 
 
 def test_the_fallback_key_names_the_server_without_its_credentials() -> None:
-    key = fallback.upstream_key("openai", "m", "http://user:secret@10.0.0.5:8000/v1/?token=t#x")
+    key = prompt_fallback.upstream_key("openai", "m", "http://user:secret@10.0.0.5:8000/v1/?token=t#x")
     assert key == "openai:m@http://10.0.0.5:8000/v1"
-    assert fallback.upstream_key("openai", "m", None) == "openai:m"
-    assert fallback.upstream_key("openai", "m", "http://a/v1") != fallback.upstream_key(
-        "openai", "m", "http://b/v1"
-    )
+    assert prompt_fallback.upstream_key("openai", "m", None) == "openai:m"
+    upstream_key = prompt_fallback.upstream_key
+    assert upstream_key("openai", "m", "http://a/v1") != upstream_key("openai", "m", "http://b/v1")

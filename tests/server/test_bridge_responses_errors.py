@@ -3,15 +3,13 @@ upstream's faults as OpenAI errors or ``response.failed``, and a client that lea
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-import anyio
 import httpx2
 import openai
 import pytest
 from bridge_fakes import Fake, Reply
-from bridge_harness import CLIENT_KEY
+from bridge_harness import CLIENT_KEY, leave_early_cancels_upstream
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from responses_harness import AUTH, R_WEATHER, events_of, post
@@ -259,24 +257,5 @@ async def test_a_stream_cut_midway_ends_failed_never_completed(
 async def test_client_disconnect_cancels_upstream(
     rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
-    fake = fakes["openai"][0]
-    fake.reply = Reply(text="slow " * 200)
-    fake.chunk_delay = 0.05
-    if not stream:
-        fake.hang = 5.0
     body = {"model": "gpt", "input": "Hi", "stream": stream}
-    async with httpx2.AsyncClient(timeout=0.5) as http:
-        if stream:
-            async with http.stream(
-                "POST", f"{rbridge.url}/v1/responses", json=body, headers=AUTH
-            ) as response:
-                async for _ in response.aiter_bytes():
-                    break
-        else:
-            with pytest.raises(httpx2.ReadTimeout):
-                await http.post(f"{rbridge.url}/v1/responses", json=body, headers=AUTH)
-    assert await wait_for(fake.cancelled), "the fake upstream saw no cancellation"
-
-
-async def wait_for(event: threading.Event, limit: float = 5.0) -> bool:
-    return await anyio.to_thread.run_sync(event.wait, limit)
+    await leave_early_cancels_upstream(fakes["openai"][0], f"{rbridge.url}/v1/responses", body)

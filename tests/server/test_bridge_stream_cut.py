@@ -21,9 +21,9 @@ from bridge_fakes import sse
 from bridge_harness import CLIENT_KEY, USER
 
 from good_agent import ModelIncompleteStreamError
+from good_agent.http.http1_wire import Http1Wire
+from good_agent.http.wire import AiohttpWire, Wire
 from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.http1_wire import Http1Wire
-from good_agent.providers.http_wire import AiohttpWire, Wire
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.providers.streaming import TextDelta
 from good_agent.providers.types import ChatRequest

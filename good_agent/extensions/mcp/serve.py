@@ -9,9 +9,6 @@ adapters translate the client's arguments back exactly as they do for a model.
 from __future__ import annotations
 
 import functools
-import importlib
-import os
-import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +17,7 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
+from good_agent._util.loading import load_object
 from good_agent.core._execution import current_plans
 from good_agent.core.agent import Agent
 from good_agent.tools.tool import Tool
@@ -36,15 +34,7 @@ def load_target(spec: str) -> Agent:
     Raises:
         ValueError: ``spec`` is malformed or does not name an agent or tools.
     """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"expected 'module:attr', got {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    value: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        value = getattr(value, part)
-    return as_agent(value, spec)
+    return as_agent(load_object(spec), spec)
 
 
 def as_agent(value: Any, origin: str = "target") -> Agent:

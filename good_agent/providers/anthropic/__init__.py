@@ -1,2 +1,29 @@
 """Anthropic Messages: codec, schema dialect, stream decoder, HTTP and SDK transports,
-profile rules."""
+profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``."""
+
+from good_agent.providers.anthropic import codec, profile
+from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
+from good_agent.providers.anthropic.sdk_transport import AnthropicTransport
+from good_agent.providers.anthropic.stream import AnthropicDecoder
+from good_agent.providers.vendor import Codec, Vendor
+
+VENDOR = Vendor(
+    name="anthropic",
+    providers=profile.PROVIDERS,
+    codecs=(
+        Codec.from_module(
+            "anthropic_messages",
+            codec,
+            supports_response_format=False,
+            stream_decoder=AnthropicDecoder,
+        ),
+    ),
+    http_transports={"anthropic": AnthropicHttpTransport},
+    sdk_transports={"anthropic": AnthropicTransport},
+    rules=profile.RULES,
+    last_rules=profile.LAST_RULES,
+    aliases=profile.ALIASES,
+)
+"""Anthropic, as the registry holds it (no embeddings API)."""
+
+__all__ = ["VENDOR"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.types import JSONDict
 
 
@@ -11,6 +11,7 @@ class AnthropicHttpTransport(HttpTransport):
 
     provider = "anthropic"
     profile_provider = "anthropic"
+    vendor_hosts = {"anthropic": "api.anthropic.com"}
     default_base_url = "https://api.anthropic.com"
     url_env = "ANTHROPIC_BASE_URL"
     key_env = ("ANTHROPIC_API_KEY",)

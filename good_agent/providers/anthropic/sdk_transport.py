@@ -12,9 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from functools import lru_cache
 from typing import Any
 
-from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
-from good_agent.providers.types import JSONDict
-from good_agent.providers.wire_errors import (
+from good_agent.http.wire_errors import (
     connection_error,
     dump_reply,
     error_for_status,
@@ -22,6 +20,8 @@ from good_agent.providers.wire_errors import (
     request_url,
     retry_after_seconds,
 )
+from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
+from good_agent.providers.types import JSONDict
 from good_agent.types.errors import (
     ModelTimeoutError,
 )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.wire import WireStream
 from good_agent.providers.gemini.signatures import ThoughtSignatures
-from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.http_wire import WireStream
 from good_agent.providers.types import JSONDict
 
 
@@ -22,6 +22,7 @@ class GeminiHttpTransport(HttpTransport):
 
     provider = "gemini"
     profile_provider = "gemini"
+    vendor_hosts = {"gemini": "generativelanguage.googleapis.com"}
     default_base_url = "https://generativelanguage.googleapis.com"
     url_env = "GOOGLE_GEMINI_BASE_URL"
     key_env = ("GEMINI_API_KEY", "GOOGLE_API_KEY")

@@ -15,14 +15,14 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from good_agent.providers.gemini.signatures import ThoughtSignatures
-from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
-from good_agent.providers.types import JSONDict
-from good_agent.providers.wire_errors import (
+from good_agent.http.wire_errors import (
     SHOWN_CHARS,
     error_for_status,
     map_http_error,
 )
+from good_agent.providers.gemini.signatures import ThoughtSignatures
+from good_agent.providers.sdk_transport import SDKTransport, mid_stream_error
+from good_agent.providers.types import JSONDict
 from good_agent.types.errors import (
     ModelResponseError,
 )

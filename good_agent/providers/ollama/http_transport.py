@@ -7,9 +7,9 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
-from good_agent.providers.endpoint import is_vendor_host
-from good_agent.providers.http_transport import HttpTransport
-from good_agent.providers.http_wire import WireStream
+from good_agent.http.endpoint import is_vendor_host
+from good_agent.http.http_transport import HttpTransport
+from good_agent.http.wire import WireStream
 from good_agent.providers.types import JSONDict
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
@@ -35,12 +35,14 @@ class OllamaHttpTransport(HttpTransport):
 
     provider = "ollama"
     profile_provider = "ollama"
+    vendor_hosts = {"ollama": "ollama.com"}
     default_base_url = DEFAULT_OLLAMA_HOST
 
     def __init__(self, model: str = "", *, base_url: str | None = None, **options: Any) -> None:
         host = ollama_host(base_url)
         super().__init__(model, base_url=host, **options)
-        if not self.api_key and (base_url is None or is_vendor_host("ollama", host)):
+        own = self.vendor_hosts.get(self.provider)
+        if not self.api_key and (base_url is None or is_vendor_host(own, host)):
             self.api_key = os.environ.get("OLLAMA_API_KEY") or None
 
     def url(self, body: JSONDict, *, stream: bool) -> str:

@@ -3,7 +3,7 @@ it) and the Responses API."""
 
 from __future__ import annotations
 
-from good_agent.providers.http_transport import HttpTransport
+from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.types import JSONDict
 
 
@@ -17,6 +17,7 @@ class OpenAIHttpTransport(HttpTransport):
 
     provider = "openai"
     profile_provider = "openai"
+    vendor_hosts = {"openai": "api.openai.com"}
     default_base_url = "https://api.openai.com/v1"
     url_env = "OPENAI_BASE_URL"
     key_env = ("OPENAI_API_KEY",)

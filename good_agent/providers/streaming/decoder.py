@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, ClassVar
 
+from good_agent.http.transport import DONE_EVENT as DONE_EVENT
 from good_agent.providers.streaming.buffer import CallBuffer
 from good_agent.providers.streaming.deltas import (
     FinishDelta,
@@ -33,10 +34,6 @@ from good_agent.providers.tool_names import ToolNameMap, restore_call
 from good_agent.providers.types import JSONDict
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
-
-DONE_EVENT: JSONDict = {"[DONE]": True}
-"""What a transport yields for an SSE stream's ``data: [DONE]`` terminator (OpenAI
-Chat Completions): the stream ended on purpose, even without a finish reason."""
 
 
 class IncompleteStreamError(ValueError):

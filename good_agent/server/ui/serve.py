@@ -11,17 +11,16 @@ interface), and accepts state-changing requests from pages of its own origin and
 
 from __future__ import annotations
 
-import importlib
 import logging
-import os
 import sqlite3
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from good_agent.providers.transport import transport_address
-from good_agent.providers.wire_errors import shown_url
+from good_agent._util.loading import load_object
+from good_agent.http.transport import transport_address
+from good_agent.http.wire_errors import shown_url
 from good_agent.server.auth import ClientKeys, is_loopback
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
 from good_agent.server.redaction import redact
@@ -47,14 +46,7 @@ def load_agent(spec: str) -> Any:
     Raises:
         ValueError: ``spec`` is malformed or does not name an agent or a function.
     """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(f"expected 'module:attr', got {spec!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
-    value: Any = importlib.import_module(module_name)
-    for part in attr.split("."):
-        value = getattr(value, part)
+    value = load_object(spec)
     from good_agent.core.agent import Agent
 
     if not isinstance(value, Agent) and not callable(value):

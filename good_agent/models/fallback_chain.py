@@ -1,6 +1,6 @@
 """A model that falls back to the next model of a list when one fails.
 
-(`good_agent.models.fallback` is something else: one model's fallback from
+(`good_agent.models.prompt_fallback` is something else: one model's fallback from
 native tool calling to prompt-based calling.)
 """
 

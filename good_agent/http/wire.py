@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx2
 
 from good_agent._extras import missing_extra
-from good_agent.providers.wire_errors import aiohttp_error, map_http_error, stream_cut
+from good_agent.http.wire_errors import aiohttp_error, map_http_error, stream_cut
 from good_agent.types.errors import ModelTimeoutError
 
 if TYPE_CHECKING:

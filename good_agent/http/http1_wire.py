@@ -32,8 +32,8 @@ except ModuleNotFoundError:  # the server extra is not installed
     httptools = None  # type: ignore[assignment]
 
 from good_agent._extras import missing_extra
-from good_agent.providers.http_wire import WireReply, line_batches
-from good_agent.providers.wire_errors import connection_error, stream_cut
+from good_agent.http.wire import WireReply, line_batches
+from good_agent.http.wire_errors import connection_error, stream_cut
 from good_agent.types.errors import (
     ModelBadRequestError,
     ModelError,

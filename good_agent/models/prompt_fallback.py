@@ -34,7 +34,7 @@ from good_agent.providers.types import JSONDict
 from good_agent.types.errors import ModelBadRequestError, ModelError
 from good_agent.types.messages import ModelResponse
 
-logger = logging.getLogger("good_agent.models.fallback")
+logger = logging.getLogger("good_agent.models.fallback")  # the name it is known by
 
 _TOOL_WORDS = ("tool", "function call", "function_call", "functions")
 _REFUSAL_WORDS = (

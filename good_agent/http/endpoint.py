@@ -5,7 +5,7 @@ A vendor's key goes only to that vendor. The key a model sends is
 - the ``api_key`` it was given, wherever its ``base_url`` points;
 - else the vendor's environment key (``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``,
   ``GEMINI_API_KEY``/``GOOGLE_API_KEY``), only when the requests go to the vendor's
-  own host over HTTPS (`VENDOR_HOSTS`), or to the endpoint named by the
+  own host over HTTPS (the vendor's ``host``, on its descriptor), or to the endpoint named by the
   vendor's own environment variable (``OPENAI_BASE_URL``...), which the same
   environment pairs with that key;
 - else none: a model given a ``base_url`` of another host (a local server, a proxy)
@@ -22,15 +22,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from good_agent.types.errors import ModelConfigError
-
-VENDOR_HOSTS: dict[str, str] = {
-    "openai": "api.openai.com",
-    "anthropic": "api.anthropic.com",
-    "gemini": "generativelanguage.googleapis.com",
-    "ollama": "ollama.com",
-}
-"""The host of each vendor's own API: the only host its environment key is sent to
-(besides the endpoint its own environment variable names)."""
 
 
 def checked_base_url(base_url: str | None) -> str | None:
@@ -49,10 +40,9 @@ def checked_base_url(base_url: str | None) -> str | None:
     return base_url
 
 
-def is_vendor_host(vendor: str, base_url: str) -> bool:
-    """Whether ``base_url`` is ``vendor``'s own API over HTTPS."""
+def is_vendor_host(host: str | None, base_url: str) -> bool:
+    """Whether ``base_url`` is the vendor API on ``host`` (a vendor's own host), over HTTPS."""
     parts = urlsplit(base_url)
-    host = VENDOR_HOSTS.get(vendor)
     return host is not None and parts.scheme == "https" and parts.hostname == host
 
 
@@ -70,17 +60,18 @@ class Endpoint:
 
 
 def resolve_endpoint(
-    vendor: str,
+    host: str,
     *,
     base_url: str | None,
     api_key: str | None,
     url_env: str,
     key_env: tuple[str, ...],
 ) -> Endpoint:
-    """The endpoint and key for ``vendor`` (see the module docstring).
+    """The endpoint and key for the vendor whose own API is on ``host`` (see the module
+    docstring).
 
     Args:
-        vendor: A key of `VENDOR_HOSTS`.
+        host: The host of the vendor's own API, the only one its environment key goes to.
         base_url: The endpoint the model was given (``None``: the environment's, else
             the vendor's default).
         api_key: The key the model was given.
@@ -91,7 +82,7 @@ def resolve_endpoint(
     url = given or checked_base_url(os.environ.get(url_env) or None)
     if api_key:
         return Endpoint(url, api_key)
-    if given is not None and not is_vendor_host(vendor, given):
+    if given is not None and not is_vendor_host(host, given):
         return Endpoint(url, None)
     env_key = next((os.environ[n] for n in key_env if os.environ.get(n)), None)
     return Endpoint(url, env_key, env_key is not None)

@@ -17,8 +17,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from good_agent.providers.reply_shape import preview
-from good_agent.providers.types import JSONDict
+from good_agent.http.transport import JSONDict
 from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
@@ -33,6 +32,16 @@ from good_agent.types.errors import (
 
 SHOWN_CHARS = 200
 """How many characters of a malformed body an error shows."""
+
+
+_SHOWN = 200
+
+
+def preview(value: Any) -> str:
+    """A short, single-line rendering of ``value`` for error messages."""
+    text = value if isinstance(value, str) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
 def malformed_reply(reply: Any, *, provider: str) -> ModelResponseError:

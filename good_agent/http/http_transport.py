@@ -26,19 +26,16 @@ from typing import Any, ClassVar, Self
 import anyio
 import httpx2
 
-from good_agent.providers.endpoint import (
-    VENDOR_HOSTS,
+from good_agent.http.endpoint import (
     checked_base_url,
     is_vendor_host,
     missing_key,
     resolve_endpoint,
 )
-from good_agent.providers.http_wire import HttpxWire, Wire, WireReply, WireStream
-from good_agent.providers.reply_shape import preview
-from good_agent.providers.retries import NO_RETRIES, Retries
-from good_agent.providers.streaming.decoder import DONE_EVENT
-from good_agent.providers.types import JSONDict
-from good_agent.providers.wire_errors import error_for_status, server_wait
+from good_agent.http.retries import NO_RETRIES, Retries
+from good_agent.http.transport import DONE_EVENT, JSONDict
+from good_agent.http.wire import HttpxWire, Wire, WireReply, WireStream
+from good_agent.http.wire_errors import error_for_status, preview, server_wait
 from good_agent.types.errors import (
     ModelConfigError,
     ModelError,
@@ -92,7 +89,7 @@ class HttpTransport(ABC):
         stream_timeout: Seconds for a whole streamed reply, kept by the wire when it
             can (`limits_streams`); ``None``: no limit here.
         max_retries: How many times a failed attempt is sent again (see
-            `good_agent.providers.retries`), or a whole `Retries` policy.
+            `good_agent.http.retries`), or a whole `Retries` policy.
     """
 
     provider: str
@@ -102,6 +99,10 @@ class HttpTransport(ABC):
     """The environment variable naming the vendor's endpoint (read by `for_model`)."""
     key_env: ClassVar[tuple[str, ...]] = ()
     """The environment variables holding the vendor's key, in order (for `for_model`)."""
+    vendor_hosts: ClassVar[Mapping[str, str]] = {}
+    """The host of the vendor's own API, by ``provider``: the only host the environment
+    key is sent to. A subclass with a ``provider`` of its own (an OpenAI-compatible
+    service) is not the vendor's, so it takes no key from the vendor's environment."""
 
     def __init__(
         self,
@@ -143,11 +144,12 @@ class HttpTransport(ABC):
         **options: Any,
     ) -> Self:
         """The transport of a model built in code: endpoint and key follow the rules of
-        `good_agent.providers.endpoint` (the vendor's environment key only to the
+        `good_agent.http.endpoint` (the vendor's environment key only to the
         vendor). Bound for the vendor's own endpoint with no key, its first request
         raises a `ModelConfigError` naming the variables to set. ``options``
         are the subclass's own arguments."""
-        if not cls.key_env or cls.provider not in VENDOR_HOSTS:
+        host = cls.vendor_hosts.get(cls.provider)
+        if not cls.key_env or host is None:
             return cls(
                 model,
                 base_url=base_url,
@@ -157,7 +159,7 @@ class HttpTransport(ABC):
                 **options,
             )
         endpoint = resolve_endpoint(
-            cls.provider,
+            host,
             base_url=base_url,
             api_key=api_key,
             url_env=cls.url_env or "",
@@ -172,7 +174,7 @@ class HttpTransport(ABC):
             **options,
         )
         if endpoint.api_key is None and (
-            endpoint.base_url is None or is_vendor_host(cls.provider, endpoint.base_url)
+            endpoint.base_url is None or is_vendor_host(host, endpoint.base_url)
         ):
             transport.unusable = missing_key(model, cls.key_env)
         return transport

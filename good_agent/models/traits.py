@@ -1,0 +1,58 @@
+"""What callers may ask of a model beyond the [`LanguageModel`][good_agent.LanguageModel]
+protocol, declared once: its profile, its tool-calling mode, whether its wire format
+takes a ``response_format``, the mode one request goes out in.
+
+A model of one's own needs only ``model_name`` and ``request``; the answers below are
+then the neutral ones (no profile, no mode, ``response_format`` assumed). The built-in
+models ([`ProviderModel`][good_agent.ProviderModel] and its vendor classes) answer from
+their strategy; a [`FallbackModel`][good_agent.FallbackModel] from the models it tries.
+"""
+
+from __future__ import annotations
+
+from good_agent.models.base import LanguageModel, ModelRequest
+from good_agent.models.fallback_chain import FallbackModel
+from good_agent.models.provider_model import ProviderModel
+from good_agent.providers.profiles import ModelProfile
+from good_agent.providers.strategies.base import ToolCallingMode
+
+__all__ = ["model_profile", "request_mode", "takes_response_format", "tool_calling_mode"]
+
+
+def model_profile(model: LanguageModel) -> ModelProfile | None:
+    """The profile of ``model`` (a fallback chain: its first model's), or ``None``."""
+    if isinstance(model, FallbackModel):
+        return model_profile(model.models[0])
+    if isinstance(model, ProviderModel):
+        return model.profile
+    return None
+
+
+def tool_calling_mode(model: LanguageModel) -> ToolCallingMode | None:
+    """The tool-calling mode ``model`` sends in now (a fallback chain: its first
+    model's), or ``None`` for a model without one."""
+    if isinstance(model, FallbackModel):
+        return tool_calling_mode(model.models[0])
+    if isinstance(model, ProviderModel):
+        return model.tool_strategy.mode
+    return None
+
+
+def takes_response_format(model: LanguageModel) -> bool:
+    """Whether ``model``'s wire format takes a ``response_format`` (a fallback chain:
+    every model's; a model of one's own: assumed)."""
+    if isinstance(model, FallbackModel):
+        return all(takes_response_format(m) for m in model.models)
+    if isinstance(model, ProviderModel):
+        return model.tool_strategy.codec.supports_response_format
+    return True
+
+
+def request_mode(model: LanguageModel, request: ModelRequest | None = None) -> str | None:
+    """The tool-calling mode ``request`` goes out in: its ``mode`` setting, else the
+    model's (`tool_calling_mode`); ``None`` when neither says."""
+    if request is not None and "mode" in request.settings:
+        mode = request.settings["mode"]
+        return str(mode.value if isinstance(mode, ToolCallingMode) else mode)
+    current = tool_calling_mode(model)
+    return None if current is None else current.value

@@ -1,0 +1,19 @@
+"""Tool definitions shared by the tests, in the OpenAI function format the codecs take."""
+
+from __future__ import annotations
+
+from typing import Any
+
+WEATHER: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+"""``get_weather(city)``: one required string argument."""
