@@ -123,7 +123,7 @@ def test_approve_and_deny_are_brought_into_view_and_send_waits_for_them(tmp_path
 
         approve.click()
         page.wait_for_selector(".msg.assistant >> text=Deleted.")
-        page.wait_for_function("() => !document.getElementById('send').disabled")
+        page.wait_for_selector("#send:not([disabled])")  # a selector: the page's CSP forbids eval
         page.press("#prompt", "Enter")  # now it goes
         page.wait_for_selector(".msg.user >> text=one more thing")
         assert seen["errors"] == []
@@ -273,7 +273,7 @@ def test_an_xss_corpus_runs_no_script_and_leaves_no_handler_or_unsafe_link(
     )
     with browser_page(agent_app(Agent(model=model, tools=[get_weather]))) as (page, seen):
         ask(page, '<img src=x onerror="window.__xss=30"> [u](javascript:window.__xss=31)')
-        page.wait_for_function("() => document.querySelectorAll('.msg.assistant').length === 2")
+        page.locator(".msg.assistant").nth(1).wait_for()  # a selector: the CSP forbids eval
         page.wait_for_timeout(300)  # time for an injected handler to fire
         assert page.evaluate("window.__xss") is None
         assert seen["dialogs"] == [] and seen["errors"] == []
