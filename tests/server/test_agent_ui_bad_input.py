@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from bad_input import UI_BAD, Case, refused, send_sync
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ui_harness import ag_ui, refusal, run_input, served, text_of, user
@@ -26,45 +27,9 @@ def server() -> Iterator[BackgroundServer]:
         yield running
 
 
-@pytest.mark.parametrize(
-    ("path", "body", "param"),
-    [
-        ("/ag-ui", {"runId": "r", "messages": []}, "threadId"),
-        ("/ag-ui", {"threadId": "t", "runId": "r"}, "messages"),
-        ("/ag-ui", {"threadId": "t", "runId": "r", "messages": [{"id": "1"}]}, "messages.0"),
-        (
-            "/ag-ui",
-            {"threadId": "t", "runId": "r", "messages": [{"id": "1", "role": "user"}]},
-            "messages.0.user.content",
-        ),
-        ("/ag-ui", {"threadId": 5, "runId": "r", "messages": []}, "threadId"),
-        ("/ag-ui", run_input("t", tools=[{"name": "x"}]), "tools.0.description"),
-        (
-            "/ag-ui",
-            run_input("t", resume=[{"interruptId": "i", "status": "maybe"}]),
-            "resume.0.status",
-        ),
-        ("/vercel", {"messages": [{"id": "1", "role": "user", "parts": []}]}, "id"),
-        ("/vercel", {"id": "c", "messages": []}, "messages"),
-        (
-            "/vercel",
-            {"id": "c", "messages": [{"id": "1", "role": "robot", "parts": []}]},
-            "messages.0.role",
-        ),
-        (
-            "/vercel",
-            {"id": "c", "messages": [{"id": "1", "role": "user", "parts": [{}]}]},
-            "messages.0.parts.0.type",
-        ),
-    ],
-)
-def test_a_malformed_input_is_a_400_naming_the_field(
-    server: BackgroundServer, path: str, body: Any, param: str
-) -> None:
-    status, error = refusal(server, path, body)
-    assert status == 400, error
-    assert error["error"]["param"] == param
-    assert param.split(".")[-1] in error["error"]["message"]
+@pytest.mark.parametrize("case", UI_BAD)
+def test_a_malformed_input_is_a_400_naming_the_field(server: BackgroundServer, case: Case) -> None:
+    refused(send_sync(server, case), case)
 
 
 @pytest.mark.parametrize("path", ["/ag-ui", "/vercel"])

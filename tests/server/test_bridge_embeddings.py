@@ -11,6 +11,7 @@ from typing import Any
 import httpx2
 import openai
 import pytest
+from bad_input import EMBEDDINGS_BAD, Case, refused, send
 from bridge_harness import CLIENT_KEY
 from embedding_fakes import EmbeddingFake, vector_of
 
@@ -171,32 +172,12 @@ async def test_an_embedding_route_refuses_chat(embed_bridge: BackgroundServer) -
     assert "embedding model" in response.json()["error"]["message"]
 
 
-@pytest.mark.parametrize(
-    ("body", "param"),
-    [
-        ({"input": "x"}, "model"),
-        ({"model": "embed-openai"}, "input"),
-        ({"model": "embed-openai", "input": []}, "input"),
-        ({"model": "embed-openai", "input": ["a", ""]}, "input[1]"),
-        ({"model": "embed-openai", "input": ["a", [1]]}, "input[0]"),
-        ({"model": "embed-openai", "input": [[1], [True]]}, "input[1]"),
-        ({"model": "embed-openai", "input": {"text": "a"}}, "input"),
-        ({"model": "embed-openai", "input": "a", "encoding_format": "hex"}, "encoding_format"),
-        ({"model": "embed-openai", "input": "a", "dimensions": 0}, "dimensions"),
-        ({"model": "embed-openai", "input": "a", "dimensions": "8"}, "dimensions"),
-        ({"model": "nope", "input": "a"}, "model"),
-    ],
-)
+@pytest.mark.parametrize("case", EMBEDDINGS_BAD)
 async def test_bad_fields_are_named(
-    embed_bridge: BackgroundServer,
-    upstream: tuple[EmbeddingFake, str],
-    body: dict[str, Any],
-    param: str,
+    embed_bridge: BackgroundServer, upstream: tuple[EmbeddingFake, str], case: Case
 ) -> None:
     upstream[0].reset()
-    response = await post(embed_bridge, body)
-    assert response.status_code == 400, response.text
-    assert response.json()["error"]["param"] == param
+    refused(await send(embed_bridge, case), case)
     assert upstream[0].requests == []
 
 

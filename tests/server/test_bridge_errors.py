@@ -12,11 +12,11 @@ import anyio.to_thread
 import httpx2
 import openai
 import pytest
+from bad_input import CHAT_CLIENT_ERRORS, Case, refused, send
 from bridge_fakes import UPSTREAM_KEY, Fake, Reply
 from bridge_harness import (
     CLIENT_KEY,
     USER,
-    WEATHER,
     leave_early_cancels_upstream,
     start_bridge,
 )
@@ -53,68 +53,9 @@ def assert_openai_error(response: httpx2.Response, status: int, param: str | Non
     return str(error["message"])
 
 
-@pytest.mark.parametrize(
-    ("body", "param"),
-    [
-        ({"model": "nope", "messages": USER}, "model"),
-        ({"messages": USER}, "model"),
-        ({"model": "gpt", "messages": []}, "messages"),
-        (
-            {
-                "model": "gpt",
-                "messages": USER,
-                "tools": [
-                    {"type": "function", "function": {"name": "f", "parameters": {"type": "array"}}}
-                ],
-            },
-            "tools[0].function.parameters",
-        ),
-        (
-            {
-                "model": "gpt",
-                "messages": USER,
-                "tools": [
-                    {
-                        "type": "function",
-                        "function": {
-                            "name": "f",
-                            "parameters": {
-                                "type": "object",
-                                "properties": {"a": {"$ref": "#/$defs/missing"}},
-                            },
-                        },
-                    }
-                ],
-            },
-            "tools[0].function.parameters",
-        ),
-        (
-            {
-                "model": "gpt",
-                "messages": USER,
-                "tools": [{"type": "function", "function": {"name": "bad name!"}}],
-            },
-            "tools[0].function.name",
-        ),
-        (
-            {"model": "gpt", "messages": USER, "tools": [WEATHER], "tool_choice": "sometimes"},
-            "tool_choice",
-        ),
-        (
-            {
-                "model": "gpt",
-                "messages": USER,
-                "tools": [WEATHER],
-                "tool_choice": {"type": "function", "function": {"name": "other"}},
-            },
-            "tool_choice.function.name",
-        ),
-        ({"model": "gpt", "messages": USER, "tool_choice": "required"}, "tool_choice"),
-    ],
-)
-async def test_client_errors_name_the_field(bridge: Any, body: Any, param: str) -> None:
-    message = assert_openai_error(await post(bridge, body), 400, param)
-    assert param.split(".")[0].split("[")[0] in message
+@pytest.mark.parametrize("case", CHAT_CLIENT_ERRORS)
+async def test_client_errors_name_the_field(bridge: Any, case: Case) -> None:
+    refused(await send(bridge, case), case)
 
 
 async def test_invalid_json_and_body_limit(bridge: Any) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx2
 import pytest
+from bad_input import GEMINI_BAD, USER_TEXT, Case, refused, send
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY, HERMES, MISTRAL
 from google import genai
@@ -281,98 +282,13 @@ async def test_a_function_response_without_its_call_is_a_400(bridge: Any) -> Non
     assert "get_weather" in error["message"]
 
 
-USER_TEXT = [{"role": "user", "parts": [{"text": "hi"}]}]
-
-
-@pytest.mark.parametrize(
-    ("body", "field"),
-    [
-        ({}, "contents"),
-        ({"contents": []}, "contents"),
-        ({"contents": [{"role": "system", "parts": [{"text": "x"}]}]}, "contents[0].role"),
-        ({"contents": [{"role": "user", "parts": []}]}, "contents[0].parts"),
-        (
-            {"contents": [{"role": "user", "parts": [{"executableCode": {}}]}]},
-            "contents[0].parts[0]",
-        ),
-        (
-            {"contents": [{"parts": [{"inlineData": {"data": "AAAA"}}]}]},
-            "contents[0].parts[0].inlineData.mimeType",
-        ),
-        ({"contents": USER_TEXT, "tools": [{"googleSearch": {}}]}, "tools[0].googleSearch"),
-        (
-            {"contents": USER_TEXT, "tools": [{"functionDeclarations": [{"name": "a b"}]}]},
-            "tools[0].functionDeclarations[0].name",
-        ),
-        (
-            {
-                "contents": USER_TEXT,
-                "tools": [
-                    {"functionDeclarations": [{"name": "f", "parameters": {"type": "STRING"}}]}
-                ],
-            },
-            "tools[0].functionDeclarations[0].parameters",
-        ),
-        (
-            {
-                "contents": USER_TEXT,
-                "tools": [{"functionDeclarations": [WEATHER]}],
-                "toolConfig": {"functionCallingConfig": {"mode": "SOMETIMES"}},
-            },
-            "toolConfig.functionCallingConfig.mode",
-        ),
-        (
-            {
-                "contents": USER_TEXT,
-                "tools": [{"functionDeclarations": [WEATHER]}],
-                "toolConfig": {
-                    "functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": ["nope"]}
-                },
-            },
-            "toolConfig.functionCallingConfig.allowedFunctionNames[0]",
-        ),
-        (
-            {"contents": USER_TEXT, "generationConfig": {"temperature": "hot"}},
-            "generationConfig.temperature",
-        ),
-        (
-            {"contents": USER_TEXT, "generationConfig": {"maxOutputTokens": 1.5}},
-            "generationConfig.maxOutputTokens",
-        ),
-        (
-            {"contents": USER_TEXT, "generationConfig": {"stopSequences": "END"}},
-            "generationConfig.stopSequences",
-        ),
-        (
-            {"contents": USER_TEXT, "generationConfig": {"candidateCount": 2}},
-            "generationConfig.candidateCount",
-        ),
-        (
-            {"contents": USER_TEXT, "generationConfig": {"responseSchema": {"type": "OBJECT"}}},
-            "generationConfig.responseMimeType",
-        ),
-        (
-            {
-                "contents": USER_TEXT,
-                "generationConfig": {
-                    "responseMimeType": "application/json",
-                    "responseJsonSchema": {"type": "object", "maxLength": "x"},
-                },
-            },
-            "generationConfig.responseJsonSchema.maxLength",
-        ),
-    ],
-)
+@pytest.mark.parametrize("case", GEMINI_BAD)
 async def test_bad_fields_are_named_in_gemini_shape(
-    bridge: Any, fakes: dict[str, tuple[Fake, str]], body: dict[str, Any], field: str
+    bridge: Any, fakes: dict[str, tuple[Fake, str]], case: Case
 ) -> None:
-    fake = fakes["openai"][0]
     for method in ("generateContent", "streamGenerateContent"):
-        response = await post(bridge, "gpt", body, method=method, params={"alt": "sse"})
-        error = assert_gemini_error(response, 400, "INVALID_ARGUMENT")
-        assert field_of_error(error) == field, error
-        assert field in error["message"]
-    assert fake.requests == []
+        refused(await send(bridge, case, method), case)
+    assert fakes["openai"][0].requests == []
 
 
 async def test_not_json_unknown_model_and_unknown_method(bridge: Any) -> None:

@@ -8,172 +8,24 @@ from typing import Any
 import httpx2
 import openai
 import pytest
+from bad_input import RESPONSES_BAD, Case, refused, send
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY, leave_early_cancels_upstream
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from responses_harness import AUTH, R_WEATHER, events_of, post
+from responses_harness import AUTH, events_of, post
 
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
 
 
-SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}}
-BAD: list[tuple[dict[str, Any], str]] = [
-    ({"input": "x"}, "model"),
-    ({"model": "gpt"}, "input"),
-    ({"model": "nope", "input": "x"}, "model"),
-    ({"model": "gpt", "input": 3}, "input"),
-    ({"model": "gpt", "input": ["x"]}, "input[0]"),
-    ({"model": "gpt", "input": [{"type": "item_reference", "id": "x"}]}, "input[0].type"),
-    ({"model": "gpt", "input": [{"role": "robot", "content": "x"}]}, "input[0].role"),
-    (
-        {"model": "gpt", "input": [{"role": "user", "content": [{"type": "input_text"}]}]},
-        "input[0].content[0].text",
-    ),
-    (
-        {
-            "model": "gpt",
-            "input": [{"role": "user", "content": [{"type": "input_image", "file_id": "f"}]}],
-        },
-        "input[0].content[0].image_url",
-    ),
-    (
-        {
-            "model": "gpt",
-            "input": [{"role": "assistant", "content": [{"type": "input_image"}]}],
-        },
-        "input[0].content[0].type",
-    ),
-    (
-        {"model": "gpt", "input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
-        "input[0].call_id",
-    ),
-    (
-        {"model": "gpt", "input": [{"type": "function_call_output", "call_id": "c", "output": 1}]},
-        "input[0].output",
-    ),
-    (
-        {"model": "gpt", "input": [{"type": "function_call_output", "call_id": "c", "output": ""}]},
-        "input[0].call_id",
-    ),
-    ({"model": "gpt", "input": "x", "tools": [{"type": "web_search"}]}, "tools[0].type"),
-    (
-        {"model": "gpt", "input": "x", "tools": [{"type": "function", "name": "a b"}]},
-        "tools[0].name",
-    ),
-    (
-        {"model": "gpt", "input": "x", "tools": [R_WEATHER, R_WEATHER]},
-        "tools[1].name",
-    ),
-    (
-        {
-            "model": "gpt",
-            "input": "x",
-            "tools": [
-                {"type": "function", "name": "f", "parameters": {"type": "object", "properties": 3}}
-            ],
-        },
-        "tools[0].parameters.properties",
-    ),
-    ({"model": "gpt", "input": "x", "tool_choice": "sometimes"}, "tool_choice"),
-    ({"model": "gpt", "input": "x", "tool_choice": "required"}, "tool_choice"),
-    (
-        {
-            "model": "gpt",
-            "input": "x",
-            "tools": [R_WEATHER],
-            "tool_choice": {"type": "function", "name": "nope"},
-        },
-        "tool_choice.name",
-    ),
-    ({"model": "gpt", "input": "x", "tool_choice": {"type": "web_search"}}, "tool_choice.type"),
-    ({"model": "gpt", "input": "x", "text": {"format": {"type": "yaml"}}}, "text.format.type"),
-    (
-        {"model": "gpt", "input": "x", "text": {"format": {"type": "json_schema", "name": "n"}}},
-        "text.format.schema",
-    ),
-    (
-        {
-            "model": "gpt",
-            "input": "x",
-            "text": {"format": {"type": "json_schema", "name": "n", "schema": {"type": "nah"}}},
-        },
-        "text.format.schema.type",
-    ),
-    ({"model": "gpt", "input": "x", "max_output_tokens": 0}, "max_output_tokens"),
-    ({"model": "gpt", "input": "x", "max_output_tokens": True}, "max_output_tokens"),
-    ({"model": "gpt", "input": "x", "parallel_tool_calls": "yes"}, "parallel_tool_calls"),
-    ({"model": "gpt", "input": "x", "stream": 1}, "stream"),
-    ({"model": "gpt", "input": "x", "store": "no"}, "store"),
-    ({"model": "gpt", "input": "x", "temperature": -1}, "temperature"),
-    ({"model": "gpt", "input": "x", "previous_response_id": 5}, "previous_response_id"),
-    ({"model": "gpt", "input": "x", "previous_response_id": "resp_none"}, "previous_response_id"),
-    (
-        {
-            "model": "gpt",
-            "input": [
-                {"role": "user", "content": "x"},
-                {"type": "function_call_output", "call_id": "call_x", "output": "1"},
-            ],
-        },
-        "input[1].call_id",
-    ),
-    (
-        {
-            "model": "gpt",
-            "input": [
-                {
-                    "role": "user",
-                    "content": [{"type": "input_image", "image_url": "http://127.0.0.1/a.png"}],
-                }
-            ],
-        },
-        "input[0].content[0]",
-    ),
-    (
-        {
-            "model": "gpt",
-            "input": [
-                {"type": "reasoning", "summary": []},
-                {"role": "user", "content": "x"},
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "input_text", "text": "see"},
-                        {"type": "input_image", "image_url": "data:image/png;base64,@@"},
-                    ],
-                },
-            ],
-        },
-        "input[2].content[1]",
-    ),
-]
-
-
-BAD.append(
-    (
-        {
-            "model": "claude",
-            "input": "x",
-            "text": {"format": {"type": "json_schema", "name": "n", "schema": SCHEMA}},
-        },
-        "text.format",
-    )
-)
-
-
-@pytest.mark.parametrize(("body", "param"), BAD, ids=[param for _, param in BAD])
+@pytest.mark.parametrize("case", RESPONSES_BAD)
 async def test_bad_input_is_a_400_naming_the_field(
-    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], body: dict[str, Any], param: str
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], case: Case
 ) -> None:
     before = len(fakes["openai"][0].requests)
-    response = await post(rbridge, body)
-    assert response.status_code == 400, response.text
-    error = response.json()["error"]
-    assert error["type"] == "invalid_request_error"
-    assert error["param"] == param, error
+    refused(await send(rbridge, case), case)
     assert len(fakes["openai"][0].requests) == before
 
 
