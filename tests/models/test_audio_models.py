@@ -3,35 +3,23 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Reply
+from media_requests import WAV, closing
+from media_requests import ask as media_ask
 from vendor_models import Vendors
 
 from good_agent import Agent, AudioUrl, BinaryContent, ModelCapabilityError
 from good_agent.models import ModelRequest, OpenAIChatModel
-from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.profiles import get_profile
-from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 
-WAV = b"RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00"
-
-
-@asynccontextmanager
-async def closing(model: ProviderModel) -> AsyncIterator[ProviderModel]:
-    try:
-        yield model
-    finally:
-        await model.aclose()
-
 
 def ask(*content: Any) -> ModelRequest:
-    return ModelRequest([UserMessage(content=["Transcribe:", *content])], [], None, {})
+    return media_ask(*content, prompt="Transcribe:")
 
 
 @pytest.mark.parametrize(

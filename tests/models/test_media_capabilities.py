@@ -6,14 +6,14 @@ unless its profile asks for text placeholders.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
 import pytest
 from bridge_fakes import UPSTREAM_KEY
 from media_files import pdf, png
+from media_requests import WAV, closing
+from media_requests import ask as media_ask
 from vendor_models import Vendors
 
 from good_agent import Agent, BinaryContent, ImageUrl, ModelCapabilityError
@@ -23,26 +23,15 @@ from good_agent.models import (
     ModelRequest,
     OpenAIChatModel,
 )
-from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.profiles import get_profile
-from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 
 PNG = png()
-WAV = b"RIFF\x24\x00\x00\x00WAVEfmt "
-
-
-@asynccontextmanager
-async def closing(model: ProviderModel) -> AsyncIterator[ProviderModel]:
-    try:
-        yield model
-    finally:
-        await model.aclose()
 
 
 def ask(*content: Any) -> ModelRequest:
-    return ModelRequest([UserMessage(content=["Look:", *content])], [], None, {})
+    return media_ask(*content, prompt="Look:")
 
 
 async def test_a_profile_without_images_refuses_an_image_before_the_request(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from bridge_fakes import _g
 from media_files import pdf, png
+from media_requests import data_url_bytes, send
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -22,40 +23,15 @@ from vendor_models import Vendors, vendor_model
 
 from good_agent import BinaryContent, DocumentUrl, ImageUrl, ModelCapabilityError
 from good_agent.models import (
-    ModelRequest,
-    ModelResponse,
     OpenAIResponsesModel,
 )
-from good_agent.models.provider_model import ProviderModel
 from good_agent.server.background import BackgroundServer
-from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
 
 PNG = png(3, 2)
 PDF = pdf()
 VENDORS = ["openai", "anthropic", "gemini", "ollama"]
-
-
-async def send(model: ProviderModel, content: list[Any], *, stream: bool) -> ModelResponse:
-    request = ModelRequest([UserMessage(content=content)], [], None, {})
-    try:
-        if not stream:
-            return await model.request(request)
-        final = None
-        async for item in model.stream(request):
-            if isinstance(item, ModelResponse):
-                final = item
-        assert final is not None
-        return final
-    finally:
-        await model.aclose()
-
-
-def after_comma(data_url: str, media_type: str) -> bytes:
-    head, _, data = data_url.partition(",")
-    assert head == f"data:{media_type};base64"
-    return base64.b64decode(data)
 
 
 def received_media(kind: str, body: dict[str, Any]) -> list[tuple[str, bytes | str]]:
@@ -66,11 +42,10 @@ def received_media(kind: str, body: dict[str, Any]) -> list[tuple[str, bytes | s
             if part["type"] == "image_url":
                 url = part["image_url"]["url"]
                 media = url[5:].split(";", 1)[0] if url.startswith("data:") else "url"
-                out.append((media, after_comma(url, media) if media != "url" else url))
+                out.append((media, data_url_bytes(url, media) if media != "url" else url))
             elif part["type"] == "file":
-                out.append(
-                    ("application/pdf", after_comma(part["file"]["file_data"], "application/pdf"))
-                )
+                data = data_url_bytes(part["file"]["file_data"], "application/pdf")
+                out.append(("application/pdf", data))
     elif kind == "anthropic":
         for block in body["messages"][0]["content"]:
             source = block.get("source")
@@ -224,6 +199,6 @@ async def test_openai_responses_gets_input_image_and_input_file(stream: bool) ->
     parts = bodies[-1]["input"][-1]["content"]
     assert [p["type"] for p in parts] == ["input_text", "input_image", "input_file"]
     assert parts[0]["text"] == "Read"
-    assert after_comma(parts[1]["image_url"], "image/png") == PNG
-    assert after_comma(parts[2]["file_data"], "application/pdf") == PDF
+    assert data_url_bytes(parts[1]["image_url"], "image/png") == PNG
+    assert data_url_bytes(parts[2]["file_data"], "application/pdf") == PDF
     assert parts[2]["filename"] == "document.pdf"

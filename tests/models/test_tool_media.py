@@ -16,6 +16,7 @@ from bridge_fakes import (
     _g,
 )
 from media_files import png
+from media_requests import data_url_bytes
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -53,9 +54,7 @@ def image_sent_back(kind: str, body: dict[str, Any]) -> bytes:
         *_, tool, user = body["messages"]
         assert tool["role"] == "tool" and user["role"] == "user"
         assert user["content"][0] == {"type": "text", "text": "Returned by chart:"}
-        url = user["content"][1]["image_url"]["url"]
-        assert url.startswith("data:image/png;base64,")
-        return base64.b64decode(url.split(",", 1)[1])
+        return data_url_bytes(user["content"][1]["image_url"]["url"], "image/png")
     if kind == "gemini":
         parts = body["contents"][-1]["parts"]
         assert _g(parts[0], "function_response")["name"] == "chart"

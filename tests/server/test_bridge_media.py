@@ -18,6 +18,31 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 from media_files import pdf, png
+from media_requests import (
+    CHAT_CHART_TOOL,
+    GEMINI_CHART_TOOL,
+    MESSAGES_CHART_TOOL,
+    WAV,
+    b64,
+    chat_audio,
+    chat_file,
+    chat_image,
+    chat_tool_turns,
+    chat_user,
+    data_url,
+    data_url_bytes,
+    gemini_file,
+    gemini_inline,
+    gemini_response_media,
+    gemini_tool_turns,
+    gemini_user,
+    messages_block,
+    messages_tool_turns,
+    messages_url_block,
+    messages_user,
+    responses_image,
+    responses_user,
+)
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
@@ -27,10 +52,6 @@ ALL_MEDIA = {"accepts_images": True, "accepts_documents": True, "accepts_audio":
 
 PNG = png()
 PDF = pdf()
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 def start(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer:
@@ -89,23 +110,9 @@ async def ant(media_bridge: BackgroundServer, anyio_backend: str) -> AsyncIterat
         yield client
 
 
-def image_part(url: str) -> dict[str, Any]:
-    return {"type": "image_url", "image_url": {"url": url}}
-
-
-def chat_user(*parts: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": [{"type": "text", "text": "What is this?"}, *parts]}]
-
-
 def upstream_user_content(fake: Fake) -> Any:
     messages = fake.requests[-1]["messages"]
     return [m for m in messages if m["role"] == "user"][-1]["content"]
-
-
-def data_url_bytes(url: str, media_type: str) -> bytes:
-    prefix = f"data:{media_type};base64,"
-    assert url.startswith(prefix), url[:40]
-    return base64.b64decode(url[len(prefix) :], validate=True)
 
 
 def assert_anthropic_media(blocks: list[Any], said: str) -> None:
@@ -154,7 +161,7 @@ async def test_openai_client_image_and_pdf_reach_anthropic_upstream(
     oai: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
     fake = fakes["anthropic"][0]
-    messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+    messages = chat_user(PNG_PART, PDF_PART)
     text = await chat_text(oai, stream, model="claude", messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
@@ -166,18 +173,7 @@ async def test_anthropic_client_image_and_pdf_reach_openai_upstream(
     ant: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
     fake = fakes["openai"][0]
-    content = [
-        {"type": "text", "text": "What is this?"},
-        {
-            "type": "image",
-            "source": {"type": "base64", "media_type": "image/png", "data": b64(PNG)},
-        },
-        {
-            "type": "document",
-            "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)},
-        },
-    ]
-    messages = [{"role": "user", "content": content}]
+    messages = messages_user(PNG_BLOCK, PDF_BLOCK)
     text = await messages_text(ant, stream, model="gpt", max_tokens=50, messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
@@ -189,31 +185,30 @@ async def test_anthropic_client_image_and_pdf_reach_openai_upstream(
 async def test_openai_client_audio_reaches_openai_upstream(
     oai: Any, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
-    wav = b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(28)
-    audio = {"type": "input_audio", "input_audio": {"data": b64(wav), "format": "wav"}}
+    audio = chat_audio(WAV)
     await oai.chat.completions.create(model="gpt", messages=chat_user(audio))
     sent = upstream_user_content(fakes["openai"][0])[1]
-    assert sent == {"type": "input_audio", "input_audio": {"data": b64(wav), "format": "wav"}}
+    assert sent == {"type": "input_audio", "input_audio": {"data": b64(WAV), "format": "wav"}}
 
 
 async def test_url_parts_go_to_a_url_taking_upstream_as_urls(
     oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
     url = "https://example.com/receipt.png"
-    await oai.chat.completions.create(model="claude", messages=chat_user(image_part(url)))
+    await oai.chat.completions.create(model="claude", messages=chat_user(chat_image(url)))
     image = upstream_user_content(fakes["anthropic"][0])[1]
     assert image == {"type": "image", "source": {"type": "url", "url": url}}
-    block = {"type": "image", "source": {"type": "url", "url": url}}
+    block = messages_url_block("image", url)
     await ant.messages.create(
         model="gpt", max_tokens=5, messages=[{"role": "user", "content": [block]}]
     )
-    assert upstream_user_content(fakes["openai"][0]) == [image_part(url)]
+    assert upstream_user_content(fakes["openai"][0]) == [chat_image(url)]
 
 
 async def test_a_url_to_an_upstream_that_needs_inline_data_is_a_400(
     oai: Any, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
-    messages = chat_user(image_part("https://example.com/receipt.png"))
+    messages = chat_user(chat_image("https://example.com/receipt.png"))
     with pytest.raises(openai.BadRequestError) as refused:
         await oai.chat.completions.create(model="ollama", messages=messages)
     message = refused.value.body["message"]
@@ -225,17 +220,14 @@ async def test_a_url_to_an_upstream_that_needs_inline_data_is_a_400(
 async def test_a_part_the_model_cannot_take_is_a_400_naming_model_and_part(
     oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
-    messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"))
+    messages = chat_user(PNG_PART)
     for stream in (False, True):
         with pytest.raises(openai.BadRequestError) as refused:
             await oai.chat.completions.create(model="blind", messages=messages, stream=stream)
         message = refused.value.body["message"]
         assert "'blind-model'" in message and "image part (image/png" in message
         assert refused.value.body["code"] == "unsupported_media"
-    audio = {
-        "type": "input_audio",
-        "input_audio": {"data": b64(b"ID3" + bytes(20)), "format": "mp3"},
-    }
+    audio = chat_audio(b"ID3" + bytes(20), "mp3")
     with pytest.raises(openai.BadRequestError) as no_audio:
         await oai.chat.completions.create(model="claude", messages=chat_user(audio))
     assert "audio part (audio/mpeg" in no_audio.value.body["message"]
@@ -253,9 +245,9 @@ async def test_a_url_to_a_private_address_is_refused_and_never_connected(
     sock, port = listener
     url = f"{scheme}://127.0.0.1:{port}/secret.png"
     with pytest.raises(openai.BadRequestError) as refused:
-        await oai.chat.completions.create(model="claude", messages=chat_user(image_part(url)))
+        await oai.chat.completions.create(model="claude", messages=chat_user(chat_image(url)))
     assert refused.value.body["param"] == "messages[0].content[1]"
-    block = {"type": "document", "source": {"type": "url", "url": url.replace("png", "pdf")}}
+    block = messages_url_block("document", url.replace("png", "pdf"))
     with pytest.raises(anthropic.BadRequestError):
         await ant.messages.create(
             model="claude", max_tokens=5, messages=[{"role": "user", "content": [block]}]
@@ -278,7 +270,7 @@ async def test_a_url_to_a_private_address_is_refused_and_never_connected(
 )
 async def test_urls_the_bridge_will_not_pass_on(oai: Any, url: str) -> None:
     with pytest.raises(openai.BadRequestError) as refused:
-        await oai.chat.completions.create(model="claude", messages=chat_user(image_part(url)))
+        await oai.chat.completions.create(model="claude", messages=chat_user(chat_image(url)))
     assert refused.value.status_code == 400
 
 
@@ -288,13 +280,10 @@ async def test_bytes_that_are_not_their_declared_type_are_a_400(
     jpeg = b"\xff\xd8\xff\xe0" + bytes(40)
     with pytest.raises(openai.BadRequestError) as refused:
         await oai.chat.completions.create(
-            model="claude", messages=chat_user(image_part(f"data:image/png;base64,{b64(jpeg)}"))
+            model="claude", messages=chat_user(chat_image(data_url(jpeg, "image/png")))
         )
     assert "not image/png as declared" in refused.value.body["message"]
-    block = {
-        "type": "document",
-        "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PNG)},
-    }
+    block = messages_block(PNG, "application/pdf")
     with pytest.raises(anthropic.BadRequestError) as bad_pdf:
         await ant.messages.create(
             model="claude", max_tokens=5, messages=[{"role": "user", "content": [block]}]
@@ -302,7 +291,7 @@ async def test_bytes_that_are_not_their_declared_type_are_a_400(
     assert "not application/pdf as declared" in str(bad_pdf.value)
     with pytest.raises(openai.BadRequestError) as not_b64:
         await oai.chat.completions.create(
-            model="claude", messages=chat_user(image_part("data:image/png;base64,@@@"))
+            model="claude", messages=chat_user(chat_image("data:image/png;base64,@@@"))
         )
     assert "not valid base64" in not_b64.value.body["message"]
     assert fakes["anthropic"][0].requests == []
@@ -318,11 +307,11 @@ async def test_media_over_the_limits_is_a_413_naming_the_limit(
     ) as client:
         with pytest.raises(openai.APIStatusError) as part:
             await client.chat.completions.create(
-                model="claude", messages=chat_user(image_part(f"data:image/png;base64,{b64(big)}"))
+                model="claude", messages=chat_user(chat_image(data_url(big, "image/png")))
             )
         assert part.value.status_code == 413
         assert "max_media_part_bytes = 1000" in part.value.body["message"]
-        small = image_part(f"data:image/png;base64,{b64(png(13, 13, level=0))}")
+        small = chat_image(data_url(png(13, 13, level=0), "image/png"))
         with pytest.raises(openai.APIStatusError) as total:
             await client.chat.completions.create(
                 model="claude", messages=chat_user(small, small, small)
@@ -332,52 +321,10 @@ async def test_media_over_the_limits_is_a_413_naming_the_limit(
     assert fakes["anthropic"][0].requests == []
 
 
-def chart_call(call_id: str = "call_1") -> dict[str, Any]:
-    function = {"name": "chart", "arguments": "{}"}
-    return {"id": call_id, "type": "function", "function": function}
-
-
-def chat_tool_turns(*media: dict[str, Any]) -> list[dict[str, Any]]:
-    """A Chat Completions history whose tool result holds text and ``media`` parts."""
-    return [
-        {"role": "user", "content": "Draw the sales chart."},
-        {"role": "assistant", "content": None, "tool_calls": [chart_call()]},
-        {
-            "role": "tool",
-            "tool_call_id": "call_1",
-            "content": [{"type": "text", "text": "The chart:"}, *media],
-        },
-    ]
-
-
-def messages_tool_turns(*media: dict[str, Any]) -> list[dict[str, Any]]:
-    """The same history in the Messages form: a ``tool_result`` with media blocks."""
-    result = {
-        "type": "tool_result",
-        "tool_use_id": "toolu_1",
-        "content": [{"type": "text", "text": "The chart:"}, *media],
-    }
-    return [
-        {"role": "user", "content": "Draw the sales chart."},
-        {
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "chart", "input": {}}],
-        },
-        {"role": "user", "content": [result]},
-    ]
-
-
-PNG_BLOCK = {
-    "type": "image",
-    "source": {"type": "base64", "media_type": "image/png", "data": b64(PNG)},
-}
-PDF_BLOCK = {
-    "type": "document",
-    "source": {"type": "base64", "media_type": "application/pdf", "data": b64(PDF)},
-}
-CHART_TOOL = {"type": "function", "function": {"name": "chart", "parameters": {"type": "object"}}}
-MESSAGES_CHART_TOOL = {"name": "chart", "input_schema": {"type": "object"}}
-PDF_PART = {"type": "file", "file": {"file_data": f"data:application/pdf;base64,{b64(PDF)}"}}
+PNG_BLOCK = messages_block(PNG, "image/png")
+PDF_BLOCK = messages_block(PDF, "application/pdf")
+PDF_PART = chat_file(PDF)
+PNG_PART = chat_image(data_url(PNG, "image/png"))
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -385,8 +332,8 @@ async def test_openai_client_tool_result_image_reaches_anthropic_tool_result(
     oai: Any, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
     fake = fakes["anthropic"][0]
-    messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"))
-    await chat_text(oai, stream, model="claude", messages=messages, tools=[CHART_TOOL])
+    messages = chat_tool_turns(PNG_PART)
+    await chat_text(oai, stream, model="claude", messages=messages, tools=[CHAT_CHART_TOOL])
     assert fake.problems == []
     (result,) = fake.requests[-1]["messages"][-1]["content"]
     assert result["type"] == "tool_result" and result["tool_use_id"] == "call_1"
@@ -426,14 +373,14 @@ async def test_anthropic_client_tool_result_media_reach_anthropic_unchanged(
 async def test_bad_media_in_a_tool_result_is_refused_before_the_upstream(
     oai: Any, ant: Any, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
-    not_png = image_part(f"data:image/png;base64,{b64(PDF)}")
+    not_png = chat_image(data_url(PDF, "image/png"))
     with pytest.raises(openai.BadRequestError) as refused:
         await oai.chat.completions.create(
-            model="claude", messages=chat_tool_turns(not_png), tools=[CHART_TOOL]
+            model="claude", messages=chat_tool_turns(not_png), tools=[CHAT_CHART_TOOL]
         )
     assert "not image/png as declared" in refused.value.body["message"]
     assert refused.value.body["param"] == "messages[2].content[0]"
-    private = {"type": "image", "source": {"type": "url", "url": "https://10.0.0.1/a.png"}}
+    private = messages_url_block("image", "https://10.0.0.1/a.png")
     with pytest.raises(anthropic.BadRequestError) as private_url:
         await ant.messages.create(
             model="claude", max_tokens=5, messages=messages_tool_turns(private)
@@ -460,11 +407,10 @@ async def test_an_image_and_a_pdf_reach_a_gemini_upstream_as_inline_data(
 ) -> None:
     fake = fakes["gemini"][0]
     if client == "openai":
-        messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+        messages = chat_user(PNG_PART, PDF_PART)
         text = await chat_text(oai, stream, model="gemini", messages=messages)
     else:
-        content = [{"type": "text", "text": "What is this?"}, PNG_BLOCK, PDF_BLOCK]
-        messages = [{"role": "user", "content": content}]
+        messages = messages_user(PNG_BLOCK, PDF_BLOCK)
         text = await messages_text(ant, stream, model="gemini", max_tokens=50, messages=messages)
     assert text == "Hello from the fake."
     assert fake.problems == []
@@ -481,8 +427,8 @@ async def test_tool_result_media_reach_gemini_after_the_function_response(
 ) -> None:
     fake = fakes["gemini"][0]
     if client == "openai":
-        messages = chat_tool_turns(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
-        await chat_text(oai, stream, model="gemini", messages=messages, tools=[CHART_TOOL])
+        messages = chat_tool_turns(PNG_PART, PDF_PART)
+        await chat_text(oai, stream, model="gemini", messages=messages, tools=[CHAT_CHART_TOOL])
     else:
         messages = messages_tool_turns(PNG_BLOCK, PDF_BLOCK)
         await messages_text(
@@ -512,9 +458,7 @@ def gem(media_bridge: BackgroundServer, anyio_backend: str) -> genai.Client:
 
 async def gemini_text(gem: genai.Client, stream: bool, model: str, parts: list[Any]) -> str:
     """The reply's text to a generateContent request from the google-genai client."""
-    contents = [
-        genai_types.Content(role="user", parts=[genai_types.Part(text="What is this?"), *parts])
-    ]
+    contents = gemini_user(*parts)
     if stream:
         chunks = await gem.aio.models.generate_content_stream(model=model, contents=contents)
         return "".join([chunk.text or "" async for chunk in chunks])
@@ -523,10 +467,7 @@ async def gemini_text(gem: genai.Client, stream: bool, model: str, parts: list[A
 
 
 def inline_parts() -> list[Any]:
-    return [
-        genai_types.Part.from_bytes(data=PNG, mime_type="image/png"),
-        genai_types.Part.from_bytes(data=PDF, mime_type="application/pdf"),
-    ]
+    return [gemini_inline(PNG, "image/png"), gemini_inline(PDF, "application/pdf")]
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -549,47 +490,16 @@ async def test_gemini_client_inline_data_reaches_openai_upstream(
     assert_openai_media(upstream_user_content(fake), "What is this?")
 
 
-def gemini_tool_turns(*parts: Any) -> list[Any]:
-    """A Gemini history whose function response carries ``parts`` (a tool's media)."""
-    return [
-        genai_types.Content(role="user", parts=[genai_types.Part(text="Draw the sales chart.")]),
-        genai_types.Content(
-            role="model",
-            parts=[genai_types.Part(function_call=genai_types.FunctionCall(name="chart", args={}))],
-        ),
-        genai_types.Content(
-            role="user",
-            parts=[
-                genai_types.Part(
-                    function_response=genai_types.FunctionResponse(
-                        name="chart", response={"output": "The chart:"}, parts=list(parts)
-                    )
-                )
-            ],
-        ),
-    ]
-
-
-CHART_DECLARATION = genai_types.Tool(
-    function_declarations=[genai_types.FunctionDeclaration(name="chart", description="A chart.")]
-)
-
-
-def media_response_part(data: bytes, mime_type: str) -> genai_types.FunctionResponsePart:
-    blob = genai_types.FunctionResponseBlob(data=data, mime_type=mime_type, display_name="chart")
-    return genai_types.FunctionResponsePart(inline_data=blob)
-
-
 @pytest.mark.parametrize("stream", [False, True])
 async def test_gemini_function_response_media_reach_anthropic_tool_result(
     gem: genai.Client, fakes: dict[str, tuple[Fake, str]], stream: bool
 ) -> None:
     fake = fakes["anthropic"][0]
     contents = gemini_tool_turns(
-        media_response_part(PNG, "image/png"), media_response_part(PDF, "application/pdf")
+        gemini_response_media(PNG, "image/png"), gemini_response_media(PDF, "application/pdf")
     )
     config = genai_types.GenerateContentConfig(
-        tools=[CHART_DECLARATION],
+        tools=[GEMINI_CHART_TOOL],
         automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True),
     )
     if stream:
@@ -610,10 +520,10 @@ async def test_gemini_function_response_media_follow_to_openai_and_bad_parts_are
 ) -> None:
     fake = fakes["openai"][0]
     config = genai_types.GenerateContentConfig(
-        tools=[CHART_DECLARATION],
+        tools=[GEMINI_CHART_TOOL],
         automatic_function_calling=genai_types.AutomaticFunctionCallingConfig(disable=True),
     )
-    contents = gemini_tool_turns(media_response_part(PNG, "image/png"))
+    contents = gemini_tool_turns(gemini_response_media(PNG, "image/png"))
     await gem.aio.models.generate_content(model="gpt", contents=contents, config=config)
     assert fake.problems == []
     *_, tool, user = fake.requests[-1]["messages"]
@@ -622,7 +532,7 @@ async def test_gemini_function_response_media_follow_to_openai_and_bad_parts_are
     assert said == {"type": "text", "text": "Returned by chart:"}
     assert data_url_bytes(image["image_url"]["url"], "image/png") == PNG
     asked = len(fake.requests)
-    not_png = media_response_part(PDF, "image/png")
+    not_png = gemini_response_media(PDF, "image/png")
     with pytest.raises(genai_errors.ClientError) as refused:
         await gem.aio.models.generate_content(
             model="gpt", contents=gemini_tool_turns(not_png), config=config
@@ -642,12 +552,12 @@ async def test_gemini_client_file_data_goes_as_a_url_or_is_a_400(
     gem: genai.Client, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
     url = "https://example.com/receipt.png"
-    part = genai_types.Part.from_uri(file_uri=url, mime_type="image/png")
+    part = gemini_file(url, "image/png")
     await gemini_text(gem, False, "claude", [part])
     image = upstream_user_content(fakes["anthropic"][0])[1]
     assert image == {"type": "image", "source": {"type": "url", "url": url}}
     await gemini_text(gem, False, "gpt", [part])
-    assert upstream_user_content(fakes["openai"][0])[1] == image_part(url)
+    assert upstream_user_content(fakes["openai"][0])[1] == chat_image(url)
     asked = len(fakes["ollama"][0].requests)
     with pytest.raises(genai_errors.ClientError) as refused:
         await gemini_text(gem, False, "ollama", [part])
@@ -665,10 +575,9 @@ async def test_a_private_url_on_responses_and_gemini_is_refused_and_never_connec
     asked = len(fakes["anthropic"][0].requests)
     for scheme in ("https", "http"):
         url = f"{scheme}://127.0.0.1:{port}/secret.png"
-        image = {"type": "input_image", "image_url": url, "detail": "auto"}
         with pytest.raises(openai.BadRequestError):
-            await oai.responses.create(model="claude", input=[{"role": "user", "content": [image]}])
-        part = genai_types.Part.from_uri(file_uri=url, mime_type="image/png")
+            await oai.responses.create(model="claude", input=responses_user(responses_image(url)))
+        part = gemini_file(url, "image/png")
         with pytest.raises(genai_errors.ClientError) as refused:
             await gemini_text(gem, False, "claude", [part])
         assert refused.value.code == 400
@@ -717,7 +626,7 @@ async def test_media_reach_a_responses_upstream_as_input_image_and_input_file(
     async with openai.AsyncOpenAI(
         base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
     ) as client:
-        messages = chat_user(image_part(f"data:image/png;base64,{b64(PNG)}"), PDF_PART)
+        messages = chat_user(PNG_PART, PDF_PART)
         await chat_text(client, stream, model="gpt-responses", messages=messages)
     assert fake.problems == []
     (item,) = [i for i in fake.requests[-1]["input"] if i.get("role") == "user"]
@@ -754,8 +663,7 @@ async def test_audio_to_a_responses_upstream_is_a_400_before_any_request(
 ) -> None:
     fake, bridge = responses_upstream
     asked = len(fake.requests)
-    wav = b"RIFF\x24\x00\x00\x00WAVEfmt " + bytes(28)
-    audio = {"type": "input_audio", "input_audio": {"data": b64(wav), "format": "wav"}}
+    audio = chat_audio(WAV)
     async with openai.AsyncOpenAI(
         base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
     ) as client:
@@ -782,14 +690,12 @@ async def test_limits_and_false_media_types_hold_on_responses_and_gemini(
     ) as client:
         cases = ((big, 413, "max_media_part_bytes = 1000"), (jpeg, 400, "not image/png"))
         for data, status, said in cases:
-            image = {"type": "input_image", "image_url": f"data:image/png;base64,{b64(data)}"}
+            image = responses_image(data_url(data, "image/png"), detail=None)
             with pytest.raises(openai.APIStatusError) as refused:
-                await client.responses.create(
-                    model="claude", input=[{"role": "user", "content": [image]}]
-                )
+                await client.responses.create(model="claude", input=responses_user(image))
             assert refused.value.status_code == status
             assert said in str(refused.value.body)
-            part = genai_types.Part.from_bytes(data=data, mime_type="image/png")
+            part = gemini_inline(data, "image/png")
             with pytest.raises(genai_errors.APIError) as gemini_refused:
                 await gemini_text(gem, False, "claude", [part])
             assert gemini_refused.value.code == status

@@ -24,6 +24,18 @@ from cryptography.x509.oid import NameOID
 from google import genai
 from google.genai import types as genai_types
 from media_files import pdf, png
+from media_requests import (
+    chat_image,
+    chat_user,
+    data_url,
+    data_url_bytes,
+    gemini_file,
+    gemini_user,
+    messages_tool_turns,
+    messages_url_block,
+    responses_image,
+    responses_user,
+)
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -132,8 +144,7 @@ async def oai(fetching_bridge: BackgroundServer, anyio_backend: str) -> AsyncIte
 
 
 def user_image(url: str) -> list[dict[str, Any]]:
-    image = {"type": "image_url", "image_url": {"url": url}}
-    return [{"role": "user", "content": [{"type": "text", "text": "What is this?"}, image]}]
+    return chat_user(chat_image(url))
 
 
 def ollama_images(fakes: dict[str, tuple[Fake, str]]) -> list[bytes]:
@@ -165,16 +176,8 @@ async def test_a_document_url_in_a_tool_result_is_fetched_for_openai_chat(
     base: str,
     anyio_backend: str,
 ) -> None:
-    document = {"type": "document", "source": {"type": "url", "url": f"{base}/invoice.pdf"}}
-    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [document]}
-    messages = [
-        {"role": "user", "content": "Fetch the invoice."},
-        {
-            "role": "assistant",
-            "content": [{"type": "tool_use", "id": "toolu_1", "name": "fetch", "input": {}}],
-        },
-        {"role": "user", "content": [result]},
-    ]
+    document = messages_url_block("document", f"{base}/invoice.pdf")
+    messages = messages_tool_turns(document, tool="fetch", asked="Fetch the invoice.", said=None)
     async with anthropic.AsyncAnthropic(
         base_url=fetching_bridge.url, api_key=CLIENT_KEY, max_retries=0
     ) as client:
@@ -188,9 +191,7 @@ async def test_a_document_url_in_a_tool_result_is_fetched_for_openai_chat(
     assert fake.problems == []
     *_, user = fake.requests[-1]["messages"]
     file = user["content"][1]["file"]
-    prefix = "data:application/pdf;base64,"
-    assert file["file_data"].startswith(prefix)
-    assert base64.b64decode(file["file_data"][len(prefix) :], validate=True) == PDF
+    assert data_url_bytes(file["file_data"], "application/pdf") == PDF
     assert asked == ["images.test/invoice.pdf"]
 
 
@@ -199,7 +200,7 @@ async def test_an_upstream_that_takes_urls_gets_the_url_and_nothing_is_fetched(
 ) -> None:
     await oai.chat.completions.create(model="claude", messages=user_image(f"{base}/chart.png"))
     image = fakes["anthropic"][0].requests[-1]["messages"][-1]["content"][1]
-    assert image == {"type": "image", "source": {"type": "url", "url": f"{base}/chart.png"}}
+    assert image == messages_url_block("image", f"{base}/chart.png")
     assert asked == []
 
 
@@ -368,13 +369,13 @@ async def test_an_https_fetch_connects_to_the_checked_address_and_verifies_the_h
     )
     fetcher = MediaFetcher(config.server, MediaLimits(LIMIT, LIMIT), verify=trusted)
     try:
-        part = {"type": "image_url", "image_url": {"url": f"https://images.test:{port}/chart"}}
+        part = chat_image(f"https://images.test:{port}/chart")
         media = read_part(part)
         assert media is not None
         inline = await fetcher.fetch(part, media, "messages[0].content[0]")
-        assert inline["image_url"]["url"] == f"data:image/png;base64,{b64(PNG)}"
+        assert inline["image_url"]["url"] == data_url(PNG, "image/png")
         assert host.asked == ["images.test/chart"]
-        wrong = {"type": "image_url", "image_url": {"url": f"https://other.test:{port}/chart"}}
+        wrong = chat_image(f"https://other.test:{port}/chart")
         wrong_media = read_part(wrong)
         assert wrong_media is not None
         with pytest.raises(BridgeError, match="failed: ConnectError") as refused:
@@ -384,10 +385,6 @@ async def test_an_https_fetch_connects_to_the_checked_address_and_verifies_the_h
     finally:
         await fetcher.aclose()
         server.stop()
-
-
-def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 @pytest.mark.parametrize(
@@ -407,11 +404,8 @@ def test_the_bridge_fetches_nothing_by_default() -> None:
 async def test_v1_responses_fetches_an_allowed_image_url_too(
     oai: Any, fakes: dict[str, tuple[Fake, str]], asked: list[str], base: str, stream: bool
 ) -> None:
-    content = [
-        {"type": "input_text", "text": "What is this?"},
-        {"type": "input_image", "image_url": f"{base}/chart.png", "detail": "auto"},
-    ]
-    kw: dict[str, Any] = {"model": "ollama", "input": [{"role": "user", "content": content}]}
+    content = responses_user(responses_image(f"{base}/chart.png"), text="What is this?")
+    kw: dict[str, Any] = {"model": "ollama", "input": content}
     if stream:
         events = await oai.responses.create(**kw, stream=True)
         kinds = [event.type async for event in events]
@@ -436,8 +430,7 @@ async def test_gemini_file_data_of_an_allowed_host_is_fetched_too(
     client = genai.Client(
         api_key=CLIENT_KEY, http_options=genai_types.HttpOptions(base_url=fetching_bridge.url)
     )
-    part = genai_types.Part.from_uri(file_uri=f"{base}/chart.png", mime_type="image/png")
-    contents = [genai_types.Content(role="user", parts=[genai_types.Part(text="Hi"), part])]
+    contents = gemini_user(gemini_file(f"{base}/chart.png", "image/png"), text="Hi")
     if stream:
         chunks = await client.aio.models.generate_content_stream(model="ollama", contents=contents)
         text = "".join([chunk.text or "" async for chunk in chunks])

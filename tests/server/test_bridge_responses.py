@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from typing import Any
 
 import pytest
 from bridge_fakes import Fake, Reply
 from media_files import pdf, png
+from media_requests import data_url, responses_image, responses_user
 from openai import AsyncOpenAI
 from responses_harness import (
     R_TIME,
@@ -268,18 +268,12 @@ def test_the_redis_store_needs_its_url_variable() -> None:
 async def test_images_and_files_reach_each_upstream_in_its_own_form(
     rclient: AsyncOpenAI, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
-    image = "data:image/png;base64," + base64.b64encode(png()).decode()
-    document = "data:application/pdf;base64," + base64.b64encode(pdf()).decode()
-    items: Any = [
-        {
-            "role": "user",
-            "content": [
-                {"type": "input_text", "text": "What is this?"},
-                {"type": "input_image", "image_url": image},
-                {"type": "input_file", "file_data": document, "filename": "a.pdf"},
-            ],
-        }
-    ]
+    image, document = data_url(png(), "image/png"), data_url(pdf(), "application/pdf")
+    items: Any = responses_user(
+        responses_image(image, detail=None),
+        {"type": "input_file", "file_data": document, "filename": "a.pdf"},
+        text="What is this?",
+    )
     await rclient.responses.create(model="gpt", input=items)
     parts = fakes["openai"][0].requests[-1]["messages"][0]["content"]
     assert [part["type"] for part in parts] == ["text", "image_url", "file"]
