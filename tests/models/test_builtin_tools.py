@@ -13,6 +13,7 @@ from anthropic import types as anthropic_types
 from builtin_replies import (
     ANTHROPIC_REPLY,
     ANTHROPIC_STREAM,
+    CHAT_SEARCH_REPLY,
     GEMINI_REPLY,
     RESPONSES_REPLY,
     RESPONSES_STREAM,
@@ -23,6 +24,7 @@ from google.genai import types as genai_types
 from openai.types import responses as responses_types
 from openai.types.chat import completion_create_params
 from pydantic import TypeAdapter
+from upstreams import model_of
 
 from good_agent import (
     Agent,
@@ -37,31 +39,13 @@ from good_agent import (
 )
 from good_agent.messages import dump_messages, load_messages
 from good_agent.models import (
-    AnthropicModel,
-    GeminiModel,
     ModelRequest,
-    OllamaModel,
-    OpenAIChatModel,
-    OpenAIResponsesModel,
 )
-from good_agent.models.provider_model import ProviderModel
 from good_agent.types.messages import ModelResponse, UserMessage
 
 pytestmark = pytest.mark.anyio
 
 Start = Callable[[list[Any]], Any]
-
-
-def model_of(kind: str, name: str, url: str) -> ProviderModel:
-    if kind == "chat":
-        return OpenAIChatModel(name, base_url=f"{url}/v1", api_key="k")
-    if kind == "responses":
-        return OpenAIResponsesModel(name, base_url=f"{url}/v1", api_key="k")
-    if kind == "anthropic":
-        return AnthropicModel(name, base_url=url, api_key="k")
-    if kind == "ollama":
-        return OllamaModel(name, base_url=url, api_key="k")
-    return GeminiModel(name, base_url=url, api_key="k")
 
 
 def ask(*tools: Any, prompt: str = "What is new in Paris?") -> ModelRequest:
@@ -82,7 +66,7 @@ def _typed(param: Any, value: dict[str, Any]) -> dict[str, Any]:
 
 async def test_responses_request_forms(fake_upstream: Start) -> None:
     upstream = fake_upstream([(200, RESPONSES_REPLY)])
-    model = model_of("responses", "gpt-4.1", upstream.url)
+    model = model_of("responses", upstream.url, "gpt-4.1")
     tools = (
         WebSearchTool(
             search_context_size="high",
@@ -120,7 +104,7 @@ async def test_responses_request_forms(fake_upstream: Start) -> None:
 
 async def test_anthropic_request_forms(fake_upstream: Start) -> None:
     upstream = fake_upstream([(200, ANTHROPIC_REPLY)])
-    model = model_of("anthropic", "claude-sonnet-4-5", upstream.url)
+    model = model_of("anthropic", upstream.url, "claude-sonnet-4-5")
     weather = {
         "type": "function",
         "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}},
@@ -166,7 +150,7 @@ async def test_anthropic_request_forms(fake_upstream: Start) -> None:
 
 async def test_gemini_request_forms(fake_upstream: Start) -> None:
     upstream = fake_upstream([(200, GEMINI_REPLY)])
-    model = model_of("gemini", "gemini-2.5-flash", upstream.url)
+    model = model_of("gemini", upstream.url, "gemini-2.5-flash")
     try:
         await model.request(ask(WebSearchTool(), CodeExecutionTool(), UrlContextTool()))
     finally:
@@ -182,35 +166,8 @@ async def test_gemini_request_forms(fake_upstream: Start) -> None:
 async def test_chat_completions_search_model_takes_web_search_options(
     fake_upstream: Start,
 ) -> None:
-    reply = {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o-search-preview",
-        "choices": [
-            {
-                "index": 0,
-                "finish_reason": "stop",
-                "message": {
-                    "role": "assistant",
-                    "content": "A new bridge opened.",
-                    "annotations": [
-                        {
-                            "type": "url_citation",
-                            "url_citation": {
-                                "url": "https://example.org/paris",
-                                "title": "Paris today",
-                                "start_index": 0,
-                                "end_index": 20,
-                            },
-                        }
-                    ],
-                },
-            }
-        ],
-    }
-    upstream = fake_upstream([(200, reply)])
-    model = model_of("chat", "gpt-4o-search-preview", upstream.url)
+    upstream = fake_upstream([(200, CHAT_SEARCH_REPLY)])
+    model = model_of("chat", upstream.url, "gpt-4o-search-preview")
     try:
         got = await model.request(
             ask(WebSearchTool(search_context_size="low", user_location={"country": "FR"}))
@@ -246,7 +203,7 @@ async def test_a_tool_the_api_lacks_is_refused_before_any_request(
     fake_upstream: Start, kind: str, name: str, tool: Any, words: str
 ) -> None:
     upstream = fake_upstream([])
-    model = model_of(kind, name, upstream.url)
+    model = model_of(kind, upstream.url, name)
     agent = Agent(model=model, builtin_tools=[tool])
     try:
         with pytest.raises(ModelCapabilityError) as refused:
@@ -272,7 +229,7 @@ async def _round_trip(
     upstream_replies: list[Any], kind: str, name: str, fake_upstream: Start
 ) -> tuple[Any, Any, Any]:
     upstream = fake_upstream(upstream_replies)
-    model = model_of(kind, name, upstream.url)
+    model = model_of(kind, upstream.url, name)
     agent = Agent(model=model, builtin_tools=[WebSearchTool()])
     try:
         first = await agent.run("What is new in Paris?")
@@ -390,7 +347,7 @@ async def test_a_streamed_reply_has_the_parts_of_the_whole_one(
     fake_upstream: Start, kind: str, name: str, whole: Any, stream: Any
 ) -> None:
     upstream = fake_upstream([(200, whole), stream])
-    model = model_of(kind, name, upstream.url)
+    model = model_of(kind, upstream.url, name)
     try:
         decoded = await model.request(ask(WebSearchTool()))
         items = [item async for item in model.stream(ask(WebSearchTool()))]
@@ -404,7 +361,7 @@ async def test_a_streamed_reply_has_the_parts_of_the_whole_one(
 
 async def test_per_run_builtin_tools_add_to_the_agents(fake_upstream: Start) -> None:
     upstream = fake_upstream([(200, RESPONSES_REPLY)] * 2)
-    model = model_of("responses", "gpt-4.1", upstream.url)
+    model = model_of("responses", upstream.url, "gpt-4.1")
     agent = Agent(model=model, builtin_tools=[WebSearchTool()])
     try:
         await agent.run("One")
@@ -417,7 +374,7 @@ async def test_per_run_builtin_tools_add_to_the_agents(fake_upstream: Start) -> 
 
 async def test_an_agent_stream_keeps_the_parts(fake_upstream: Start) -> None:
     upstream = fake_upstream([sse(ANTHROPIC_STREAM)])
-    model = model_of("anthropic", "claude-sonnet-4-5", upstream.url)
+    model = model_of("anthropic", upstream.url, "claude-sonnet-4-5")
     agent = Agent(model=model, builtin_tools=[WebSearchTool()])
     try:
         async with agent.stream("What is new in Paris?") as run:

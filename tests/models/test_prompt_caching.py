@@ -9,22 +9,19 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import upstreams
 from anthropic.types import CacheControlEphemeralParam, TextBlockParam, ToolParam
 from anthropic.types import Usage as AnthropicUsage
 from google.genai import types as genai
 from openai.types.completion_usage import CompletionUsage, PromptTokensDetails
 from openai.types.responses import ResponseUsage
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from upstreams import anthropic_message, anthropic_text_events, chat_completion, model_of, sse
 
 from good_agent import Agent, Usage
 from good_agent.models import (
-    AnthropicModel,
-    GeminiModel,
     ModelRequest,
-    OpenAIChatModel,
-    OpenAIResponsesModel,
 )
-from good_agent.models.provider_model import ProviderModel
 from good_agent.types.messages import SystemMessage, UserMessage
 
 pytestmark = pytest.mark.anyio
@@ -51,16 +48,9 @@ def anthropic_usage(read: int = 0, write: int = 0) -> dict[str, Any]:
 
 
 def anthropic_reply(usage: dict[str, Any], *blocks: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": list(blocks) or [{"type": "text", "text": "Sunny."}],
-        "stop_reason": "tool_use" if blocks else "end_turn",
-        "stop_sequence": None,
-        "usage": usage,
-    }
+    if blocks:
+        return anthropic_message(*blocks, usage=usage, stop="tool_use")
+    return anthropic_message({"type": "text", "text": "Sunny."}, usage=usage)
 
 
 def chat_usage(cached: int) -> dict[str, Any]:
@@ -74,20 +64,7 @@ def chat_usage(cached: int) -> dict[str, Any]:
 
 
 def chat_reply(cached: int) -> dict[str, Any]:
-    return {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": "Sunny."},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": chat_usage(cached),
-    }
+    return chat_completion(usage=chat_usage(cached))
 
 
 def responses_usage(cached: int) -> dict[str, Any]:
@@ -131,31 +108,9 @@ def gemini_usage(cached: int) -> dict[str, Any]:
 
 
 def gemini_reply(cached: int) -> dict[str, Any]:
-    return {
-        "candidates": [
-            {"content": {"role": "model", "parts": [{"text": "Sunny."}]}, "finishReason": "STOP"}
-        ],
-        "usageMetadata": gemini_usage(cached),
-        "modelVersion": "gemini-2.5-flash",
-    }
-
-
-def sse(events: list[tuple[str | None, dict[str, Any]]]) -> tuple[int, bytes, dict[str, str]]:
-    text = "".join(
-        (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
-        for name, data in events
+    return upstreams.gemini_reply(
+        {"text": "Sunny."}, usage=gemini_usage(cached), modelVersion="gemini-2.5-flash"
     )
-    return 200, text.encode(), {"content-type": "text/event-stream"}
-
-
-def model_of(kind: str, url: str, **options: Any) -> ProviderModel:
-    if kind == "chat":
-        return OpenAIChatModel("gpt-4o", base_url=f"{url}/v1", api_key="k", **options)
-    if kind == "responses":
-        return OpenAIResponsesModel("gpt-4o", base_url=f"{url}/v1", api_key="k", **options)
-    if kind == "anthropic":
-        return AnthropicModel("claude-sonnet-4-5", base_url=url, api_key="k", **options)
-    return GeminiModel("gemini-2.5-flash", base_url=url, api_key="k", **options)
 
 
 def ask(**settings: Any) -> ModelRequest:
@@ -319,50 +274,18 @@ async def test_cache_tokens_are_counted_from_a_whole_reply(
 
 
 def anthropic_stream() -> tuple[int, bytes, dict[str, str]]:
-    start = anthropic_reply(anthropic_usage(read=100, write=30))
-    start["content"], start["stop_reason"] = [], None
-    start["usage"] = {**start["usage"], "output_tokens": 1}
-    return sse(
-        [
-            ("message_start", {"type": "message_start", "message": start}),
-            (
-                "content_block_start",
-                {
-                    "type": "content_block_start",
-                    "index": 0,
-                    "content_block": {"type": "text", "text": ""},
-                },
-            ),
-            (
-                "content_block_delta",
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "text_delta", "text": "Sunny."},
-                },
-            ),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            (
-                "message_delta",
-                {
-                    "type": "message_delta",
-                    "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                    "usage": {"output_tokens": 5},
-                },
-            ),
-            ("message_stop", {"type": "message_stop"}),
-        ]
-    )
+    return sse(anthropic_text_events(anthropic_reply(anthropic_usage(read=100, write=30))))
 
 
 def chat_stream() -> tuple[int, bytes, dict[str, str]]:
     chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
     return sse(
         [
-            (None, {**chunk, "choices": [{"index": 0, "delta": {"content": "Sunny."}}]}),
-            (None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}),
-            (None, {**chunk, "choices": [], "usage": chat_usage(64)}),
-        ]
+            {**chunk, "choices": [{"index": 0, "delta": {"content": "Sunny."}}]},
+            {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+            {**chunk, "choices": [], "usage": chat_usage(64)},
+        ],
+        named=False,
     )
 
 
@@ -370,17 +293,14 @@ def responses_stream() -> tuple[int, bytes, dict[str, str]]:
     done = responses_reply(64)
     return sse(
         [
-            (
-                "response.output_text.delta",
-                {"type": "response.output_text.delta", "delta": "Sunny."},
-            ),
-            ("response.completed", {"type": "response.completed", "response": done}),
+            {"type": "response.output_text.delta", "delta": "Sunny."},
+            {"type": "response.completed", "response": done},
         ]
     )
 
 
 def gemini_stream() -> tuple[int, bytes, dict[str, str]]:
-    return sse([(None, gemini_reply(64))])
+    return sse([gemini_reply(64)], named=False)
 
 
 @pytest.mark.parametrize(

@@ -6,20 +6,16 @@ items)."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from upstreams import anthropic_message, chat_completion, gemini_reply, model_of, sse
 
 from good_agent import Agent
 from good_agent.models import (
-    AnthropicModel,
-    GeminiModel,
     ModelRequest,
-    OpenAIChatModel,
-    OpenAIResponsesModel,
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.streaming import ReasoningDelta
@@ -43,59 +39,12 @@ def ask(**settings: Any) -> ModelRequest:
 
 
 def chat_reply(reasoning: str | None = None) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": "Sunny."}
-    if reasoning:
-        message["reasoning_content"] = reasoning
-    return {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "m",
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5},
-    }
+    extra = {"reasoning_content": reasoning} if reasoning else {}
+    usage = {"prompt_tokens": 3, "completion_tokens": 2, "total_tokens": 5}
+    return chat_completion(model="m", usage=usage, **extra)
 
 
 THINKING_BLOCK = {"type": "thinking", "thinking": "Paris is in France.", "signature": "sig-1"}
-
-
-def anthropic_reply(*blocks: dict[str, Any], stop: str = "end_turn") -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": list(blocks),
-        "stop_reason": stop,
-        "usage": {"input_tokens": 3, "output_tokens": 2},
-    }
-
-
-def gemini_reply(*parts: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "candidates": [
-            {"content": {"role": "model", "parts": list(parts)}, "finishReason": "STOP"}
-        ],
-        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2},
-    }
-
-
-def sse(events: list[tuple[str | None, dict[str, Any]]]) -> tuple[int, bytes, dict[str, str]]:
-    text = "".join(
-        (f"event: {name}\n" if name else "") + f"data: {json.dumps(data)}\n\n"
-        for name, data in events
-    )
-    return 200, text.encode(), {"content-type": "text/event-stream"}
-
-
-def model_of(kind: str, name: str, url: str, **options: Any) -> ProviderModel:
-    if kind == "chat":
-        return OpenAIChatModel(name, base_url=f"{url}/v1", api_key="k", **options)
-    if kind == "responses":
-        return OpenAIResponsesModel(name, base_url=f"{url}/v1", api_key="k", **options)
-    if kind == "anthropic":
-        return AnthropicModel(name, base_url=url, api_key="k", **options)
-    return GeminiModel(name, base_url=url, api_key="k", **options)
 
 
 RESPONSES_REPLY = {
@@ -139,14 +88,14 @@ RESPONSES_REPLY = {
         (
             "anthropic",
             "claude-sonnet-4-5",
-            anthropic_reply({"type": "text", "text": "Sunny."}),
+            anthropic_message({"type": "text", "text": "Sunny."}),
             "medium",
             {"thinking": {"type": "enabled", "budget_tokens": 2048}, "max_tokens": 2048 + 4096},
         ),
         (
             "anthropic",
             "claude-opus-4-1",
-            anthropic_reply({"type": "text", "text": "Sunny."}),
+            anthropic_message({"type": "text", "text": "Sunny."}),
             False,
             {"thinking": {"type": "disabled"}},
         ),
@@ -189,7 +138,7 @@ async def test_the_wire_form_of_thinking(
     wire: dict[str, Any],
 ) -> None:
     upstream = fake_upstream([(200, reply)])
-    model = model_of(kind, name, upstream.url)
+    model = model_of(kind, upstream.url, name)
     try:
         await model.request(ask(thinking=thinking))
     finally:
@@ -207,7 +156,7 @@ async def test_the_wire_form_of_thinking(
 
 async def test_model_settings_of_an_agent_carry_thinking(fake_upstream: Start) -> None:
     upstream = fake_upstream([(200, chat_reply("The sky is clear."))])
-    model = model_of("chat", "o3", upstream.url)
+    model = model_of("chat", upstream.url, "o3")
     agent = Agent("Be brief.", model=model, model_settings={"thinking": "low"})
     try:
         result = await agent.run("Weather?")
@@ -221,8 +170,8 @@ async def test_model_settings_of_an_agent_carry_thinking(fake_upstream: Start) -
 async def test_anthropic_sampling_rules_under_thinking(
     fake_upstream: Start, caplog: pytest.LogCaptureFixture
 ) -> None:
-    upstream = fake_upstream([(200, anthropic_reply({"type": "text", "text": "Sunny."}))] * 2)
-    model = model_of("anthropic", "claude-sonnet-4-5", upstream.url)
+    upstream = fake_upstream([(200, anthropic_message({"type": "text", "text": "Sunny."}))] * 2)
+    model = model_of("anthropic", upstream.url, "claude-sonnet-4-5")
     try:
         with caplog.at_level(logging.WARNING, logger="good_agent.providers"):
             await model.request(ask(thinking=3000, temperature=0.2, top_k=5, max_tokens=8000))
@@ -255,7 +204,7 @@ async def test_a_model_without_reasoning_refuses_thinking(
     fake_upstream: Start, kind: str, name: str
 ) -> None:
     upstream = fake_upstream([])
-    model = model_of(kind, name, upstream.url)
+    model = model_of(kind, upstream.url, name)
     try:
         with pytest.raises(ModelCapabilityError) as refused:
             await model.request(ask(thinking="high"))
@@ -277,7 +226,7 @@ async def test_a_profile_override_allows_thinking(fake_upstream: Start) -> None:
 
     upstream = fake_upstream([(200, chat_reply("thought"))])
     profile = replace(get_profile("openai:my-reasoner"), supports_thinking=True)
-    model = model_of("chat", "my-reasoner", upstream.url, profile=profile)
+    model = model_of("chat", upstream.url, "my-reasoner", profile=profile)
     try:
         reply = await model.request(ask(thinking="medium"))
     finally:
@@ -289,7 +238,7 @@ async def test_a_profile_override_allows_thinking(fake_upstream: Start) -> None:
 @pytest.mark.parametrize("value", ["extreme", 0, -5, 1.5, "LOW"])
 async def test_a_bad_thinking_value_is_a_value_error(fake_upstream: Start, value: Any) -> None:
     upstream = fake_upstream([])
-    model = model_of("chat", "o3", upstream.url)
+    model = model_of("chat", upstream.url, "o3")
     try:
         with pytest.raises(ValueError, match="thinking must be 'low', 'medium', 'high'"):
             await model.request(ask(thinking=value))
@@ -298,96 +247,60 @@ async def test_a_bad_thinking_value_is_a_value_error(fake_upstream: Start, value
     assert upstream.bodies == []
 
 
-ANTHROPIC_STREAM: list[tuple[str | None, dict[str, Any]]] = [
-    (
-        "message_start",
-        {
-            "type": "message_start",
-            "message": {
-                "id": "msg_1",
-                "type": "message",
-                "role": "assistant",
-                "model": "claude-sonnet-4-5",
-                "content": [],
-                "usage": {"input_tokens": 3, "output_tokens": 0},
-            },
+ANTHROPIC_STREAM: list[dict[str, Any]] = [
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [],
+            "usage": {"input_tokens": 3, "output_tokens": 0},
         },
-    ),
-    (
-        "content_block_start",
-        {
-            "type": "content_block_start",
-            "index": 0,
-            "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-        },
-    ),
-    (
-        "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "thinking_delta", "thinking": "Paris is "},
-        },
-    ),
-    (
-        "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "thinking_delta", "thinking": "in France."},
-        },
-    ),
-    (
-        "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 0,
-            "delta": {"type": "signature_delta", "signature": "sig-1"},
-        },
-    ),
-    ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-    (
-        "content_block_start",
-        {
-            "type": "content_block_start",
-            "index": 1,
-            "content_block": {"type": "redacted_thinking", "data": "opaque-1"},
-        },
-    ),
-    ("content_block_stop", {"type": "content_block_stop", "index": 1}),
-    (
-        "content_block_start",
-        {
-            "type": "content_block_start",
-            "index": 2,
-            "content_block": {
-                "type": "tool_use",
-                "id": "toolu_1",
-                "name": "get_weather",
-                "input": {},
-            },
-        },
-    ),
-    (
-        "content_block_delta",
-        {
-            "type": "content_block_delta",
-            "index": 2,
-            "delta": {"type": "input_json_delta", "partial_json": '{"city": "Paris"}'},
-        },
-    ),
-    ("content_block_stop", {"type": "content_block_stop", "index": 2}),
-    (
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use"},
-            "usage": {"output_tokens": 9},
-        },
-    ),
-    ("message_stop", {"type": "message_stop"}),
+    },
+    {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "thinking_delta", "thinking": "Paris is "},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "thinking_delta", "thinking": "in France."},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "signature_delta", "signature": "sig-1"},
+    },
+    {"type": "content_block_stop", "index": 0},
+    {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": {"type": "redacted_thinking", "data": "opaque-1"},
+    },
+    {"type": "content_block_stop", "index": 1},
+    {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 2,
+        "delta": {"type": "input_json_delta", "partial_json": '{"city": "Paris"}'},
+    },
+    {"type": "content_block_stop", "index": 2},
+    {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
+    {"type": "message_stop"},
 ]
-ANTHROPIC_WHOLE = anthropic_reply(
+ANTHROPIC_WHOLE = anthropic_message(
     THINKING_BLOCK,
     {"type": "redacted_thinking", "data": "opaque-1"},
     {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {"city": "Paris"}},
@@ -412,8 +325,8 @@ async def test_anthropic_thinking_comes_back_and_is_sent_back_signed(
     fake_upstream: Start, streamed: bool
 ) -> None:
     first = sse(ANTHROPIC_STREAM) if streamed else (200, ANTHROPIC_WHOLE)
-    upstream = fake_upstream([first, (200, anthropic_reply({"type": "text", "text": "21C."}))])
-    model = model_of("anthropic", "claude-sonnet-4-5", upstream.url)
+    upstream = fake_upstream([first, (200, anthropic_message({"type": "text", "text": "21C."}))])
+    model = model_of("anthropic", upstream.url, "claude-sonnet-4-5")
     request = ModelRequest(
         messages=[UserMessage(content="Weather in Paris?")],
         tools=[WEATHER],
@@ -445,48 +358,36 @@ async def test_anthropic_thinking_comes_back_and_is_sent_back_signed(
 async def test_responses_reasoning_comes_back_and_is_sent_back(
     fake_upstream: Start, streamed: bool
 ) -> None:
-    events: list[tuple[str | None, dict[str, Any]]] = [
-        (
-            None,
-            {
-                "type": "response.created",
-                "response": {**RESPONSES_REPLY, "output": [], "status": "in_progress"},
-            },
-        ),
-        (
-            None,
-            {
-                "type": "response.reasoning_summary_text.delta",
-                "item_id": "rs_1",
-                "summary_index": 0,
-                "delta": "Look it up.",
-            },
-        ),
-        (
-            None,
-            {
-                "type": "response.output_item.added",
-                "output_index": 1,
-                "item": {**RESPONSES_REPLY["output"][1], "arguments": ""},
-            },
-        ),
-        (
-            None,
-            {
-                "type": "response.function_call_arguments.done",
-                "item_id": "fc_1",
-                "arguments": '{"city": "Paris"}',
-            },
-        ),
-        (None, {"type": "response.completed", "response": RESPONSES_REPLY}),
+    events: list[dict[str, Any]] = [
+        {
+            "type": "response.created",
+            "response": {**RESPONSES_REPLY, "output": [], "status": "in_progress"},
+        },
+        {
+            "type": "response.reasoning_summary_text.delta",
+            "item_id": "rs_1",
+            "summary_index": 0,
+            "delta": "Look it up.",
+        },
+        {
+            "type": "response.output_item.added",
+            "output_index": 1,
+            "item": {**RESPONSES_REPLY["output"][1], "arguments": ""},
+        },
+        {
+            "type": "response.function_call_arguments.done",
+            "item_id": "fc_1",
+            "arguments": '{"city": "Paris"}',
+        },
+        {"type": "response.completed", "response": RESPONSES_REPLY},
     ]
-    first = sse(events) if streamed else (200, RESPONSES_REPLY)
+    first = sse(events, named=False) if streamed else (200, RESPONSES_REPLY)
     done = {
         **RESPONSES_REPLY,
         "output": [{"type": "message", "content": [{"type": "output_text", "text": "21C."}]}],
     }
     upstream = fake_upstream([first, (200, done)])
-    model = model_of("responses", "o4-mini", upstream.url)
+    model = model_of("responses", upstream.url, "o4-mini")
     request = ModelRequest(
         messages=[UserMessage(content="Weather in Paris?")],
         tools=[WEATHER],
@@ -516,9 +417,9 @@ async def test_responses_reasoning_comes_back_and_is_sent_back(
 @pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
 async def test_gemini_thoughts_come_back(fake_upstream: Start, streamed: bool) -> None:
     reply = gemini_reply({"text": "Clear skies.", "thought": True}, {"text": "Sunny."})
-    first = sse([(None, reply)]) if streamed else (200, reply)
+    first = sse([reply], named=False) if streamed else (200, reply)
     upstream = fake_upstream([first])
-    model = model_of("gemini", "gemini-2.5-flash", upstream.url)
+    model = model_of("gemini", upstream.url, "gemini-2.5-flash")
     try:
         if streamed:
             items = [item async for item in model.stream(ask(thinking="low"))]

@@ -34,12 +34,18 @@ def fake_entry(
     **extra: Any,
 ) -> dict[str, Any]:
     """A ``[[models]]`` entry named ``name`` for ``provider``, served by the fake ``fake``."""
-    url = fakes[fake][1] + ("/v1" if provider == "openai" else "")
+    return upstream_entry(fakes[fake][1], name, provider, model, **extra)
+
+
+def upstream_entry(url: str, name: str, provider: str, model: str, **extra: Any) -> dict[str, Any]:
+    """A ``[[models]]`` entry named ``name`` for ``provider``, served by the fake upstream
+    at ``url`` (``/v1`` added for the OpenAI APIs)."""
+    v1 = "/v1" if provider in ("openai", "openai-responses") else ""
     return {
         "name": name,
         "provider": provider,
         "model": model,
-        "base_url": url,
+        "base_url": url + v1,
         "api_key_env": "GA_TEST_UPSTREAM_KEY",
         **extra,
     }
@@ -77,13 +83,21 @@ def model_entries(fakes: dict[str, tuple[Fake, str]]) -> list[dict[str, Any]]:
 
 
 def start_bridge(fakes: dict[str, tuple[Fake, str]], **server: Any) -> BackgroundServer:
-    config = parse_config(
-        {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", **server},
-            "models": model_entries(fakes),
-        }
-    )
-    return BackgroundServer(create_app(config)).start()
+    return bridge_over(model_entries(fakes), **server)
+
+
+def bridge_over(
+    models: list[dict[str, Any]], responses: dict[str, Any] | None = None, **server: Any
+) -> BackgroundServer:
+    """A bridge serving ``models`` (client keys from ``GA_TEST_CLIENT_KEYS``), started;
+    ``server`` are more ``[server]`` settings, ``responses`` its ``[responses]`` table."""
+    config: dict[str, Any] = {
+        "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", **server},
+        "models": models,
+    }
+    if responses is not None:
+        config["responses"] = responses
+    return BackgroundServer(create_app(parse_config(config))).start()
 
 
 TIME = {

@@ -3,20 +3,31 @@ whole and streamed, shared by the model tests and the bridge tests."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from anthropic import types as anthropic_types
 from google.genai import types as genai_types
 from openai.types import responses as responses_types
+from upstreams import chat_completion
+from upstreams import sse as sse  # the bridge and model tests take it from here
 
-
-def sse(events: list[dict[str, Any]], named: bool = True) -> tuple[int, bytes, dict[str, str]]:
-    text = "".join(
-        (f"event: {e['type']}\n" if named and "type" in e else "") + f"data: {json.dumps(e)}\n\n"
-        for e in events
-    )
-    return 200, text.encode(), {"content-type": "text/event-stream"}
+CHAT_SEARCH_REPLY = chat_completion(
+    "A new bridge opened.",
+    model="gpt-4o-search-preview",
+    usage={"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
+    annotations=[
+        {
+            "type": "url_citation",
+            "url_citation": {
+                "url": "https://example.org/paris",
+                "title": "Paris today",
+                "start_index": 0,
+                "end_index": 20,
+            },
+        }
+    ],
+)
+"""A Chat Completions search model's reply citing one page."""
 
 
 # Replies, checked against the SDKs' own response types.

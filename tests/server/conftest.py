@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -12,7 +12,7 @@ from bridge_fakes import (
     RawFake,
     vendor_fakes,
 )
-from bridge_harness import CLIENT_KEY, start_bridge
+from bridge_harness import CLIENT_KEY, bridge_over, start_bridge
 from responses_harness import sqlite_bridge
 
 from good_agent.server import create_app, parse_config
@@ -37,6 +37,22 @@ def _reset_fakes(request: pytest.FixtureRequest) -> None:
     if "fakes" in request.fixturenames or "bridge" in request.fixturenames:
         for fake, _ in request.getfixturevalue("fakes").values():
             fake.reset()
+
+
+@pytest.fixture
+def bridges() -> Iterator[Callable[..., BackgroundServer]]:
+    """Start bridges over fake upstreams (``bridges(models, **server)``, as
+    ``bridge_harness.bridge_over``: entries from ``upstream_entry``); all are stopped
+    after the test."""
+    started: list[BackgroundServer] = []
+
+    def start(models: list[dict[str, Any]], **server: Any) -> BackgroundServer:
+        started.append(bridge_over(models, **server))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture

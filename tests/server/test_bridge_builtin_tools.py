@@ -7,7 +7,7 @@ upstream's API cannot carry it."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +15,11 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from bridge_harness import CLIENT_KEY
+from bridge_harness import CLIENT_KEY, upstream_entry
 from builtin_replies import (
     ANTHROPIC_REPLY,
     ANTHROPIC_STREAM,
+    CHAT_SEARCH_REPLY,
     GEMINI_REPLY,
     RESPONSES_REPLY,
     RESPONSES_STREAM,
@@ -28,7 +29,6 @@ from builtin_replies import (
 from google.genai import types as genai_types
 from responses_harness import events_of
 
-from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
@@ -44,33 +44,17 @@ def upstream(fake_upstream: Start) -> Any:
 
 
 @pytest.fixture
-def bridge(upstream: Any, tmp_path: Path) -> Iterator[BackgroundServer]:
-    def entry(name: str, provider: str, model: str, v1: bool) -> dict[str, Any]:
-        url = upstream.url + ("/v1" if v1 else "")
-        return {
-            "name": name,
-            "provider": provider,
-            "model": model,
-            "base_url": url,
-            "api_key_env": "GA_TEST_UPSTREAM_KEY",
-        }
-
-    config = parse_config(
-        {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
-            "models": [
-                entry("gpt-resp", "openai-responses", "gpt-4.1", True),
-                entry("gpt-chat", "openai", "gpt-4.1", True),
-                entry("gpt-search", "openai", "gpt-4o-search-preview", True),
-                entry("claude", "anthropic", "claude-sonnet-4-5", False),
-                entry("gemini", "gemini", "gemini-2.5-flash", False),
-            ],
-            "responses": {"path": str(tmp_path / "responses.sqlite3")},
-        }
+def bridge(upstream: Any, tmp_path: Path, bridges: Start) -> BackgroundServer:
+    return bridges(
+        [
+            upstream_entry(upstream.url, "gpt-resp", "openai-responses", "gpt-4.1"),
+            upstream_entry(upstream.url, "gpt-chat", "openai", "gpt-4.1"),
+            upstream_entry(upstream.url, "gpt-search", "openai", "gpt-4o-search-preview"),
+            upstream_entry(upstream.url, "claude", "anthropic", "claude-sonnet-4-5"),
+            upstream_entry(upstream.url, "gemini", "gemini", "gemini-2.5-flash"),
+        ],
+        responses={"path": str(tmp_path / "responses.sqlite3")},
     )
-    server = BackgroundServer(create_app(config)).start()
-    yield server
-    server.stop()
 
 
 def openai_client(bridge: BackgroundServer) -> openai.AsyncOpenAI:
@@ -290,36 +274,6 @@ async def test_a_tool_the_upstreams_api_cannot_carry_is_a_400(
     assert "the built-in tool 'code_execution'" in error["message"]
     assert error["details"][0]["fieldViolations"][0]["field"] == "tools[0].codeExecution"
     assert upstream.bodies == []  # nothing was sent
-
-
-CHAT_SEARCH_REPLY = {
-    "id": "c",
-    "object": "chat.completion",
-    "created": 1,
-    "model": "gpt-4o-search-preview",
-    "choices": [
-        {
-            "index": 0,
-            "finish_reason": "stop",
-            "message": {
-                "role": "assistant",
-                "content": "A new bridge opened.",
-                "annotations": [
-                    {
-                        "type": "url_citation",
-                        "url_citation": {
-                            "url": "https://example.org/paris",
-                            "title": "Paris today",
-                            "start_index": 0,
-                            "end_index": 20,
-                        },
-                    }
-                ],
-            },
-        }
-    ],
-    "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
-}
 
 
 async def test_chat_client_and_search_model(bridge: BackgroundServer, upstream: Any) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import anthropic
@@ -16,11 +16,11 @@ import httpx2
 import openai
 import pytest
 from anthropic.types import CacheControlEphemeralParam, TextBlockParam, ToolParam
-from bridge_harness import CLIENT_KEY
+from bridge_harness import CLIENT_KEY, upstream_entry
 from google import genai
 from google.genai import types as genai_types
+from upstreams import anthropic_message, anthropic_text_events, chat_completion, sse
 
-from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
 pytestmark = pytest.mark.anyio
@@ -44,67 +44,16 @@ USAGE = {
 
 def anthropic_reply(body: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
     """A whole reply, or the same reply as a Messages event stream."""
-    message = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": [{"type": "text", "text": "Sunny."}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": USAGE,
-    }
+    message = anthropic_message({"type": "text", "text": "Sunny."}, usage=USAGE)
     if not body.get("stream"):
         return 200, message, {}
-    start = {**message, "content": [], "stop_reason": None, "usage": {**USAGE, "output_tokens": 1}}
-    events = [
-        ("message_start", {"type": "message_start", "message": start}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "Sunny."},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": 5},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
-    return 200, text.encode(), {"content-type": "text/event-stream"}
+    return sse(anthropic_text_events(message))
 
 
 def chat_reply(body: dict[str, Any]) -> tuple[int, Any]:
-    return 200, {
-        "id": "c",
-        "object": "chat.completion",
-        "created": 1,
-        "model": "gpt-4o",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": "Sunny."},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 30, "completion_tokens": 5, "total_tokens": 35},
-    }
+    return 200, chat_completion(
+        usage={"prompt_tokens": 30, "completion_tokens": 5, "total_tokens": 35}
+    )
 
 
 @pytest.fixture
@@ -113,33 +62,13 @@ def upstreams(fake_upstream: Start) -> tuple[Any, Any]:
 
 
 @pytest.fixture
-def cache_bridge(upstreams: tuple[Any, Any]) -> Iterator[BackgroundServer]:
+def cache_bridge(upstreams: tuple[Any, Any], bridges: Start) -> BackgroundServer:
     claude, gpt = upstreams
-    config = parse_config(
-        {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "log_cost": True},
-            "models": [
-                {
-                    "name": "claude",
-                    "provider": "anthropic",
-                    "model": "claude-sonnet-4-5",
-                    "base_url": claude.url,
-                    "api_key_env": "GA_TEST_UPSTREAM_KEY",
-                },
-                {
-                    "name": "gpt",
-                    "provider": "openai",
-                    "model": "gpt-4o",
-                    "mode": "native",
-                    "base_url": f"{gpt.url}/v1",
-                    "api_key_env": "GA_TEST_UPSTREAM_KEY",
-                },
-            ],
-        }
-    )
-    server = BackgroundServer(create_app(config)).start()
-    yield server
-    server.stop()
+    models = [
+        upstream_entry(claude.url, "claude", "anthropic", "claude-sonnet-4-5"),
+        upstream_entry(gpt.url, "gpt", "openai", "gpt-4o", mode="native"),
+    ]
+    return bridges(models, log_cost=True)
 
 
 def marked_request(model: str) -> dict[str, Any]:
@@ -321,32 +250,15 @@ async def test_log_cost_logs_each_requests_price(
 
 
 async def test_without_log_cost_no_price_is_logged(
-    fake_upstream: Start, caplog: pytest.LogCaptureFixture
+    fake_upstream: Start, bridges: Start, caplog: pytest.LogCaptureFixture
 ) -> None:
     claude = fake_upstream([anthropic_reply])
-    config = parse_config(
-        {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
-            "models": [
-                {
-                    "name": "claude",
-                    "provider": "anthropic",
-                    "model": "claude-sonnet-4-5",
-                    "base_url": claude.url,
-                    "api_key_env": "GA_TEST_UPSTREAM_KEY",
-                }
-            ],
-        }
-    )
     caplog.set_level(logging.INFO, logger="good_agent.server.cost")
-    server = BackgroundServer(create_app(config)).start()
-    try:
-        async with openai.AsyncOpenAI(
-            base_url=f"{server.url}/v1", api_key=CLIENT_KEY, max_retries=0
-        ) as client:
-            await client.chat.completions.create(
-                model="claude", messages=[{"role": "user", "content": "Weather?"}]
-            )
-    finally:
-        server.stop()
+    server = bridges([upstream_entry(claude.url, "claude", "anthropic", "claude-sonnet-4-5")])
+    async with openai.AsyncOpenAI(
+        base_url=f"{server.url}/v1", api_key=CLIENT_KEY, max_retries=0
+    ) as client:
+        await client.chat.completions.create(
+            model="claude", messages=[{"role": "user", "content": "Weather?"}]
+        )
     assert [r for r in caplog.records if r.name == "good_agent.server.cost"] == []
