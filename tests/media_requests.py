@@ -1,21 +1,20 @@
 """Requests that carry media, written once for the model and the bridge tests.
 
-For a model: [`ask`][] (a request whose user turn holds the parts), [`send`][] (whole
-or streamed, the model closed after) and [`closing`][]. For the bridge, each client
+For a model: ``ask`` (a request whose user turn holds the parts) and ``send``
+(whole or streamed, the model closed after). For the bridge, each client
 API's own form of an image, a document or audio, the user turn that holds them and a
 tool-result history (a ``chart`` call answered with text and media), in Chat
-Completions, Messages, Responses and Gemini form; [`data_url`][] and
-[`data_url_bytes`][] write and read the data URLs they carry.
+Completions, Messages, Responses and Gemini form; ``data_url`` and
+``data_url_bytes`` write and read the data URLs they carry.
 """
 
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 from google.genai import types as genai_types
+from upstreams import closing
 
 from good_agent.models import ModelRequest, ModelResponse
 from good_agent.models.provider_model import ProviderModel
@@ -50,15 +49,6 @@ def data_url_bytes(url: str, media_type: str) -> bytes:
 def ask(*content: Any, prompt: str = ASKED) -> ModelRequest:
     """A request of one user turn: ``prompt``, then ``content``."""
     return ModelRequest([UserMessage(content=[prompt, *content])], [], None, {})
-
-
-@asynccontextmanager
-async def closing(model: ProviderModel) -> AsyncIterator[ProviderModel]:
-    """``model``, closed on leaving."""
-    try:
-        yield model
-    finally:
-        await model.aclose()
 
 
 async def send(model: ProviderModel, content: list[Any], *, stream: bool) -> ModelResponse:

@@ -1,4 +1,5 @@
-"""Tool definitions shared by the tests, in the OpenAI function format the codecs take."""
+"""Tool definitions shared by the tests, in the OpenAI function format the codecs take
+(and, where a test speaks Gemini to the bridge, Gemini's own declaration)."""
 
 from __future__ import annotations
 
@@ -17,3 +18,14 @@ WEATHER: dict[str, Any] = {
     },
 }
 """``get_weather(city)``: one required string argument."""
+
+GEMINI_WEATHER: dict[str, Any] = {
+    "name": "get_weather",
+    "description": "Weather for a city.",
+    "parameters": {
+        "type": "OBJECT",
+        "properties": {"city": {"type": "STRING"}},
+        "required": ["city"],
+    },
+}
+"""``WEATHER`` as a Gemini ``functionDeclaration`` (OpenAPI types in capitals)."""

@@ -2,15 +2,17 @@
 models pointed at it, written once for the model and the bridge tests.
 
 A reply in the fake's script is ``(status, json)`` or ``(status, bytes, headers)``;
-[`sse`][] makes the second of a list of events. Each vendor's whole reply is built by
-one function here ([`chat_completion`][], [`anthropic_message`][],
-[`gemini_reply`][]), and [`anthropic_text_events`][] streams an Anthropic message of
-one text block. [`model_of`][] is a model of one API at the fake's URL.
+``sse`` makes the second of a list of events. Each vendor's whole reply is built by
+one function here (``chat_completion``, ``anthropic_message``,
+``gemini_reply``); ``anthropic_events`` streams an Anthropic message block by block.
+``model_of`` is a model of one API at the fake's URL, ``closing`` closes it after.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from good_agent.models import (
@@ -29,7 +31,7 @@ NAMES = {
     "gemini": "gemini-2.5-flash",
     "ollama": "llama3.1",
 }
-"""The model each API's [`model_of`][] asks for when no name is given."""
+"""The model each API's ``model_of`` asks for when no name is given."""
 
 
 def sse(events: list[dict[str, Any]], named: bool = True) -> tuple[int, bytes, dict[str, str]]:
@@ -100,27 +102,41 @@ def anthropic_message(
     }
 
 
+def anthropic_events(
+    message: dict[str, Any],
+    *blocks: tuple[dict[str, Any], list[dict[str, Any]]],
+    output_tokens: int = 5,
+) -> list[dict[str, Any]]:
+    """``message`` streamed as Anthropic events: its start (no content yet, its usage as
+    it is), each ``(block, deltas)`` in turn, then its stop reason and ``output_tokens``."""
+    start = {**message, "content": [], "stop_reason": None}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, (block, deltas) in enumerate(blocks):
+        events.append({"type": "content_block_start", "index": index, "content_block": block})
+        events += [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+        events.append({"type": "content_block_stop", "index": index})
+    stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+    usage = {"output_tokens": output_tokens}
+    events.append({"type": "message_delta", "delta": stop, "usage": usage})
+    events.append({"type": "message_stop"})
+    return events
+
+
 def anthropic_text_events(message: dict[str, Any], text: str = "Sunny.") -> list[dict[str, Any]]:
-    """``message`` streamed as Anthropic events: its usage at the start, then one text
-    block of ``text``, then five output tokens."""
-    start = {
-        **message,
-        "content": [],
-        "stop_reason": None,
-        "usage": {**message["usage"], "output_tokens": 1},
-    }
-    return [
-        {"type": "message_start", "message": start},
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
-        {"type": "content_block_stop", "index": 0},
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-            "usage": {"output_tokens": 5},
-        },
-        {"type": "message_stop"},
-    ]
+    """``message`` streamed as one text block of ``text``: its usage at the start (one
+    output token so far), five output tokens at the end."""
+    started = {**message, "usage": {**message["usage"], "output_tokens": 1}}
+    text_block = {"type": "text", "text": ""}
+    return anthropic_events(started, (text_block, [{"type": "text_delta", "text": text}]))
+
+
+@asynccontextmanager
+async def closing(model: ProviderModel) -> AsyncIterator[ProviderModel]:
+    """``model``, closed on leaving."""
+    try:
+        yield model
+    finally:
+        await model.aclose()
 
 
 def gemini_reply(

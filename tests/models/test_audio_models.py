@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Reply
-from media_requests import WAV, closing
+from media_requests import WAV
 from media_requests import ask as media_ask
+from upstreams import closing
 from vendor_models import Vendors
 
 from good_agent import Agent, AudioUrl, BinaryContent, ModelCapabilityError

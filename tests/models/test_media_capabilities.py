@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from bridge_fakes import UPSTREAM_KEY
 from media_files import pdf, png
-from media_requests import WAV, closing
+from media_requests import WAV
 from media_requests import ask as media_ask
+from upstreams import closing
 from vendor_models import Vendors
 
 from good_agent import Agent, BinaryContent, ImageUrl, ModelCapabilityError

@@ -7,14 +7,14 @@ bodies the fakes receive are checked.
 from __future__ import annotations
 
 import warnings
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Reply
 from hypothesis import given
 from hypothesis import strategies as st
+from upstreams import closing
 from vendor_models import Vendors
 
 from good_agent import Agent, resolve_model
@@ -30,14 +30,6 @@ from good_agent.providers.settings import PROVIDER_SETTINGS, check_settings, kno
 from good_agent.types.messages import UserMessage
 
 pytestmark = pytest.mark.anyio
-
-
-@asynccontextmanager
-async def closing(model: ProviderModel) -> AsyncIterator[ProviderModel]:
-    try:
-        yield model
-    finally:
-        await model.aclose()
 
 
 def ask(**settings: Any) -> ModelRequest:

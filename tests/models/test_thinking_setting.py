@@ -11,7 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from upstreams import anthropic_message, chat_completion, gemini_reply, model_of, sse
+from upstreams import (
+    anthropic_events,
+    anthropic_message,
+    chat_completion,
+    gemini_reply,
+    model_of,
+    sse,
+)
 
 from good_agent import Agent
 from good_agent.models import (
@@ -247,59 +254,23 @@ async def test_a_bad_thinking_value_is_a_value_error(fake_upstream: Start, value
     assert upstream.bodies == []
 
 
-ANTHROPIC_STREAM: list[dict[str, Any]] = [
-    {
-        "type": "message_start",
-        "message": {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [],
-            "usage": {"input_tokens": 3, "output_tokens": 0},
-        },
-    },
-    {
-        "type": "content_block_start",
-        "index": 0,
-        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "thinking_delta", "thinking": "Paris is "},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "thinking_delta", "thinking": "in France."},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "signature_delta", "signature": "sig-1"},
-    },
-    {"type": "content_block_stop", "index": 0},
-    {
-        "type": "content_block_start",
-        "index": 1,
-        "content_block": {"type": "redacted_thinking", "data": "opaque-1"},
-    },
-    {"type": "content_block_stop", "index": 1},
-    {
-        "type": "content_block_start",
-        "index": 2,
-        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 2,
-        "delta": {"type": "input_json_delta", "partial_json": '{"city": "Paris"}'},
-    },
-    {"type": "content_block_stop", "index": 2},
-    {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 9}},
-    {"type": "message_stop"},
-]
+ANTHROPIC_STREAM = anthropic_events(
+    anthropic_message(usage={"input_tokens": 3, "output_tokens": 0}, stop="tool_use"),
+    (
+        {"type": "thinking", "thinking": "", "signature": ""},
+        [
+            {"type": "thinking_delta", "thinking": "Paris is "},
+            {"type": "thinking_delta", "thinking": "in France."},
+            {"type": "signature_delta", "signature": "sig-1"},
+        ],
+    ),
+    ({"type": "redacted_thinking", "data": "opaque-1"}, []),
+    (
+        {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+        [{"type": "input_json_delta", "partial_json": '{"city": "Paris"}'}],
+    ),
+    output_tokens=9,
+)
 ANTHROPIC_WHOLE = anthropic_message(
     THINKING_BLOCK,
     {"type": "redacted_thinking", "data": "opaque-1"},

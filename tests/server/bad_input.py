@@ -1,9 +1,9 @@
 """The bad-input tables of the bridge and the served agent, and the one check they share.
 
-A [`Case`][] is what a client sends (a JSON body, or raw bytes) to one API and the field
-its answer must name. Each API's table is built by [`cases`][] and is a list of
-``pytest.param`` ids by API and field. [`send`][] (async, the bridge) and
-[`send_sync`][] (the served agent) post a case; [`refused`][] checks the answer in the
+A ``Case`` is what a client sends (a JSON body, or raw bytes) to one API and the field
+its answer must name. Each API's table is built by ``cases`` and is a list of
+``pytest.param`` ids by API and field. ``send`` (async, the bridge) and
+``send_sync`` (the served agent) post a case; ``refused`` checks the answer in the
 API's own error shape: a 400 (never a 500) naming the field, no secret in it.
 """
 
@@ -18,6 +18,7 @@ import pytest
 from bridge_fakes import UPSTREAM_KEY
 from bridge_harness import CLIENT_KEY, USER, WEATHER
 from responses_harness import R_WEATHER
+from tool_dicts import GEMINI_WEATHER
 from ui_harness import run_input
 
 Api = Literal["chat", "messages", "responses", "embeddings", "gemini", "ag-ui", "vercel"]
@@ -169,15 +170,6 @@ CALL_WITHOUT_ID = [
     {"role": "assistant", "tool_calls": [{"type": "function", "function": {"name": "f"}}]},
 ]
 USER_TEXT = [{"role": "user", "parts": [{"text": "hi"}]}]
-GEMINI_WEATHER = {
-    "name": "get_weather",
-    "description": "Weather for a city.",
-    "parameters": {
-        "type": "OBJECT",
-        "properties": {"city": {"type": "STRING"}},
-        "required": ["city"],
-    },
-}
 
 
 # Values of the right type but wrong: test_bridge_bad_fields.py

@@ -8,7 +8,7 @@ from typing import Any
 from anthropic import types as anthropic_types
 from google.genai import types as genai_types
 from openai.types import responses as responses_types
-from upstreams import chat_completion
+from upstreams import anthropic_events, anthropic_message, chat_completion
 from upstreams import sse as sse  # the bridge and model tests take it from here
 
 CHAT_SEARCH_REPLY = chat_completion(
@@ -163,66 +163,25 @@ GEMINI_REPLY = genai_types.GenerateContentResponse.model_validate(
     }
 ).model_dump(mode="json", exclude_none=True, by_alias=True)
 
-ANTHROPIC_STREAM = [
-    {
-        "type": "message_start",
-        "message": {
-            "id": "msg_1",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [],
-            "usage": {"input_tokens": 30, "output_tokens": 0},
-        },
-    },
-    {
-        "type": "content_block_start",
-        "index": 0,
-        "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "input_json_delta", "partial_json": '{"query": "Pa'},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "input_json_delta", "partial_json": 'ris news"}'},
-    },
-    {"type": "content_block_stop", "index": 0},
-    {
-        "type": "content_block_start",
-        "index": 1,
-        "content_block": ANTHROPIC_REPLY["content"][1],
-    },
-    {"type": "content_block_stop", "index": 1},
-    {
-        "type": "content_block_start",
-        "index": 2,
-        "content_block": {"type": "text", "text": ""},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 2,
-        "delta": {
-            "type": "citations_delta",
-            "citation": ANTHROPIC_REPLY["content"][2]["citations"][0],
-        },
-    },
-    {
-        "type": "content_block_delta",
-        "index": 2,
-        "delta": {"type": "text_delta", "text": "A new bridge opened."},
-    },
-    {"type": "content_block_stop", "index": 2},
-    {
-        "type": "message_delta",
-        "delta": {"stop_reason": "end_turn"},
-        "usage": {"output_tokens": 12},
-    },
-    {"type": "message_stop"},
-]
+ANTHROPIC_STREAM = anthropic_events(
+    anthropic_message(usage={"input_tokens": 30, "output_tokens": 0}),
+    (
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search"},
+        [
+            {"type": "input_json_delta", "partial_json": '{"query": "Pa'},
+            {"type": "input_json_delta", "partial_json": 'ris news"}'},
+        ],
+    ),
+    (ANTHROPIC_REPLY["content"][1], []),
+    (
+        {"type": "text", "text": ""},
+        [
+            {"type": "citations_delta", "citation": ANTHROPIC_REPLY["content"][2]["citations"][0]},
+            {"type": "text_delta", "text": "A new bridge opened."},
+        ],
+    ),
+    output_tokens=12,
+)
 
 WEB_ITEM = RESPONSES_REPLY["output"][0]
 RESPONSES_STREAM = [

@@ -20,6 +20,7 @@ from bridge_harness import CLIENT_KEY, HERMES, MISTRAL
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
+from tool_dicts import GEMINI_WEATHER
 
 pytestmark = pytest.mark.anyio
 
@@ -45,15 +46,7 @@ def get_time(zone: str) -> str:
     return f"noon {zone}"
 
 
-WEATHER = {
-    "name": "get_weather",
-    "description": "Weather for a city.",
-    "parameters": {
-        "type": "OBJECT",
-        "properties": {"city": {"type": "STRING"}},
-        "required": ["city"],
-    },
-}
+WEATHER = GEMINI_WEATHER
 TIME = {
     "name": "get_time",
     "parameters": {
