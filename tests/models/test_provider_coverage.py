@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import upstreams
 from anthropic.types import (
     Base64ImageSourceParam,
     Base64PDFSourceParam,
@@ -57,12 +58,7 @@ from openai.types.responses import (
 from openai.types.shared_params import FunctionDefinition, Reasoning
 
 from good_agent.models import (
-    AnthropicModel,
-    GeminiModel,
     ModelRequest,
-    OllamaModel,
-    OpenAIChatModel,
-    OpenAIResponsesModel,
 )
 from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.profiles import get_profile
@@ -152,15 +148,11 @@ def model_of(api: str, url: str, name: str | None = None, **profile: Any) -> Pro
     options: dict[str, Any] = {}
     if profile:
         options["profile"] = dataclasses.replace(get_profile(f"{prefix}:{name}"), **profile)
-    if api in ("OpenAI Chat", "OpenAI-compatible"):
-        return OpenAIChatModel(name, base_url=f"{url}/v1", api_key="k", mode="native", **options)
-    if api == "OpenAI Responses":
-        return OpenAIResponsesModel(name, base_url=f"{url}/v1", api_key="k", **options)
-    if api == "Anthropic":
-        return AnthropicModel(name, base_url=url, api_key="k", **options)
-    if api == "Gemini":
-        return GeminiModel(name, base_url=url, api_key="k", **options)
-    return OllamaModel(name, base_url=url, mode="native", **options)
+    kind = {"OpenAI Responses": "responses", "Anthropic": "anthropic", "Gemini": "gemini"}
+    kind = kind.get(api, "ollama" if api == "Ollama" else "chat")
+    if kind in ("chat", "ollama"):
+        options["mode"] = "native"
+    return upstreams.model_of(kind, url, name, **options)
 
 
 CALLS = [("call_1", "Paris"), ("call_2", "Rome")]
