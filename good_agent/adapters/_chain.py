@@ -49,8 +49,8 @@ class AdapterChain:
         self._dynamic: list[ToolAdapter] = []
         self._askers: list[tuple[Any, Any]] = []
         self.version = 0
-        self._cache_key: Any = None
-        self._cache: dict[str, ToolPlan] = {}
+        # (key, plans) in one attribute: a planning in another thread replaces both at once.
+        self._cached: tuple[Any, dict[str, ToolPlan]] = (None, {})
         self._naming: ToolNaming | None = None
 
     def naming(self) -> ToolNaming:
@@ -130,8 +130,9 @@ class AdapterChain:
                     else:
                         decisions.append(None if signature_key is None else signature_key(t, agent))
         key = (tools_version, self.version, decisions)
-        if key == self._cache_key:
-            return self._cache
+        cached_key, cached = self._cached
+        if key == cached_key:
+            return cached
         plans: dict[str, ToolPlan] = {}
         width = len(dynamic)
         for index, t in enumerate(tool_list):
@@ -145,7 +146,7 @@ class AdapterChain:
                     f"'{t.name}'): rename one (Toolset.prefixed / Toolset.renamed)"
                 )
             plans[name] = plan
-        self._cache_key, self._cache = key, plans
+        self._cached = (key, plans)
         return plans
 
     def build_plan(self, tool: Tool, active: list[ToolAdapter]) -> ToolPlan:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from good_agent.adapters._adapter import AdapterMetadata, Signature, ToolAdapter
@@ -13,38 +16,79 @@ NAMING_PRIORITY = -(2**31)
 """Lowest of all: other adapters see (and are configured by) the tool's own name."""
 
 
+@dataclass(frozen=True)
+class _Names:
+    names: dict[int, str]
+    """The new name of each renamed tool, by ``id(tool)``."""
+    tools: dict[str, Tool]
+    """Each offered tool by the name the model sees."""
+
+
+def _names_of(entries: list[tuple[str, Tool]]) -> _Names:
+    names: dict[int, str] = {}
+    tools: dict[str, Tool] = {}
+    for name, tool in entries:
+        known = names.setdefault(id(tool), name)
+        if known != name:
+            raise ToolDefinitionError(
+                f"tool '{tool.name}' is offered twice, as '{known}' and as '{name}': "
+                "offer it once, or define a second tool"
+            )
+        tools[name] = tool
+    renamed = {key: name for key, name in names.items() if name != tools[name].name}
+    return _Names(renamed, tools)
+
+
 class ToolNaming(ToolAdapter):
     """Renames tools for the model: forward, the signature's ``name``; in reverse,
     the name the model calls maps back to the tool (`tool_for`).
 
-    The agent sets the names before each request from its toolsets
-    (`set_names`); a tool without a new name is left as it is. Renaming
-    touches no parameter, so it never conflicts with another adapter.
+    The names belong to one planning: the agent plans each request inside
+    `use_names` with that run's toolsets, so conversations of one agent planning at
+    once (in tasks or threads), each with tools of its own, see only their own names.
+    Outside a planning (`tool_for` after a run, say) the latest names hold. A tool
+    without a new name is left as it is. Renaming touches no parameter, so it never
+    conflicts with another adapter.
     """
 
     def __init__(self) -> None:
         super().__init__(priority=NAMING_PRIORITY)
-        self._names: dict[int, str] = {}
-        self._tools: dict[str, Tool] = {}
+        self._default = _Names({}, {})
+        self._current: ContextVar[_Names | None] = ContextVar("tool_names", default=None)
 
     def set_names(self, entries: list[tuple[str, Tool]]) -> None:
-        """Use these ``(name the model sees, tool)`` pairs from now on.
+        """Use these ``(name the model sees, tool)`` pairs wherever no `use_names`
+        is in effect.
 
         Raises:
             ToolDefinitionError: one tool is offered under two names.
         """
-        names: dict[int, str] = {}
-        tools: dict[str, Tool] = {}
-        for name, tool in entries:
-            known = names.setdefault(id(tool), name)
-            if known != name:
-                raise ToolDefinitionError(
-                    f"tool '{tool.name}' is offered twice, as '{known}' and as '{name}': "
-                    "offer it once, or define a second tool"
-                )
-            tools[name] = tool
-        self._names = {key: name for key, name in names.items() if name != tools[name].name}
-        self._tools = tools
+        self._default = _names_of(entries)
+
+    @contextmanager
+    def use_names(self, entries: list[tuple[str, Tool]]) -> Iterator[None]:
+        """Use these ``(name the model sees, tool)`` pairs inside the block, in this
+        context only (the current task or thread); outside any block they stay in
+        use, as if given to `set_names`, until the next.
+
+        Raises:
+            ToolDefinitionError: one tool is offered under two names.
+        """
+        names = _names_of(entries)
+        self._default = names  # the latest planning's names, for lookups outside one
+        token = self._current.set(names)
+        try:
+            yield
+        finally:
+            self._current.reset(token)
+
+    def _in_use(self) -> _Names:
+        names = self._current.get()
+        return self._default if names is None else names
+
+    @property
+    def _names(self) -> dict[int, str]:
+        return self._in_use().names
 
     def visible_name(self, tool: Tool) -> str:
         """The name the model sees for ``tool``."""
@@ -52,7 +96,7 @@ class ToolNaming(ToolAdapter):
 
     def tool_for(self, name: str) -> Tool | None:
         """The tool the model means by ``name`` (the reverse of the renaming)."""
-        return self._tools.get(name)
+        return self._in_use().tools.get(name)
 
     def should_adapt(self, tool: Tool, agent: Any) -> bool:
         """Only tools given a new name."""

@@ -78,19 +78,23 @@ def _chain_plans(
 ) -> dict[str, ToolPlan]:
     registry, chain = agent.tools, agent.adapter_chain
     if run_tools is None and not registry.toolsets:
-        if chain.renames:
-            chain.naming().set_names([])
-        return chain.plans(registry, registry.version)
+        if not chain.renames:
+            return chain.plans(registry, registry.version)
+        with chain.naming().use_names([]):
+            return chain.plans(registry, registry.version)
     if run is None:
         run = RunContext(None, agent, RunUsage(), agent.messages, "")
     entries = registry.entries(agent, run)
     if run_tools is not None:
         entries += run_tools.entries(agent, run=run)
-    renamed = [(name, tool) for name, tool in entries if name != tool.name]
-    if renamed or chain.renames:
-        chain.naming().set_names(entries)
     tools = [tool for _, tool in entries]
-    return chain.plans(tools, (registry.version, tuple(id(tool) for tool in tools)))
+    version = (registry.version, tuple(id(tool) for tool in tools))
+    if not chain.renames and all(name == tool.name for name, tool in entries):
+        return chain.plans(tools, version)
+    # This planning's names, in this context only: another conversation planning at
+    # once (another task or thread) keeps its own.
+    with chain.naming().use_names(entries):
+        return chain.plans(tools, version)
 
 
 def _failure(call: ToolCall, message: str) -> ToolResponse:
