@@ -8,27 +8,9 @@ from typing import Any
 from anthropic import types as anthropic_types
 from google.genai import types as genai_types
 from openai.types import responses as responses_types
+from openai.types.chat import ChatCompletion
 from upstreams import anthropic_events, anthropic_message, chat_completion
 from upstreams import sse as sse  # the bridge and model tests take it from here
-
-CHAT_SEARCH_REPLY = chat_completion(
-    "A new bridge opened.",
-    model="gpt-4o-search-preview",
-    usage={"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
-    annotations=[
-        {
-            "type": "url_citation",
-            "url_citation": {
-                "url": "https://example.org/paris",
-                "title": "Paris today",
-                "start_index": 0,
-                "end_index": 20,
-            },
-        }
-    ],
-)
-"""A Chat Completions search model's reply citing one page."""
-
 
 # Replies, checked against the SDKs' own response types.
 
@@ -162,6 +144,26 @@ GEMINI_REPLY = genai_types.GenerateContentResponse.model_validate(
         "model_version": "gemini-2.5-flash",
     }
 ).model_dump(mode="json", exclude_none=True, by_alias=True)
+
+CHAT_SEARCH_REPLY = ChatCompletion.model_validate(
+    chat_completion(
+        "A new bridge opened.",
+        model="gpt-4o-search-preview",
+        usage={"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9},
+        annotations=[
+            {
+                "type": "url_citation",
+                "url_citation": {
+                    "url": "https://example.org/paris",
+                    "title": "Paris today",
+                    "start_index": 0,
+                    "end_index": 20,
+                },
+            }
+        ],
+    )
+).model_dump(mode="json", exclude_none=True)
+"""A Chat Completions search model's reply citing one page."""
 
 ANTHROPIC_STREAM = anthropic_events(
     anthropic_message(usage={"input_tokens": 30, "output_tokens": 0}),
