@@ -16,6 +16,7 @@ from google.genai import types as genai
 from openai.types.completion_usage import CompletionUsage, PromptTokensDetails
 from openai.types.responses import ResponseUsage
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+from tool_dicts import WEATHER
 from upstreams import anthropic_message, anthropic_text_events, chat_completion, model_of, sse
 
 from good_agent import Agent, Usage
@@ -27,14 +28,6 @@ from good_agent.types.messages import SystemMessage, UserMessage
 pytestmark = pytest.mark.anyio
 
 Start = Callable[[list[Any]], Any]
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "description": "The weather in a city.",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-    },
-}
 
 
 def anthropic_usage(read: int = 0, write: int = 0) -> dict[str, Any]:
@@ -152,8 +145,8 @@ async def test_the_cache_settings_put_breakpoints_where_anthropic_documents_them
     assert body["tools"] == [
         ToolParam(
             name="get_weather",
-            description="The weather in a city.",
-            input_schema={"type": "object", "properties": {"city": {"type": "string"}}},
+            description=WEATHER["function"]["description"],
+            input_schema=WEATHER["function"]["parameters"],
             cache_control=control,
         )
     ]

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from tool_dicts import WEATHER
 from upstreams import (
     anthropic_events,
     anthropic_message,
@@ -32,13 +33,6 @@ from good_agent.types.messages import ModelResponse, ToolMessage, UserMessage
 pytestmark = pytest.mark.anyio
 
 Start = Callable[[list[Any]], Any]
-WEATHER = {
-    "type": "function",
-    "function": {
-        "name": "get_weather",
-        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
-    },
-}
 
 
 def ask(**settings: Any) -> ModelRequest:
