@@ -12,6 +12,7 @@ from good_agent._extras import require_extra
 require_extra("server", "The bridge server (good-agent serve)")
 
 from good_agent.server.app import Bridge, create_app  # noqa: E402
+from good_agent.server.common.errors import BridgeError  # noqa: E402
 from good_agent.server.config import (  # noqa: E402
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -23,7 +24,6 @@ from good_agent.server.config import (  # noqa: E402
     load_config,
     parse_config,
 )
-from good_agent.server.errors import BridgeError  # noqa: E402
 from good_agent.server.request_schemas import ChatCompletionsBody, MessagesBody  # noqa: E402
 from good_agent.server.serve import check_exposure, serve  # noqa: E402
 from good_agent.server.served import BridgeRequest, ServedModel  # noqa: E402

@@ -25,8 +25,8 @@ from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.ids import fresh_id
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import fresh_id
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_tool_schema

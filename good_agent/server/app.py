@@ -6,7 +6,7 @@
 under ``/v1/``, where newer SDKs call them), all streamed or not,
 ``GET /v1/responses/{id}``, ``POST /v1/embeddings``, ``GET /v1/models`` and
 ``GET /health``: each one line of the endpoint list in `create_app`, the paths
-without parameters called directly (`good_agent.server.dispatch`). Every error
+without parameters called directly (`good_agent.server.common.dispatch`). Every error
 is JSON: OpenAI-shaped, Anthropic-shaped on ``/v1/messages``, Gemini-shaped on the
 Gemini methods. Each request gets an id, sent back in the ``x-request-id`` header,
 and is logged once on the ``good_agent.server.access`` logger with ``extra`` fields
@@ -40,23 +40,19 @@ from good_agent.server.anthropic_api import (
     message_body,
     parse_messages_request,
 )
-from good_agent.server.auth import ClientKeys
+from good_agent.server.common.auth import ClientKeys
+from good_agent.server.common.dispatch import BridgeApp, Endpoint
+from good_agent.server.common.errors import BridgeError, bad_request, internal_error
+from good_agent.server.common.ids import new_request_id
+from good_agent.server.common.redaction import Secrets
+from good_agent.server.common.request_body import read_json_body
 from good_agent.server.config import BridgeConfig, ServerConfig
-from good_agent.server.dispatch import BridgeApp, Endpoint
 from good_agent.server.embeddings import handle_embeddings
-from good_agent.server.errors import BridgeError, bad_request, internal_error
-from good_agent.server.exchange import (
-    Exchange,
-    cost_log,
-    error_response,
-    new_request_id,
-)
+from good_agent.server.exchange import Exchange, cost_log, error_response
 from good_agent.server.generate_content import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.media_fetch import MediaFetcher
 from good_agent.server.openai_api import ChunkWriter, completion_body, parse_chat_request
-from good_agent.server.redaction import Secrets
-from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
 from good_agent.server.responses_endpoint import ResponsesEndpoint
 from good_agent.server.served import BridgeRequest, ServedModel
@@ -321,7 +317,7 @@ def create_app(config: BridgeConfig, *, client: httpx2.AsyncClient | None = None
 
     # One line a route: each is served at its path and with a trailing slash (unless
     # slash=False), and a path without parameters is called directly (see
-    # good_agent.server.dispatch).
+    # good_agent.server.common.dispatch).
     endpoints = [
         Endpoint("POST", "/v1/chat/completions", chat_completions),
         Endpoint("POST", "/v1/messages", messages),

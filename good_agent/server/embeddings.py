@@ -25,12 +25,9 @@ from starlette.types import ASGIApp
 from good_agent.providers.embeddings import EmbeddingInput, Embeddings
 from good_agent.providers.registry import embedder_of
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    Exchange,
-    with_fallback,
-)
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import REQUEST_ID_HEADER
+from good_agent.server.exchange import Exchange, with_fallback
 from good_agent.server.served import ServedModel
 from good_agent.types.usage import Usage
 

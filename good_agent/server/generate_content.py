@@ -18,12 +18,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
-from good_agent.server.auth import presented_key
-from good_agent.server.errors import BridgeError
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    Exchange,
-)
+from good_agent.server.common.auth import presented_key
+from good_agent.server.common.errors import BridgeError
+from good_agent.server.common.ids import REQUEST_ID_HEADER
+from good_agent.server.exchange import Exchange
 from good_agent.server.gemini_api import (
     GeminiStreamWriter,
     generate_body,

@@ -21,8 +21,8 @@ from good_agent.providers.openai.chat_codec import SETTING_KEYS
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.ids import fresh_id
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import fresh_id
 from good_agent.server.media import tool_result_media
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of

@@ -24,7 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
-from good_agent.server.errors import bad_request
+from good_agent.server.common.errors import bad_request
 
 MAX_COUNT = 2**31 - 1
 """The largest token count (``max_tokens``...) accepted: a signed 32-bit integer."""

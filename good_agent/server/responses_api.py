@@ -31,7 +31,7 @@ from good_agent.providers.builtin_tools import RESPONSES_ITEM_TYPES
 from good_agent.providers.history import text_of
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.common.errors import BridgeError, bad_request
 from good_agent.server.media import FetchHosts, MediaLimits, check_media
 from good_agent.server.request_schemas import Count, Probability, Temperature, _Open, check_body
 from good_agent.server.served import finish_of

@@ -19,15 +19,11 @@ from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    Exchange,
-    ReplyJSON,
-    error_response,
-    new_request_id,
-)
-from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
+from good_agent.server.common.auth import owner_of
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import REQUEST_ID_HEADER, new_request_id
+from good_agent.server.exchange import Exchange, ReplyJSON, error_response
+from good_agent.server.response_store import ResponseStore, StoredResponse
 from good_agent.server.responses_api import (
     ResponsesCall,
     assistant_message,

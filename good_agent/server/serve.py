@@ -24,7 +24,7 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from good_agent._extras import require_extra
-from good_agent.server.auth import ClientKeys, is_loopback
+from good_agent.server.common.auth import ClientKeys, is_loopback
 from good_agent.server.config import BridgeConfig, ConfigError, ServerConfig, load_config
 
 CONFIG_ENV = "GOOD_AGENT_BRIDGE_CONFIG"

@@ -47,7 +47,7 @@ from good_agent.core.run_events import (
     ToolResultEvent,
     TurnEndEvent,
 )
-from good_agent.server.errors import bad_request
+from good_agent.server.common.errors import bad_request
 from good_agent.server.ui.session import Decision, ToolResult, Turn, frontend_tool
 from good_agent.server.ui.wire_common import field_path, run_failure
 from good_agent.types.messages import (
@@ -442,13 +442,14 @@ async def encode_run(
     translator: EventTranslator,
     history: Callable[[], list[Message]],
     request_id: str,
-) -> AsyncIterator[str]:
-    """The SSE text of a run: ``events`` translated and encoded with ``ag_ui``'s encoder.
+) -> AsyncIterator[bytes]:
+    """The SSE text (UTF-8) of a run: ``events`` translated and encoded with ``ag_ui``'s
+    encoder.
 
     ``history`` gives the thread's history when the run ends, for the snapshot.
     """
     encoder = EventEncoder()
-    yield encoder.encode(translator.started())
+    yield encoder.encode(translator.started()).encode()
     try:
         async with aclosing(events):
             async for event in events:
@@ -457,7 +458,7 @@ async def encode_run(
                 else:
                     outs = translator.translate(event)
                 for out in outs:
-                    yield encoder.encode(out)
+                    yield encoder.encode(out).encode()
     except Exception as exc:
         message, code = run_failure(exc, request_id)
-        yield encoder.encode(ag.RunErrorEvent(message=message, code=code))
+        yield encoder.encode(ag.RunErrorEvent(message=message, code=code)).encode()

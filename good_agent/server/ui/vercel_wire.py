@@ -46,7 +46,7 @@ from good_agent.core.run_events import (
     ToolResultEvent,
     TurnEndEvent,
 )
-from good_agent.server.errors import bad_request
+from good_agent.server.common.errors import bad_request
 from good_agent.server.ui.session import Decision, PreparedRun, ToolResult, Turn
 from good_agent.server.ui.wire_common import field_path, run_failure
 from good_agent.types.content import (
@@ -555,8 +555,8 @@ async def encode_run(
     *,
     frontend: frozenset[str] = frozenset(),
     approvals: bool = True,
-) -> AsyncIterator[str]:
-    """The SSE text of a run, from ``start`` to ``data: [DONE]``.
+) -> AsyncIterator[bytes]:
+    """The SSE text (UTF-8) of a run, from ``start`` to ``data: [DONE]``.
 
     The ``start`` chunk continues the request's last assistant message (its id) when the
     request answers its calls, so the client keeps one message; calls to ``frontend``
@@ -571,13 +571,13 @@ async def encode_run(
         model_name=prepared.model_name,
     )
     message_id = prepared.turn.reply_id or f"msg_{uuid.uuid4().hex[:16]}"
-    yield StartChunk(message_id=message_id).sse()
+    yield StartChunk(message_id=message_id).sse().encode()
     try:
         async with aclosing(events):
             async for event in events:
                 for chunk in encoder.chunks(event):
-                    yield chunk.sse()
+                    yield chunk.sse().encode()
     except Exception as exc:
         message, _ = run_failure(exc, request_id)
-        yield ErrorChunk(error_text=message).sse()
-    yield "data: [DONE]\n\n"
+        yield ErrorChunk(error_text=message).sse().encode()
+    yield b"data: [DONE]\n\n"
