@@ -11,7 +11,8 @@ from good_agent._extras import require_extra
 
 require_extra("server", "The bridge server (good-agent serve)")
 
-from good_agent.server.app import Bridge, create_app  # noqa: E402
+from good_agent.server.app import create_app  # noqa: E402
+from good_agent.server.bridge import Bridge  # noqa: E402
 from good_agent.server.common.errors import BridgeError  # noqa: E402
 from good_agent.server.config import (  # noqa: E402
     DEFAULT_HOST,

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
+from good_agent.server.chat.wire import ChunkWriter
 from good_agent.server.common.ids import _IDS, fresh_id
 from good_agent.server.common.sse import next_or_flush
-from good_agent.server.openai_api import ChunkWriter
 
 pytestmark = pytest.mark.anyio
 

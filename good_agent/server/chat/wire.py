@@ -23,6 +23,7 @@ from good_agent.providers.types import JSONDict
 from good_agent.server import builtin_tools
 from good_agent.server.common.errors import BridgeError, bad_request
 from good_agent.server.common.ids import fresh_id
+from good_agent.server.common.utf8 import utf8
 from good_agent.server.media import tool_result_media
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
@@ -234,15 +235,6 @@ def sse(payload: JSONDict | str) -> bytes:
     """One server-sent event line pair."""
     data = payload if isinstance(payload, str) else JSON.encode(payload)
     return utf8(f"data: {data}\n\n")
-
-
-def utf8(text: str) -> bytes:
-    """``text`` as UTF-8, a lone surrogate (which an upstream may send as a JSON
-    escape) replaced by U+FFFD rather than failing the reply."""
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
 class ChunkWriter:
