@@ -25,9 +25,9 @@ from starlette.routing import Route
 from good_agent.core.agent import Agent
 from good_agent.extensions.mcp.serve import build_server, load_target
 from good_agent.server.common.auth import is_loopback
+from good_agent.server.common.listen import check_port
 from good_agent.server.common.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
-from good_agent.server.serve import check_port
 
 DEFAULT_MCP_PORT = 7287
 """The port ``mcp-serve --http`` listens on by default."""
