@@ -1,4 +1,5 @@
-"""Errors the bridge returns, in OpenAI, Anthropic or Gemini shape, and upstream error mapping.
+"""Errors the servers answer (`HTTPError`), in OpenAI, Anthropic or Gemini shape, and
+upstream error mapping.
 
 Upstream failures arrive as good-agent's typed `ModelError`
 family and become: 401/403 -> 403 naming the upstream that refused (a status
