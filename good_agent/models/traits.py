@@ -28,9 +28,8 @@ def _provider_model(model: LanguageModel) -> ProviderModel | None:
     """``model`` when it is a `ProviderModel`. Asked without importing the built-in
     models: when their module is not loaded yet, no object can be one of them."""
     module = sys.modules.get("good_agent.models.provider_model")
-    if module is not None and isinstance(model, module.ProviderModel):
-        return model
-    return None
+    built_in: type[ProviderModel] | None = getattr(module, "ProviderModel", None)
+    return model if built_in is not None and isinstance(model, built_in) else None
 
 
 def model_profile(model: LanguageModel) -> ModelProfile | None:

@@ -1,0 +1,220 @@
+"""``import good_agent`` loads the agent core only; the rest loads when first used.
+
+Each check runs in a fresh interpreter (this test process has imported much more), lists
+the modules the import left in ``sys.modules`` and names every one that should not be
+there. A face that loads a name on first use must still give every name of its
+``__all__`` (to ``getattr``, ``from ... import *``, ``dir()``) and declare the same names
+to type checkers under ``TYPE_CHECKING``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+LAZY_MODULES = (
+    # our own packages that load on first use
+    "good_agent.server",
+    "good_agent.extensions",
+    "good_agent.testing",
+    "good_agent.providers.openai",
+    "good_agent.providers.anthropic",
+    "good_agent.providers.gemini",
+    "good_agent.providers.ollama",
+    "good_agent.providers.registry",
+    "good_agent.providers.text",
+    "good_agent.http.http_transport",
+    "good_agent.http.wire",
+    "good_agent.http.retries",
+    "good_agent.models.provider_model",
+    "good_agent.models.vendors",
+    # third-party libraries behind them
+    "mcp",
+    "dbos",
+    "jsonschema",
+    "jsonschema_rs",
+    "fastjsonschema",
+    "tenacity",
+    "openai",
+    "anthropic",
+    "google",
+    "httpx",
+    "httpx2",
+    "aiohttp",
+    "httptools",
+    "opentelemetry",
+    "redis",
+    "starlette",
+    "uvicorn",
+    "json_repair",
+    "sqlite3",
+)
+"""Modules (and their submodules) that ``import good_agent`` must not load."""
+
+
+def loaded_after(code: str) -> list[str]:
+    """The modules of `LAZY_MODULES` in ``sys.modules`` after ``code`` ran in a fresh
+    interpreter with this checkout first on the path."""
+    probe = (
+        f"{code}\n"
+        "import json as _json, sys as _sys\n"
+        f"_lazy = {LAZY_MODULES!r}\n"
+        "print(_json.dumps(sorted(m for m in _sys.modules "
+        "if any(m == p or m.startswith(p + '.') for p in _lazy))))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    found: list[str] = json.loads(result.stdout.splitlines()[-1])
+    return found
+
+
+def test_import_good_agent_loads_the_core_only() -> None:
+    assert loaded_after("import good_agent") == []
+
+
+def test_import_good_agent_loads_the_agent_core() -> None:
+    code = "import good_agent, sys\nassert 'good_agent.core.agent' in sys.modules"
+    assert loaded_after(code) == []
+
+
+def test_the_probe_sees_a_lazy_module_when_one_is_loaded() -> None:
+    assert "good_agent.extensions._cache" in loaded_after("from good_agent import ToolCache")
+
+
+def test_help_loads_no_server_vendor_extension_or_sdk_module() -> None:
+    code = (
+        "import contextlib, io, sys\n"
+        "from good_agent.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        "assert 'serve-agent' in out.getvalue(), out.getvalue()\n"
+    )
+    assert loaded_after(code) == []
+
+
+@pytest.mark.parametrize("command", ["demo", "mcp-serve", "serve", "serve-agent"])
+def test_subcommand_help_loads_none_of_them_either(command: str) -> None:
+    code = (
+        "import contextlib, io\n"
+        "from good_agent.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        f"    main([{command!r}, '--help'])\n"
+    )
+    assert loaded_after(code) == []
+
+
+def test_the_console_script_prints_help() -> None:
+    script = shutil.which("good-agent", path=str(Path(sys.executable).parent))
+    if script is None:  # pragma: no cover - the package is installed with its script
+        pytest.skip("the good-agent console script is not installed")
+    result = subprocess.run(
+        [script, "--help"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "serve-agent" in result.stdout
+
+
+def test_a_lazy_name_loads_its_own_module_only() -> None:
+    loaded = loaded_after("from good_agent import ToolCache")
+    assert "good_agent.extensions._cache" in loaded
+    assert not [m for m in loaded if m.startswith(("opentelemetry", "good_agent.server"))]
+    assert "good_agent.extensions._telemetry" not in loaded
+
+
+def test_mcp_servers_specs_resolve_without_importing_the_extensions() -> None:
+    from good_agent.core.specs import _RESOLVERS
+
+    assert "mcp_servers" in _RESOLVERS
+
+
+FACES = [
+    "good_agent",
+    "good_agent.adapters",
+    "good_agent.extensions",
+    "good_agent.models",
+    "good_agent.providers",
+    "good_agent.providers.schema",
+    "good_agent.providers.strategies",
+    "good_agent.providers.streaming",
+    "good_agent.providers.text",
+    "good_agent.tools",
+]
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_every_public_name_of_a_face_resolves(face: str) -> None:
+    module = importlib.import_module(face)
+    missing = [name for name in module.__all__ if not hasattr(module, name)]
+    assert missing == []
+    assert set(module.__all__) <= set(dir(module))
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_star_import_gives_every_public_name(face: str) -> None:
+    namespace: dict[str, object] = {}
+    exec(f"from {face} import *", namespace)
+    assert set(importlib.import_module(face).__all__) <= set(namespace)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    import good_agent
+
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchName'"):
+        _ = good_agent.NoSuchName  # type: ignore[attr-defined]
+    with pytest.raises(ImportError):
+        exec("from good_agent.models import NoSuchName", {})
+
+
+def type_checking_names(path: Path) -> dict[str, str]:
+    """The names a face imports under ``if TYPE_CHECKING:``, with their modules."""
+    names: dict[str, str] = {}
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for inner in node.body:
+                if isinstance(inner, ast.ImportFrom) and inner.module:
+                    names.update({alias.name: inner.module for alias in inner.names})
+    return names
+
+
+@pytest.mark.parametrize("face", [f for f in FACES if hasattr(importlib.import_module(f), "_LAZY")])
+def test_type_checkers_see_the_lazy_names_from_the_same_modules(face: str) -> None:
+    module = importlib.import_module(face)
+    assert module.__file__ is not None
+    assert type_checking_names(Path(module.__file__)) == module._LAZY
+
+
+@pytest.mark.parametrize("face", [f for f in FACES if hasattr(importlib.import_module(f), "_LAZY")])
+def test_no_lazy_name_is_also_a_submodule(face: str) -> None:
+    # A submodule of that name, once imported, would shadow the lazy name on the face.
+    module = importlib.import_module(face)
+    assert module.__file__ is not None
+    folder = Path(module.__file__).parent
+    submodules = {p.stem for p in folder.glob("*.py")} | {
+        p.name for p in folder.iterdir() if (p / "__init__.py").exists()
+    }
+    assert set(module._LAZY) & submodules == set()
