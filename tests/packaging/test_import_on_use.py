@@ -218,3 +218,73 @@ def test_no_lazy_name_is_also_a_submodule(face: str) -> None:
         p.name for p in folder.iterdir() if (p / "__init__.py").exists()
     }
     assert set(module._LAZY) & submodules == set()
+
+
+VENDOR_CODE = (
+    "import sys\n"
+    "def vendors_loaded():\n"
+    "    names = ('openai', 'anthropic', 'gemini', 'ollama')\n"
+    "    return sorted({m.split('.')[2] for m in sys.modules\n"
+    "                   if m.startswith('good_agent.providers.') and m.count('.') >= 3\n"
+    "                   and m.split('.')[2] in names and not m.endswith('.profile')})\n"
+)
+
+
+def run_code(code: str) -> str:
+    """Run ``code`` in a fresh interpreter; its last line of output."""
+    result = subprocess.run(
+        [sys.executable, "-c", VENDOR_CODE + code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.splitlines()[-1]
+
+
+def test_a_model_loads_its_own_vendor_folder_only() -> None:
+    code = (
+        "from good_agent import Agent\n"
+        "model = Agent(model='openai:gpt-4o-mini', api_key='sk-test').model\n"
+        "print(type(model).__name__, vendors_loaded())\n"
+    )
+    assert run_code(code) == "OpenAIChatModel ['openai']"
+
+
+def test_a_model_named_without_its_provider_loads_its_vendor_from_the_rules() -> None:
+    code = (
+        "from good_agent import Agent\n"
+        "model = Agent(model='claude-sonnet-4-5', api_key='sk-test').model\n"
+        "print(type(model).__name__, vendors_loaded())\n"
+    )
+    assert run_code(code) == "AnthropicModel ['anthropic']"
+
+
+def test_every_vendor_loads_when_all_are_asked_for() -> None:
+    code = (
+        "from good_agent.providers.registry import codec_names\n"
+        "print(codec_names(), vendors_loaded())\n"
+    )
+    assert run_code(code) == (
+        "['anthropic_messages', 'gemini', 'ollama', 'openai_chat', 'openai_responses'] "
+        "['anthropic', 'gemini', 'ollama', 'openai']"
+    )
+
+
+def test_a_replaced_built_in_stays_replaced_when_the_built_ins_load() -> None:
+    code = (
+        "import dataclasses\n"
+        "from good_agent.providers import registry\n"
+        "from good_agent.providers.vendor import Codec\n"
+        "from good_agent.providers.openai import chat_codec\n"
+        "mine = Codec.from_module('openai_chat', chat_codec)\n"
+        "registry.register_codec(mine)\n"
+        "own = dataclasses.replace(registry.vendor_of('ollama'), name='mine')\n"
+        "registry.register_vendor(own)\n"
+        "registry.codec_names()\n"
+        "print(registry.get_codec('openai_chat') is mine, registry.vendor_of('ollama') is own)\n"
+    )
+    assert run_code(code) == "True True"
