@@ -2,9 +2,9 @@
 [`register_provider`][good_agent.register_provider]'s.
 
 Each built-in vendor is one folder, ``providers/<vendor>/``, whose ``__init__.py``
-exports its [`Vendor`][good_agent.providers.vendor.Vendor] descriptor as ``VENDOR``; the
-last lines of this module register them, one line each. A vendor of one's own is the same:
-a folder (or module) with its ``VENDOR`` and one `register_vendor` call.
+exports its [`Vendor`][good_agent.providers.vendor.Vendor] descriptor as ``VENDOR``;
+`BUILTIN_VENDORS` lists them, one name each. A vendor of one's own is the same: a folder
+(or module) with its ``VENDOR`` and one `register_vendor` call.
 
 A built-in vendor's folder is imported the first time that vendor is asked for (its
 provider prefix, one of its codecs, or every vendor): resolving ``openai:gpt-4o``
