@@ -87,13 +87,19 @@ def loaded_after(code: str) -> list[str]:
     return found
 
 
+def assert_none_loaded(code: str) -> None:
+    """Fail, naming each one, when ``code`` loads a module of `LAZY_MODULES`."""
+    loaded = loaded_after(code)
+    assert loaded == [], "loaded though only needed when used:\n  " + "\n  ".join(loaded)
+
+
 def test_import_good_agent_loads_the_core_only() -> None:
-    assert loaded_after("import good_agent") == []
+    assert_none_loaded("import good_agent")
 
 
 def test_import_good_agent_loads_the_agent_core() -> None:
     code = "import good_agent, sys\nassert 'good_agent.core.agent' in sys.modules"
-    assert loaded_after(code) == []
+    assert_none_loaded(code)
 
 
 def test_the_probe_sees_a_lazy_module_when_one_is_loaded() -> None:
@@ -109,7 +115,7 @@ def test_help_loads_no_server_vendor_extension_or_sdk_module() -> None:
         "    main(['--help'])\n"
         "assert 'serve-agent' in out.getvalue(), out.getvalue()\n"
     )
-    assert loaded_after(code) == []
+    assert_none_loaded(code)
 
 
 @pytest.mark.parametrize("command", ["demo", "mcp-serve", "serve", "serve-agent"])
@@ -120,7 +126,7 @@ def test_subcommand_help_loads_none_of_them_either(command: str) -> None:
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
         f"    main([{command!r}, '--help'])\n"
     )
-    assert loaded_after(code) == []
+    assert_none_loaded(code)
 
 
 def test_the_console_script_prints_help() -> None:
