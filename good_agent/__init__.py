@@ -179,7 +179,8 @@ _LAZY: dict[str, str] = {
 """The public names imported on first use, and the module of each: the extensions,
 the vendor models and the provider layer (see docs/performance.md, "Import on use")."""
 
-__getattr__, __dir__ = lazy_face(__name__, _LAZY)
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __version__ = "0.1.0"
 

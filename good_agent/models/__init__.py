@@ -45,7 +45,8 @@ _LAZY: dict[str, str] = {
 }
 """Each public name and the module it is imported from on first use."""
 
-__getattr__, __dir__ = lazy_face(__name__, _LAZY)
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 ALLOW_MODEL_REQUESTS = True
 """Whether real models may send requests; tests set it to ``False`` (see

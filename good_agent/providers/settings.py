@@ -77,11 +77,13 @@ if TYPE_CHECKING:
     Computed when read: reading it loads every vendor's codecs."""
 
 
-def __getattr__(name: str) -> Any:
-    # PROVIDER_SETTINGS asks every codec: the vendors' folders load when it is read.
-    if name == "PROVIDER_SETTINGS":
-        return _provider_settings()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        # PROVIDER_SETTINGS asks every codec: the vendors' folders load when it is read.
+        if name == "PROVIDER_SETTINGS":
+            return _provider_settings()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def codec_of(profile: ModelProfile) -> Codec | None:

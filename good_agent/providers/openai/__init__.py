@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {"VENDOR": "good_agent.providers.openai.descriptor"}
 """Each public name and the module it is imported from on first use."""
 
-__getattr__, __dir__ = lazy_face(__name__, _LAZY)
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = ["VENDOR"]

@@ -20,7 +20,8 @@ _LAZY: dict[str, str] = {
 }
 """Each public name and the module it is imported from on first use."""
 
-__getattr__, __dir__ = lazy_face(__name__, _LAZY)
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = [
     "inline_refs",
