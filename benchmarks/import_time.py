@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,6 +188,13 @@ def table(subjects: list[Subject], rounds: int) -> list[str]:
             f"- Against pydantic_ai: {ratio:.2f}x its time; the target is at most "
             f"{TARGET:.2f}x: **{verdict}**."
         )
+        if floor is not None:
+            share = floor.median_ms / peer.median_ms
+            lines.append(
+                f"- `from pydantic import BaseModel` alone is {share:.2f}x pydantic_ai's "
+                f"time: the target leaves {max(TARGET - share, 0):.2f}x for all that "
+                "`import good_agent` adds above pydantic."
+            )
     return lines
 
 
@@ -234,11 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     lines = table(subjects, args.rounds)
     print("\n".join(lines))
     if args.docs:
+        load = os.getloadavg()[0]
         note = (
-            f"Measured with `python benchmarks/import_time.py --before {args.before} "
-            f"--rounds {args.rounds}` (Python {sys.version.split()[0]}, "
-            f"{os.cpu_count()} CPUs): each time is one `import` in a fresh interpreter, "
-            "the subjects interleaved in a shuffled order in every round."
+            f"Measured on {time.strftime('%Y-%m-%d')} with `python benchmarks/import_time.py "
+            f"--before {args.before} --rounds {args.rounds}` (Python "
+            f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load:.1f} "
+            "at the end): each time is one `import` in a fresh interpreter, the subjects "
+            "interleaved in a shuffled order in every round."
         )
         write_docs(lines, note)
     return 0

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -294,3 +296,54 @@ def test_a_replaced_built_in_stays_replaced_when_the_built_ins_load() -> None:
         "print(registry.get_codec('openai_chat') is mine, registry.vendor_of('ollama') is own)\n"
     )
     assert run_code(code) == "True True"
+
+
+def load_benchmark() -> Any:
+    path = ROOT / "benchmarks" / "import_time.py"
+    spec = importlib.util.spec_from_file_location("import_time_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_benchmark_times_each_import_in_a_fresh_interpreter() -> None:
+    bench = load_benchmark()
+    ours = bench.Subject("`import good_agent`", "good_agent", sys.executable, str(ROOT))
+    floor = bench.Subject(
+        "`from pydantic import BaseModel`",
+        "pydantic",
+        sys.executable,
+        statement="from pydantic import BaseModel",
+    )
+    bench.measure([ours, floor], rounds=2)
+    assert len(ours.seconds) == len(floor.seconds) == 2
+    assert ours.own > 10 and floor.own > 0 and ours.modules > ours.own
+    lines = bench.table([ours, floor], 2)
+    assert lines[2].startswith("| `import good_agent` | ")
+    assert any("no verdict" in line for line in lines)
+
+
+def test_the_benchmark_gives_a_verdict_against_the_target() -> None:
+    bench = load_benchmark()
+    subjects = [
+        bench.Subject("`import good_agent`", "good_agent", "python", seconds=[0.05] * 3),
+        bench.Subject("`import pydantic_ai`", "pydantic_ai", "python", seconds=[0.5] * 3),
+    ]
+    assert "0.10x its time; the target is at most 0.15x: **met**" in "\n".join(
+        bench.table(subjects, 3)
+    )
+    subjects[0].seconds = [0.1] * 3
+    assert "**NOT met**" in "\n".join(bench.table(subjects, 3))
+
+
+def test_the_benchmark_rewrites_only_its_part_of_the_page(tmp_path: Path) -> None:
+    bench = load_benchmark()
+    page = tmp_path / "performance.md"
+    page.write_text(f"# Page\n\nbefore\n\n{bench.START}\nold\n{bench.END}\n\nafter\n")
+    bench.DOCS_PAGE = page
+    bench.write_docs(["| new |"], "note")
+    assert page.read_text() == (
+        f"# Page\n\nbefore\n\n{bench.START}\nnote\n\n| new |\n{bench.END}\n\nafter\n"
+    )
