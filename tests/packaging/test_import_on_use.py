@@ -170,6 +170,8 @@ FACES = [
     "good_agent.providers.strategies",
     "good_agent.providers.streaming",
     "good_agent.providers.text",
+    "good_agent.server",
+    "good_agent.server.ui",
     "good_agent.tools",
 ]
 

@@ -101,3 +101,21 @@ def test_the_agent_server_uses_only_the_shared_pieces(module: str) -> None:
 def test_the_shared_pieces_import_neither_server(module: str) -> None:
     reached = graph().find_upstream_modules(module)
     assert {m for m in reached if in_any(m, (*BRIDGE_ONLY, UI))} == set()
+
+
+def test_importing_the_agent_server_loads_none_of_the_bridge() -> None:
+    # The package face `good_agent.server` loads the bridge's app, state and endpoints
+    # on first use only, so serving an agent does not pay for the bridge. (The runner,
+    # `serve`, and the configuration stay on the face: they load no endpoint.)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, good_agent.server.ui\n"
+        "print('\\n'.join(m for m in sys.modules if m.startswith('good_agent.server.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    loaded = {m for m in out if in_any(m, BRIDGE_ONLY) and m != f"{SERVER}.serve"}
+    assert loaded == set(), f"importing the agent server loaded the bridge: {sorted(loaded)}"
