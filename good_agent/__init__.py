@@ -1,7 +1,8 @@
 """good-agent: LLM agents whose tools are adapted between the code and the model."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from good_agent._util.lazy import lazy_face
 from good_agent.adapters import (
     AdapterConflictError,
     AdapterMetadata,
@@ -48,38 +49,9 @@ from good_agent.core.run_events import (
     ToolResultEvent,
     TurnEndEvent,
 )
+from good_agent.core.specs import register_spec_resolver
 from good_agent.core.steps import EndStep, ModelStep, RunStep, ToolCallsStep, ToolResultsStep
 from good_agent.core.streaming import StreamedRun
-from good_agent.extensions import (
-    AuthInjector,
-    CitationIndex,
-    CitationManager,
-    MemoryStore,
-    RateLimiter,
-    RedisStore,
-    SQLiteStore,
-    Telemetry,
-    ToolCache,
-    ToolLogger,
-)
-from good_agent.models import (
-    AllModelsFailedError,
-    AnthropicModel,
-    FallbackModel,
-    GeminiModel,
-    LanguageModel,
-    ModelRequest,
-    ModelResponse,
-    OllamaModel,
-    OpenAIChatModel,
-    OpenAIResponsesModel,
-    ProviderModel,
-    register_provider,
-    resolve_model,
-)
-from good_agent.providers.modes import get_adapter, strategy_for
-from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
-from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools import Tool, ToolRegistry, Toolset, tool
 from good_agent.types.builtin_tools import (
     BuiltinTool,
@@ -140,19 +112,88 @@ from good_agent.types.messages import (
 from good_agent.types.usage import RunUsage, Usage, UsageLimitExceeded, UsageLimits
 
 if TYPE_CHECKING:
+    from good_agent.extensions import (
+        AuthInjector,
+        CitationIndex,
+        CitationManager,
+        MemoryStore,
+        RateLimiter,
+        RedisStore,
+        SQLiteStore,
+        Telemetry,
+        ToolCache,
+        ToolLogger,
+    )
     from good_agent.extensions.mcp import MCPTools
+    from good_agent.models import (
+        AllModelsFailedError,
+        AnthropicModel,
+        FallbackModel,
+        GeminiModel,
+        LanguageModel,
+        ModelRequest,
+        ModelResponse,
+        OllamaModel,
+        OpenAIChatModel,
+        OpenAIResponsesModel,
+        ProviderModel,
+        register_provider,
+        resolve_model,
+    )
+    from good_agent.providers.modes import get_adapter, strategy_for
+    from good_agent.providers.profiles import ModelProfile, load_profiles, register_profile
+    from good_agent.providers.strategies.base import ToolCallingMode
+
+_LAZY: dict[str, str] = {
+    "AllModelsFailedError": "good_agent.models",
+    "AnthropicModel": "good_agent.models",
+    "AuthInjector": "good_agent.extensions",
+    "CitationIndex": "good_agent.extensions",
+    "CitationManager": "good_agent.extensions",
+    "FallbackModel": "good_agent.models",
+    "GeminiModel": "good_agent.models",
+    "LanguageModel": "good_agent.models",
+    "MCPTools": "good_agent.extensions.mcp",
+    "MemoryStore": "good_agent.extensions",
+    "ModelProfile": "good_agent.providers.profiles",
+    "ModelRequest": "good_agent.models",
+    "ModelResponse": "good_agent.models",
+    "OllamaModel": "good_agent.models",
+    "OpenAIChatModel": "good_agent.models",
+    "OpenAIResponsesModel": "good_agent.models",
+    "ProviderModel": "good_agent.models",
+    "RateLimiter": "good_agent.extensions",
+    "RedisStore": "good_agent.extensions",
+    "SQLiteStore": "good_agent.extensions",
+    "Telemetry": "good_agent.extensions",
+    "ToolCache": "good_agent.extensions",
+    "ToolCallingMode": "good_agent.providers.strategies.base",
+    "ToolLogger": "good_agent.extensions",
+    "get_adapter": "good_agent.providers.modes",
+    "load_profiles": "good_agent.providers.profiles",
+    "register_profile": "good_agent.providers.profiles",
+    "register_provider": "good_agent.models",
+    "resolve_model": "good_agent.models",
+    "strategy_for": "good_agent.providers.modes",
+}
+"""The public names imported on first use, and the module of each: the extensions,
+the vendor models and the provider layer (see docs/performance.md, "Import on use")."""
+
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    # MCPTools needs the optional ``mcp`` extra: imported on first use only.
-    if name == "MCPTools":
-        from good_agent.extensions.mcp import MCPTools
+def _mcp_server(spec: str) -> AgentComponent:
+    # ``Agent(mcp_servers=[...])`` works without the extensions imported; the optional
+    # ``mcp`` extra is imported only when a server is asked for.
+    from good_agent.extensions.mcp import MCPTools
 
-        return MCPTools
-    raise AttributeError(f"module 'good_agent' has no attribute {name!r}")
+    return MCPTools.from_spec(spec)
 
+
+register_spec_resolver("mcp_servers", _mcp_server)
 
 __all__ = [
     "AdapterConflictError",

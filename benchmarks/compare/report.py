@@ -243,8 +243,9 @@ def render_page(outcomes: list[Any], info: dict[str, Any]) -> str:
 
 
 WHY = {
-    "Import time": " good_agent loads pydantic, its message and tool models and the "
-    "provider layer (codecs, text parsers) when imported. instructor defers nearly all "
+    "Import time": " good_agent loads pydantic and its agent core (the agent, its run "
+    "engine, message and tool models) when imported; vendors, extensions, the server "
+    "and the text parsers load on first use. instructor defers nearly all "
     "of its imports until an attribute such as `instructor.from_openai` is first used, "
     "so its figure is the cost of a lookup table, not of a working library.",
     "Schema generation (20 functions)": " Both build a pydantic model per function and "

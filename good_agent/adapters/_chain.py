@@ -17,7 +17,6 @@ from good_agent.adapters._adapter import (
 )
 from good_agent.adapters._naming import ToolNaming
 from good_agent.adapters._plan import Step, ToolPlan
-from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 from good_agent.types.errors import ToolDefinitionError
 
@@ -205,6 +204,8 @@ class AdapterChain:
             for group in steps
         )
         changed = current["function"].get("parameters") != base["function"].get("parameters")
+        from good_agent.providers.schema_validation import compile_schema
+
         validator = compile_schema(current["function"].get("parameters") or {}) if changed else None
         return ToolPlan(tool=tool, signature=current, steps=frozen, validator=validator)
 

@@ -20,7 +20,6 @@ from good_agent.core.payloads import (
 )
 from good_agent.core.redaction import agent_secrets
 from good_agent.core.run_context import RunContext
-from good_agent.providers.schema_validation import compile_schema
 from good_agent.tools.tool import Tool
 from good_agent.tools.toolset import Toolset
 from good_agent.types.errors import (
@@ -64,6 +63,8 @@ async def current_plans(
             result[name] = plan
             continue
         parameters = payload.signature["function"].get("parameters") or {}
+        from good_agent.providers.schema_validation import compile_schema
+
         result[name] = ToolPlan(
             tool=plan.tool,
             signature=payload.signature,

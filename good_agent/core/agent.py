@@ -35,7 +35,6 @@ from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
 from good_agent.core.sync_loop import SyncLoop, close_models, refuse_inside_a_loop
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
-from good_agent.models.resolve import resolve_model
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
 from good_agent.tools.tool import Tool
@@ -329,6 +328,8 @@ class Agent(Generic[DepsT, OutputT]):
         if self._model is None:
             if self._model_spec is None:
                 raise ModelConfigError("this agent has no model: pass model=... to Agent()")
+            from good_agent.models.resolve import resolve_model  # the vendors, on first use
+
             self._model = resolve_model(
                 self._model_spec, base_url=self._base_url, api_key=self._api_key
             )
@@ -427,6 +428,8 @@ class Agent(Generic[DepsT, OutputT]):
     def _named_model(self, name: str) -> LanguageModel:
         model = self._named.get(name)
         if model is None:
+            from good_agent.models.resolve import resolve_model  # the vendors, on first use
+
             model = resolve_model(name, base_url=self._base_url, api_key=self._api_key)
             self._named[name] = model
             self._own_models.append(model)

@@ -39,7 +39,6 @@ from pydantic import TypeAdapter, ValidationError
 
 from good_agent.core.instructions import with_system_text
 from good_agent.models.traits import takes_response_format, tool_calling_mode
-from good_agent.providers.schema.strict import to_strict_schema
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.tools.tool import Tool
 from good_agent.types.errors import ModelConfigError, ToolArgumentsError, ToolRetry
@@ -184,6 +183,8 @@ class OutputSpec:
 
     def response_format(self) -> dict[str, Any]:
         """The ``response_format`` of ``"native"`` mode (strict when the schema allows)."""
+        from good_agent.providers.schema.strict import to_strict_schema  # on first use
+
         result = to_strict_schema(self.parameters, None)
         return {
             "type": "json_schema",

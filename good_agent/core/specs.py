@@ -1,8 +1,8 @@
 """Resolvers that turn a string spec given to `Agent` into a component.
 
 The agent core knows no extension: ``Agent(mcp_servers=["python -m server"])`` asks
-the resolver registered for ``"mcp_servers"`` (the MCP extension registers it when
-``good_agent`` is imported; it imports the optional ``mcp`` extra only when called).
+the resolver registered for ``"mcp_servers"`` (``good_agent`` registers it when
+imported; it imports the MCP extension and the optional ``mcp`` extra only when called).
 """
 
 from __future__ import annotations

@@ -11,12 +11,15 @@ closed.
 
 from __future__ import annotations
 
-import asyncio
 import logging
+import sys
 import threading
 import weakref
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -28,6 +31,11 @@ CLOSER_THREAD = "good-agent-close"
 
 def refuse_inside_a_loop(method: str) -> None:
     """Raise ``RuntimeError`` when an event loop runs in this thread."""
+    # asyncio is imported when a sync method first needs a loop; until then no asyncio
+    # loop can be running.
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -76,6 +84,8 @@ class SyncLoop:
     """
 
     def __init__(self, owner: object, models: list[Any]) -> None:
+        import asyncio  # on the first sync call: `import good_agent` leaves it out
+
         self.runner = asyncio.Runner()
         self._finalizer = weakref.finalize(owner, _finalize, self.runner, models)
 

@@ -6,46 +6,71 @@ unwrapping parameters, and outermost around the call): `ToolLogger` 10000,
 `CitationManager` 200.
 """
 
-from good_agent.core.components import AgentComponent
-from good_agent.core.specs import register_spec_resolver
-from good_agent.extensions._cache import CacheScopeError, ToolCache
-from good_agent.extensions._cache_stats import CacheEvent, CacheStats
-from good_agent.extensions._cache_stores import (
-    CacheStore,
-    CacheStoreUnavailable,
-    MemoryStore,
-    RedisStore,
-    SQLiteStore,
-)
-from good_agent.extensions._rate_limit import (
-    BucketBackend,
-    MemoryBuckets,
-    Rate,
-    RateLimiter,
-    RateLimitStats,
-    RedisBuckets,
-)
-from good_agent.extensions._telemetry import Telemetry
-from good_agent.extensions._tool_logging import ToolLogger
-from good_agent.extensions._tool_metrics import ToolMetrics
-from good_agent.extensions.auth import AuthInjector
-from good_agent.extensions.citation_index import Citation, CitationIndex
-from good_agent.extensions.citations import CitationManager
-from good_agent.extensions.credentials import (
-    CredentialRule,
-    UnkeyedScopeWarning,
-    credential_scope,
-)
+from typing import TYPE_CHECKING
 
+from good_agent._util.lazy import lazy_face
 
-def _mcp_server(spec: str) -> AgentComponent:
-    # The `mcp` extra stays optional: imported only when a server is asked for.
-    from good_agent.extensions.mcp import MCPTools
+if TYPE_CHECKING:
+    from good_agent.extensions._cache import CacheScopeError, ToolCache
+    from good_agent.extensions._cache_stats import CacheEvent, CacheStats
+    from good_agent.extensions._cache_stores import (
+        CacheStore,
+        CacheStoreUnavailable,
+        MemoryStore,
+        RedisStore,
+        SQLiteStore,
+    )
+    from good_agent.extensions._rate_limit import (
+        BucketBackend,
+        MemoryBuckets,
+        Rate,
+        RateLimiter,
+        RateLimitStats,
+        RedisBuckets,
+    )
+    from good_agent.extensions._telemetry import Telemetry
+    from good_agent.extensions._tool_logging import ToolLogger
+    from good_agent.extensions._tool_metrics import ToolMetrics
+    from good_agent.extensions.auth import AuthInjector
+    from good_agent.extensions.citation_index import Citation, CitationIndex
+    from good_agent.extensions.citations import CitationManager
+    from good_agent.extensions.credentials import (
+        CredentialRule,
+        UnkeyedScopeWarning,
+        credential_scope,
+    )
 
-    return MCPTools.from_spec(spec)
+_LAZY: dict[str, str] = {
+    "AuthInjector": "good_agent.extensions.auth",
+    "BucketBackend": "good_agent.extensions._rate_limit",
+    "CacheEvent": "good_agent.extensions._cache_stats",
+    "CacheScopeError": "good_agent.extensions._cache",
+    "CacheStats": "good_agent.extensions._cache_stats",
+    "CacheStore": "good_agent.extensions._cache_stores",
+    "CacheStoreUnavailable": "good_agent.extensions._cache_stores",
+    "Citation": "good_agent.extensions.citation_index",
+    "CitationIndex": "good_agent.extensions.citation_index",
+    "CitationManager": "good_agent.extensions.citations",
+    "CredentialRule": "good_agent.extensions.credentials",
+    "MemoryBuckets": "good_agent.extensions._rate_limit",
+    "MemoryStore": "good_agent.extensions._cache_stores",
+    "Rate": "good_agent.extensions._rate_limit",
+    "RateLimitStats": "good_agent.extensions._rate_limit",
+    "RateLimiter": "good_agent.extensions._rate_limit",
+    "RedisBuckets": "good_agent.extensions._rate_limit",
+    "RedisStore": "good_agent.extensions._cache_stores",
+    "SQLiteStore": "good_agent.extensions._cache_stores",
+    "Telemetry": "good_agent.extensions._telemetry",
+    "ToolCache": "good_agent.extensions._cache",
+    "ToolLogger": "good_agent.extensions._tool_logging",
+    "ToolMetrics": "good_agent.extensions._tool_metrics",
+    "UnkeyedScopeWarning": "good_agent.extensions.credentials",
+    "credential_scope": "good_agent.extensions.credentials",
+}
+"""Each public name and the module it is imported from on first use."""
 
-
-register_spec_resolver("mcp_servers", _mcp_server)
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = [
     "AuthInjector",

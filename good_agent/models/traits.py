@@ -10,21 +10,34 @@ their strategy; a [`FallbackModel`][good_agent.FallbackModel] from the models it
 
 from __future__ import annotations
 
+import sys
+from typing import TYPE_CHECKING
+
 from good_agent.models.base import LanguageModel, ModelRequest
 from good_agent.models.fallback_chain import FallbackModel
-from good_agent.models.provider_model import ProviderModel
-from good_agent.providers.profiles import ModelProfile
 from good_agent.providers.strategies.base import ToolCallingMode
 
+if TYPE_CHECKING:
+    from good_agent.models.provider_model import ProviderModel
+    from good_agent.providers.profiles import ModelProfile
+
 __all__ = ["model_profile", "request_mode", "takes_response_format", "tool_calling_mode"]
+
+
+def _provider_model(model: LanguageModel) -> ProviderModel | None:
+    """``model`` when it is a `ProviderModel`. Asked without importing the built-in
+    models: when their module is not loaded yet, no object can be one of them."""
+    module = sys.modules.get("good_agent.models.provider_model")
+    built_in: type[ProviderModel] | None = getattr(module, "ProviderModel", None)
+    return model if built_in is not None and isinstance(model, built_in) else None
 
 
 def model_profile(model: LanguageModel) -> ModelProfile | None:
     """The profile of ``model`` (a fallback chain: its first model's), or ``None``."""
     if isinstance(model, FallbackModel):
         return model_profile(model.models[0])
-    if isinstance(model, ProviderModel):
-        return model.profile
+    if (built_in := _provider_model(model)) is not None:
+        return built_in.profile
     return None
 
 
@@ -33,8 +46,8 @@ def tool_calling_mode(model: LanguageModel) -> ToolCallingMode | None:
     model's), or ``None`` for a model without one."""
     if isinstance(model, FallbackModel):
         return tool_calling_mode(model.models[0])
-    if isinstance(model, ProviderModel):
-        return model.tool_strategy.mode
+    if (built_in := _provider_model(model)) is not None:
+        return built_in.tool_strategy.mode
     return None
 
 
@@ -43,8 +56,8 @@ def takes_response_format(model: LanguageModel) -> bool:
     every model's; a model of one's own: assumed)."""
     if isinstance(model, FallbackModel):
         return all(takes_response_format(m) for m in model.models)
-    if isinstance(model, ProviderModel):
-        return model.tool_strategy.codec.supports_response_format
+    if (built_in := _provider_model(model)) is not None:
+        return built_in.tool_strategy.codec.supports_response_format
     return True
 
 

@@ -25,7 +25,7 @@ from good_agent.providers.profile_rules import (
     ProviderInfo,
     name_candidates,
 )
-from good_agent.providers.registry import vendor_of, vendors
+from good_agent.providers.registry import builtin_profiles, vendor_of
 from good_agent.providers.strategies.base import ToolCallingMode
 
 __all__ = [
@@ -52,11 +52,16 @@ __all__ = [
 
 
 BUILTIN_PROVIDERS: dict[str, ProviderInfo] = {
-    name: info for vendor in vendors() for name, info in vendor.providers.items()
+    name: info for vendor in builtin_profiles() for name, info in vendor.PROVIDERS.items()
 }
-"""The provider prefixes known out of the box, each from its vendor's descriptor."""
+"""The provider prefixes known out of the box, each from its vendor's profile rules (the
+folder's ``profile.py``, read without loading the vendor's codecs)."""
 
-PROVIDER_ALIASES = {alias: name for vendor in vendors() for alias, name in vendor.aliases.items()}
+PROVIDER_ALIASES = {
+    alias: name
+    for vendor in builtin_profiles()
+    for alias, name in getattr(vendor, "ALIASES", {}).items()
+}
 """Alternative spellings of provider prefixes (``google`` is an alias of ``gemini``)."""
 
 MODEL_PREFIXES = frozenset({"ft"})
@@ -104,9 +109,9 @@ OPEN_MODEL_RULES: list[ProfileRule] = [
 """The rules of no one vendor: open model families, whoever serves them."""
 
 BUILTIN_RULES: list[ProfileRule] = [
-    *(rule for vendor in vendors() for rule in vendor.rules),
+    *(rule for vendor in builtin_profiles() for rule in vendor.RULES),
     *OPEN_MODEL_RULES,
-    *(rule for vendor in vendors() for rule in vendor.last_rules),
+    *(rule for vendor in builtin_profiles() for rule in getattr(vendor, "LAST_RULES", ())),
 ]
 """The built-in rules, in order (first match wins): each vendor's own rules, the open
 model families, then each vendor's catch-all.

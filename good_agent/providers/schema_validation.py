@@ -29,7 +29,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import jsonschema_rs
 from pydantic import SecretStr
 
 from good_agent.providers.schema_evaluation import (
@@ -68,6 +67,8 @@ def compile_schema(schema: dict[str, Any] | bool) -> Validator:
         _CACHE.move_to_end(key)
         return found
     prepared = inline_branch_refs(_prepare(schema, schema))
+    import jsonschema_rs  # the validator library, loaded with the first schema compiled
+
     try:
         library = jsonschema_rs.validator_for(prepared)
     except ValueError as exc:

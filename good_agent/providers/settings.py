@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import warnings
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from good_agent.providers.profile_rules import ModelProfile
 from good_agent.providers.registry import codec_names, get_codec
@@ -69,10 +69,21 @@ def _provider_settings() -> dict[str, frozenset[str]]:
     return {name: get_codec(name).settings for name in codec_names()}
 
 
-PROVIDER_SETTINGS: Mapping[str, frozenset[str]] = _provider_settings()
-"""The settings each built-in codec takes, by codec name (``openai_chat``,
-``openai_responses``, ``anthropic_messages``, ``gemini``, ``ollama``). A codec
-lists them in its module's ``KNOWN_SETTINGS``; ``thinking`` is known to every one."""
+if TYPE_CHECKING:
+    PROVIDER_SETTINGS: Mapping[str, frozenset[str]] = _provider_settings()
+    """The settings each built-in codec takes, by codec name (``openai_chat``,
+    ``openai_responses``, ``anthropic_messages``, ``gemini``, ``ollama``). A codec
+    lists them in its module's ``KNOWN_SETTINGS``; ``thinking`` is known to every one.
+    Computed when read: reading it loads every vendor's codecs."""
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        # PROVIDER_SETTINGS asks every codec: the vendors' folders load when it is read.
+        if name == "PROVIDER_SETTINGS":
+            return _provider_settings()
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def codec_of(profile: ModelProfile) -> Codec | None:

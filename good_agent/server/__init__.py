@@ -11,7 +11,10 @@ from good_agent._extras import require_extra
 
 require_extra("server", "The bridge server (good-agent serve)")
 
-from good_agent.server.app import Bridge, create_app  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+from good_agent._util.lazy import lazy_face  # noqa: E402
+from good_agent.server.common.errors import BridgeError, HTTPError  # noqa: E402
 from good_agent.server.config import (  # noqa: E402
     DEFAULT_HOST,
     DEFAULT_PORT,
@@ -23,10 +26,29 @@ from good_agent.server.config import (  # noqa: E402
     load_config,
     parse_config,
 )
-from good_agent.server.errors import BridgeError  # noqa: E402
-from good_agent.server.request_schemas import ChatCompletionsBody, MessagesBody  # noqa: E402
 from good_agent.server.serve import check_exposure, serve  # noqa: E402
-from good_agent.server.served import BridgeRequest, ServedModel  # noqa: E402
+
+if TYPE_CHECKING:
+    from good_agent.server.app import create_app
+    from good_agent.server.bridge import Bridge
+    from good_agent.server.common.site_guard import SiteGuard
+    from good_agent.server.request_schemas import ChatCompletionsBody, MessagesBody
+    from good_agent.server.served import BridgeRequest, ServedModel
+
+_LAZY: dict[str, str] = {
+    "Bridge": "good_agent.server.bridge",
+    "BridgeRequest": "good_agent.server.served",
+    "ChatCompletionsBody": "good_agent.server.request_schemas",
+    "MessagesBody": "good_agent.server.request_schemas",
+    "ServedModel": "good_agent.server.served",
+    "SiteGuard": "good_agent.server.common.site_guard",
+    "create_app": "good_agent.server.app",
+}
+"""The names that load the bridge itself, imported on first use (so the agent server
+and the CLI do not load the bridge's endpoints)."""
+
+if not TYPE_CHECKING:  # type checkers read the imports above
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = [
     "DEFAULT_HOST",
@@ -37,11 +59,13 @@ __all__ = [
     "BridgeRequest",
     "ChatCompletionsBody",
     "ConfigError",
+    "HTTPError",
     "MessagesBody",
     "ModelConfig",
     "ResponsesConfig",
     "ServedModel",
     "ServerConfig",
+    "SiteGuard",
     "check_exposure",
     "create_app",
     "load_config",

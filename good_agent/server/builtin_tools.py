@@ -18,7 +18,7 @@ from typing import Any
 
 from good_agent.providers import builtin_tools as wire
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import bad_request
+from good_agent.server.common.errors import bad_request
 from good_agent.types.builtin_tools import (
     BuiltinTool,
     CodeExecutionTool,

@@ -111,7 +111,7 @@ class ServerConfig(_Strict):
     (``https://app.example.com``, or ``*``) that may send requests and get CORS headers
     (a request from another origin is a 403), and ``body_timeout`` the seconds a
     client has to send its whole request body (408 beyond). See
-    `good_agent.server.site_guard`.
+    `good_agent.server.common.site_guard`.
 
     ``log_cost`` (off by default) writes one record per answered chat request on the
     ``good_agent.server.cost`` logger: the route, the upstream model and the price
@@ -152,7 +152,7 @@ class ServerConfig(_Strict):
 
     def site_options(self) -> dict[str, Any]:
         """The keyword arguments of the bridge's
-        [`SiteGuard`][good_agent.server.site_guard.SiteGuard]."""
+        [`SiteGuard`][good_agent.server.common.site_guard.SiteGuard]."""
         return {
             "allowed_hosts": self.allowed_hosts,
             "allowed_origins": self.allowed_origins,

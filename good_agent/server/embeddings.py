@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import struct
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -25,17 +25,12 @@ from starlette.types import ASGIApp
 from good_agent.providers.embeddings import EmbeddingInput, Embeddings
 from good_agent.providers.registry import embedder_of
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    Exchange,
-    with_fallback,
-)
+from good_agent.server.bridge import Bridge
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import REQUEST_ID_HEADER
+from good_agent.server.exchange import Exchange, with_fallback
 from good_agent.server.served import ServedModel
 from good_agent.types.usage import Usage
-
-if TYPE_CHECKING:
-    from good_agent.server.app import Bridge
 
 MAX_INPUTS = 2048
 """The most inputs one request may embed (OpenAI's limit)."""

@@ -15,40 +15,28 @@ import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp
 
 from good_agent.models.fallback_chain import DEFAULT_FALLBACK_ON
-from good_agent.server.coalesce import EventStream
-from good_agent.server.disconnect import ClientGone, DisconnectWatch
-from good_agent.server.errors import BridgeError, from_model_error, internal_error
-from good_agent.server.ids import fresh_id
-from good_agent.server.openai_api import utf8
+from good_agent.server.bridge import Bridge, access_log
+from good_agent.server.common.disconnect import ClientGone, DisconnectWatch
+from good_agent.server.common.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.common.ids import REQUEST_ID_HEADER, new_request_id
+from good_agent.server.common.sse import SSE_HEADERS, EventStream
+from good_agent.server.common.utf8 import utf8
 from good_agent.server.served import BridgeRequest, ServedModel, StreamBatch
 from good_agent.server.streams import AccessLog, Batches, timer
 from good_agent.types.errors import ModelError
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
-if TYPE_CHECKING:
-    from good_agent.server.app import Bridge
-
 logger = logging.getLogger("good_agent.server")
-access_log = logging.getLogger("good_agent.server.access")
-"""The access log (the bridge writes its records; see ``Bridge.log``)."""
-cost_log = logging.getLogger("good_agent.server.cost")
-"""The per-request price records (``[server] log_cost = true``; see ``Bridge.log``)."""
 
 T = TypeVar("T")
-
-REQUEST_ID_HEADER = "x-request-id"
-"""The response header carrying the request's id (also in the access log and error logs)."""
-
-SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
-"""The headers of a streamed (server-sent events) reply."""
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 _REQUEST_ID_KEY = REQUEST_ID_HEADER.encode("latin-1")
@@ -77,11 +65,6 @@ class ReplyJSON(JSONResponse):
             (b"content-type", _JSON_TYPE),
         ]
         return reply
-
-
-def new_request_id() -> str:
-    """A fresh request id (``req_`` and 24 hex digits)."""
-    return fresh_id("req_")
 
 
 async def with_fallback(

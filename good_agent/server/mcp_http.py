@@ -4,7 +4,7 @@ HTTP transport, closed to other sites.
 The tools are listed and run as over stdio
 ([`build_server`][good_agent.extensions.mcp.build_server]: adapters applied), at
 ``POST``/``GET``/``DELETE /mcp``, behind the same
-[`SiteGuard`][good_agent.server.site_guard.SiteGuard] as the bridge and the agent app:
+[`SiteGuard`][good_agent.server.common.site_guard.SiteGuard] as the bridge and the agent app:
 loopback ``Host`` names (and ``--allowed-host``) only, no ``POST`` from a browser page of
 another origin than ``--allowed-origin``, JSON bodies only, a deadline on request
 bodies. The transport has no client keys, so it listens on loopback only; a remote
@@ -24,10 +24,10 @@ from starlette.routing import Route
 
 from good_agent.core.agent import Agent
 from good_agent.extensions.mcp.serve import build_server, load_target
-from good_agent.server.auth import is_loopback
+from good_agent.server.common.auth import is_loopback
+from good_agent.server.common.listen import check_port
+from good_agent.server.common.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
-from good_agent.server.serve import check_port
-from good_agent.server.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 
 DEFAULT_MCP_PORT = 7287
 """The port ``mcp-serve --http`` listens on by default."""

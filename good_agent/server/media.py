@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from good_agent.providers.history import text_of
 from good_agent.providers.parts import MediaPart, read_part
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.common.errors import BridgeError, bad_request
 from good_agent.types.messages import MEDIA_RESULT_KEY
 
 MEDIA_PART_TYPES = ("image_url", "input_audio", "file")

@@ -34,8 +34,9 @@ import httpx2
 
 from good_agent.providers.parts import MediaPart, read_part
 from good_agent.providers.types import ChatRequest, JSONDict
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.request_body import read_at_most
 from good_agent.server.config import ServerConfig
-from good_agent.server.errors import BridgeError, bad_request
 from good_agent.server.media import (
     FetchHosts,
     MediaLimits,
@@ -43,7 +44,6 @@ from good_agent.server.media import (
     media_parts,
     too_large,
 )
-from good_agent.server.request_body import read_at_most
 from good_agent.server.served import BridgeRequest, ServedModel, StreamBatch
 from good_agent.server.streams import Batches, prime
 from good_agent.types.content import MEDIA_KEY, BinaryContent, guess_media_type, kind_of_media

@@ -6,7 +6,9 @@ a boolean is not a number (``n: true`` and ``max_tokens: true`` are refused), a
 number is not a boolean (``stream: 0``), a string is not a boolean (``stream: "yes"``),
 and ``content`` is a string, a list of parts or null. Unknown fields are allowed,
 as the official APIs add fields over time. `check_body` turns the first
-problem into a 400 whose ``param`` is the field's path (``messages[0].content``).
+problem into a 400 whose ``param`` is the field's path (``messages[0].content``), and
+returns the parsed body: its endpoint reads the fields from it, and forwards the
+messages, tools and settings it holds as the client wrote them (unknown fields kept).
 
 Their JSON Schemas (``ChatCompletionsBody.model_json_schema()``) document the
 accepted bodies and seed the bridge's fuzz tests.
@@ -19,12 +21,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
-from good_agent.server.errors import bad_request
+from good_agent.server.common.errors import bad_request
 
 MAX_COUNT = 2**31 - 1
 """The largest token count (``max_tokens``...) accepted: a signed 32-bit integer."""
@@ -34,6 +36,8 @@ Count = Annotated[int, Field(ge=1, le=MAX_COUNT)]
 Temperature = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 Probability = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
 Seed = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+
+Body = TypeVar("Body", bound=BaseModel)
 
 
 class _Open(BaseModel):
@@ -230,12 +234,12 @@ class MessagesBody(_Open):
     thinking: ThinkingConfig | None = None
 
 
-def check_body(shape: type[BaseModel], body: Any) -> None:
-    """Check ``body`` against ``shape``; a 400 naming the first bad field otherwise."""
+def check_body(shape: type[Body], body: Any) -> Body:
+    """``body`` parsed into ``shape``; a 400 naming the first bad field otherwise."""
     if not isinstance(body, dict):
         raise bad_request("the request body must be a JSON object")
     try:
-        shape.model_validate(body)
+        return shape.model_validate(body)
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         found = [(locate(error, body), error) for error in errors]

@@ -12,11 +12,9 @@ same socket; the bridge keeps no state that workers would need to share.
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
-import socket
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,7 +22,8 @@ from typing import Any, TextIO
 from pydantic import ValidationError
 
 from good_agent._extras import require_extra
-from good_agent.server.auth import ClientKeys, is_loopback
+from good_agent.server.common.auth import ClientKeys, is_loopback
+from good_agent.server.common.listen import check_port, hosts_for_bind
 from good_agent.server.config import BridgeConfig, ConfigError, ServerConfig, load_config
 
 CONFIG_ENV = "GOOD_AGENT_BRIDGE_CONFIG"
@@ -45,42 +44,6 @@ def check_exposure(config: BridgeConfig, host: str) -> None:
             f"refusing to listen on {host} without client keys: set {where} "
             "to a comma-separated list of keys, or bind to 127.0.0.1"
         )
-
-
-def hosts_for_bind(host: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
-    """The ``Host`` names a server bound to ``host`` answers to besides the loopback
-    names: ``allowed`` when given; else, bound to a named address or a specific IP,
-    that name or IP; bound to every interface (``0.0.0.0``, ``::``) without ``allowed``,
-    a `ConfigError` asking for them (the names the machine is reached by are
-    not known here, and answering to any would let other sites in by DNS rebinding)."""
-    if allowed or is_loopback(host):
-        return allowed
-    bare = host.strip("[]")
-    if bare in ("0.0.0.0", "::", ""):
-        raise ConfigError(
-            f"listening on {host} (every interface): name the hosts clients reach this "
-            "server by with --allowed-host NAME (repeatable; [server].allowed_hosts in the "
-            "bridge's configuration), or --allowed-host '*' to answer to any"
-        )
-    return (f"[{bare}]" if ":" in bare else bare,)
-
-
-def check_port(host: str, port: int) -> None:
-    """Raise `ConfigError` naming the port, and how to pick another, if it is taken."""
-    if port == 0:
-        return
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-            raise ConfigError(
-                f"port {port} on {host} is already in use: stop the other server, or choose "
-                "another port with --port N (or [server].port in the configuration)"
-            ) from None
 
 
 def startup_report(config: BridgeConfig, host: str, port: int, workers: int = 1) -> list[str]:

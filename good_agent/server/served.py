@@ -32,10 +32,10 @@ from good_agent.providers.streaming import ModelDelta
 from good_agent.providers.thinking import EFFORTS
 from good_agent.providers.tool_names import tool_function
 from good_agent.providers.types import ChatRequest
-from good_agent.server.closing import close_shielded
+from good_agent.server.common.closing import close_shielded
+from good_agent.server.common.errors import bad_request
+from good_agent.server.common.redaction import Secrets
 from good_agent.server.config import ModelConfig, ServerConfig
-from good_agent.server.errors import bad_request
-from good_agent.server.redaction import Secrets
 from good_agent.server.strict_answers import StrictAnswer
 from good_agent.types.errors import (
     ModelConfigError,

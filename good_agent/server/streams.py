@@ -25,8 +25,8 @@ from good_agent.providers.streaming import (
     ToolCallStart,
     UsageDelta,
 )
-from good_agent.server.closing import close_shielded
-from good_agent.server.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.common.closing import close_shielded
+from good_agent.server.common.errors import BridgeError, from_model_error, internal_error
 from good_agent.server.served import BridgeRequest, ServedModel, StreamBatch
 from good_agent.types.errors import ModelError
 from good_agent.types.messages import ModelResponse

@@ -41,7 +41,7 @@ from good_agent.providers.streaming import (
     ToolCallStart,
 )
 from good_agent.providers.types import ChatRequest, JSONDict
-from good_agent.server.closing import close_shielded
+from good_agent.server.common.closing import close_shielded
 from good_agent.types.errors import ModelResponseError
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage

@@ -30,7 +30,7 @@ from collections import OrderedDict
 from typing import Any
 
 from good_agent.providers.schema_validation import compile_schema
-from good_agent.server.errors import bad_request
+from good_agent.server.common.errors import bad_request
 
 MAX_SCHEMA_DEPTH = 64
 """The deepest nesting of objects and arrays a tool's parameter schema may have."""

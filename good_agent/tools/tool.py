@@ -6,15 +6,29 @@ import copy
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import anyio.to_thread
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from good_agent.providers.schema.normalize import normalize_schema
-from good_agent.providers.schema_validation import compile_schema, describe
 from good_agent.tools.function_schema import function_schema
 from good_agent.types.errors import ToolArgumentsError, ToolDefinitionError
+
+if TYPE_CHECKING:
+    from good_agent.providers.schema_validation import Validator
+
+
+def _compile_schema(schema: dict[str, Any]) -> Validator:
+    # JSON Schema validation loads with the first tool built from a schema.
+    from good_agent.providers.schema_validation import compile_schema
+
+    return compile_schema(schema)
+
+
+def _describe(value: Any) -> str:
+    from good_agent.providers.schema_words import describe
+
+    return describe(value)
 
 
 def _fields_without_secrets(model: type[BaseModel] | None) -> frozenset[str]:
@@ -51,7 +65,7 @@ def _pydantic_problems(error: ValidationError) -> list[str]:
         elif item["type"] == "extra_forbidden":
             problems.append(f"{loc}: unexpected field")
         else:
-            problems.append(f"{loc}: {item['msg']} (got {describe(item.get('input'))})")
+            problems.append(f"{loc}: {item['msg']} (got {_describe(item.get('input'))})")
     return problems
 
 
@@ -98,7 +112,7 @@ class Tool:
         self.sequential = sequential
         """Whether a call runs alone: no other tool runs while it does."""
         self.is_async = function is not None and inspect.iscoroutinefunction(function)
-        self._schema_validator = None if arguments_model else compile_schema(parameters)
+        self._schema_validator = None if arguments_model else _compile_schema(parameters)
         self._plain_text_fields = _fields_without_secrets(arguments_model)
         self._signature = {
             "type": "function",
@@ -166,6 +180,8 @@ class Tool:
         """
         if not isinstance(parameters, dict):
             raise ToolDefinitionError(f"tool '{name}': parameters must be a JSON object schema")
+        from good_agent.providers.schema.normalize import normalize_schema
+
         normalized = normalize_schema(parameters)
         if normalized.get("type", "object") != "object":
             declared = parameters.get("type")

@@ -23,7 +23,7 @@ BuiltinToolKind = Literal["web_search", "code_execution", "web_fetch", "file_sea
 
 
 class _Builtin(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
     _source: str | None = PrivateAttr(default=None)
     """The request field a bridge client named the tool in (for its 400)."""
 
@@ -98,7 +98,7 @@ class BuiltinToolCall(BaseModel):
     provider used (``web_search``, ``google_search``, ``code_interpreter``...).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     id: str
     tool_name: str
@@ -110,7 +110,7 @@ class BuiltinToolResult(BaseModel):
     """What a built-in tool returned, as the provider reported it (search hits, code
     output...); ``call_id`` pairs it with its [`BuiltinToolCall`][good_agent.BuiltinToolCall]."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     call_id: str
     tool_name: str
@@ -125,7 +125,7 @@ class Citation(BaseModel):
     gives them; ``cited_text`` the quoted passage (Anthropic).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     url: str
     title: str | None = None

@@ -46,7 +46,7 @@ def kind_of_media(media_type: str) -> MediaKind:
 
 
 class _UrlPart(BaseModel):
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     url: str
     media_type: str | None = None
@@ -115,7 +115,7 @@ class BinaryContent(BaseModel):
     the bytes are standard base64, and base64 text given as ``data`` is decoded.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
 
     data: bytes
     media_type: str

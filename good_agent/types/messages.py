@@ -45,7 +45,7 @@ class ToolCall(BaseModel):
     answered with a validation error, never run with empty arguments.
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, defer_build=True)
     __tool_injection__: ClassVar[str] = "call"
 
     id: str
@@ -76,6 +76,8 @@ class ToolCall(BaseModel):
 
 class ToolResponse(BaseModel):
     """The outcome of one tool call: a response value, or an error for the model."""
+
+    model_config = ConfigDict(defer_build=True)
 
     tool_name: str
     tool_call_id: str
@@ -148,6 +150,8 @@ def _media_type(part: ContentPart) -> str:
 class SystemMessage(BaseModel):
     """Instructions for the model."""
 
+    model_config = ConfigDict(defer_build=True)
+
     role: Literal["system"] = "system"
     content: str
 
@@ -163,6 +167,8 @@ class UserMessage(BaseModel):
     parts are [`ImageUrl`][good_agent.ImageUrl], [`DocumentUrl`][good_agent.DocumentUrl],
     [`AudioUrl`][good_agent.AudioUrl] and [`BinaryContent`][good_agent.BinaryContent].
     """
+
+    model_config = ConfigDict(defer_build=True)
 
     role: Literal["user"] = "user"
     content: str | list[UserContent]
@@ -184,6 +190,8 @@ class UserMessage(BaseModel):
 
 class AssistantMessage(BaseModel):
     """A model turn: text, tool calls, or both."""
+
+    model_config = ConfigDict(defer_build=True)
 
     role: Literal["assistant"] = "assistant"
     content: str | None = None
@@ -277,6 +285,8 @@ class ModelResponse:
 
 class ToolMessage(BaseModel):
     """The result of one tool call, as the model will read it."""
+
+    model_config = ConfigDict(defer_build=True)
 
     role: Literal["tool"] = "tool"
     tool_call_id: str

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from good_agent.http import http1_wire
 from good_agent.http.http1_wire import PAUSE_BYTES, Http1Wire
-from good_agent.server.app import upstream_wire
+from good_agent.server.bridge import upstream_wire
 from good_agent.server.config import ServerConfig
 from good_agent.types.errors import (
     ModelBadRequestError,

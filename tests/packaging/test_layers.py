@@ -68,9 +68,9 @@ VENDORS = ("openai", "anthropic", "gemini", "ollama")
 
 VENDOR_TABLES = {
     "good_agent.providers.registry",  # the one registration line of each built-in vendor
-    "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
-    "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
-    "good_agent.server.gemini_api",  # the bridge's inbound Gemini generateContent
+    "good_agent.server.chat.wire",  # the bridge's inbound /v1/chat/completions
+    "good_agent.server.messages.wire",  # the bridge's inbound /v1/messages
+    "good_agent.server.generate_content.wire",  # the bridge's inbound Gemini generateContent
 }
 
 
@@ -132,9 +132,9 @@ def test_no_module_outside_a_vendor_folder_is_named_after_a_vendor() -> None:
         and any(vendor in module.rsplit(".", 1)[-1] for vendor in VENDORS)
     }
     assert named <= {
-        "good_agent.server.openai_api",
-        "good_agent.server.anthropic_api",
-        "good_agent.server.gemini_api",
+        "good_agent.server.chat.wire",
+        "good_agent.server.messages.wire",
+        "good_agent.server.generate_content.wire",
     }
 
 

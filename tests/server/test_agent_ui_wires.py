@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ui_harness import ag_ui, refusal, run_input, served, user, vercel
 
 from good_agent import Agent, tool
-from good_agent.server.errors import BridgeError
+from good_agent.server.common.errors import BridgeError
 from good_agent.server.ui import agent_app
 from good_agent.server.ui.vercel_wire import (
     DataChunk,

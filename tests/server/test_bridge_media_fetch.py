@@ -44,7 +44,7 @@ from starlette.routing import Route
 from good_agent.providers.parts import read_part
 from good_agent.server import ConfigError, create_app, parse_config
 from good_agent.server.background import BackgroundServer
-from good_agent.server.errors import BridgeError
+from good_agent.server.common.errors import BridgeError
 from good_agent.server.media import MediaLimits
 from good_agent.server.media_fetch import MediaFetcher
 

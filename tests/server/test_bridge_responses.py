@@ -20,8 +20,8 @@ from responses_harness import (
 
 from good_agent.server import ConfigError, create_app, parse_config
 from good_agent.server.background import BackgroundServer
-from good_agent.server.responses_api import parse_responses_request, whole_body
-from good_agent.server.responses_stream import ResponseEventWriter
+from good_agent.server.responses.stream import ResponseEventWriter
+from good_agent.server.responses.wire import parse_responses_request, whole_body
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 

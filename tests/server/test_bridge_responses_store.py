@@ -18,11 +18,11 @@ from openai import AsyncOpenAI, BadRequestError, NotFoundError
 from responses_harness import AUTH, OTHER, R_WEATHER, post, start_responses_bridge
 
 from good_agent.server.background import BackgroundServer
-from good_agent.server.response_store import (
+from good_agent.server.common.auth import owner_of
+from good_agent.server.responses.store import (
     RedisResponseStore,
     SQLiteResponseStore,
     StoredResponse,
-    owner_of,
 )
 
 pytestmark = pytest.mark.anyio

@@ -113,7 +113,7 @@ def bridge_for(
     )
     client = httpx2.AsyncClient() if wire == "httpx" else None
     if wire == "aiohttp":  # as when httptools is not installed
-        monkeypatch.setattr("good_agent.server.app.http1_available", lambda: False)
+        monkeypatch.setattr("good_agent.server.bridge.http1_available", lambda: False)
     app = create_app(config, client=client)
     kinds = {"http1": Http1Wire, "aiohttp": AiohttpWire, "httpx": type(None)}
     assert type(app.state.bridge.wire) is kinds[wire]

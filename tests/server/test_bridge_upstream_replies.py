@@ -212,7 +212,7 @@ async def test_an_unexpected_failure_is_a_500_with_its_request_id(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from good_agent.server import app as app_module
+    from good_agent.server.chat import endpoint as app_module
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("a bug in the bridge")
@@ -253,7 +253,7 @@ async def test_an_unexpected_failure_mid_stream_names_its_request_id(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from good_agent.server.openai_api import ChunkWriter
+    from good_agent.server.chat.wire import ChunkWriter
 
     def broken(self: Any, text: str) -> bytes:
         raise RuntimeError("a bug in the bridge")

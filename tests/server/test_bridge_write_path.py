@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
-from good_agent.server.coalesce import next_or_flush
-from good_agent.server.ids import _IDS, fresh_id
-from good_agent.server.openai_api import ChunkWriter
+from good_agent.server.chat.wire import ChunkWriter
+from good_agent.server.common.ids import _IDS, fresh_id
+from good_agent.server.common.sse import next_or_flush
 
 pytestmark = pytest.mark.anyio
 
@@ -175,7 +175,8 @@ async def test_reply_json_with_request_id_is_the_general_response(
     same status, headers (in order) and body, through ASGI."""
     from starlette.responses import Response
 
-    from good_agent.server.exchange import REQUEST_ID_HEADER, ReplyJSON
+    from good_agent.server.common.ids import REQUEST_ID_HEADER
+    from good_agent.server.exchange import ReplyJSON
 
     async def sent(response: Response) -> list[dict[str, Any]]:
         messages: list[dict[str, Any]] = []

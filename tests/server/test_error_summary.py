@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from good_agent.server.errors import REASON_LIMIT, from_model_error, summarize
+from good_agent.server.common.errors import REASON_LIMIT, from_model_error, summarize
 from good_agent.types.errors import (
     ModelOverloadedError,
     ModelRateLimitError,

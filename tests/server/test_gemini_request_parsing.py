@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from good_agent.providers.gemini.schema import from_gemini_schema, to_gemini_schema
-from good_agent.server.errors import BridgeError
-from good_agent.server.gemini_api import parse_generate_request
+from good_agent.server.common.errors import BridgeError
+from good_agent.server.generate_content.wire import parse_generate_request
 
 KEYS = [
     "contents", "role", "parts", "text", "functionCall", "functionResponse", "name", "args",

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from good_agent.server.errors import BridgeError
-from good_agent.server.request_body import MAYBE_INFINITE, parse_body
+from good_agent.server.common.errors import BridgeError
+from good_agent.server.common.request_body import MAYBE_INFINITE, parse_body
 
 DIGITS = st.text("0123456789", min_size=1, max_size=400)
 

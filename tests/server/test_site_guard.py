@@ -26,9 +26,9 @@ from ui_harness import run_input, served, user
 from good_agent import Agent
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
+from good_agent.server.common.listen import hosts_for_bind
+from good_agent.server.common.site_guard import HostRule, split_host
 from good_agent.server.config import ConfigError
-from good_agent.server.serve import hosts_for_bind
-from good_agent.server.site_guard import HostRule, split_host
 from good_agent.server.ui import agent_app
 from good_agent.testing import ScriptedModel
 

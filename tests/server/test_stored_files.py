@@ -16,7 +16,7 @@ from bridge_fakes import Fake
 from responses_harness import AUTH, OTHER, post, start_responses_bridge
 
 from good_agent.extensions import SQLiteStore
-from good_agent.server.response_store import (
+from good_agent.server.responses.store import (
     RedisResponseStore,
     SQLiteResponseStore,
     StoredResponse,

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 from test_bridge_fuzz import ANY_JSON, tool_schemas
 
 from good_agent.providers.schema_validation import compile_schema
-from good_agent.server.errors import BridgeError
+from good_agent.server.common.errors import BridgeError
 from good_agent.server.tool_schemas import MAX_SCHEMA_DEPTH, check_tool_schema, schema_problem
 
 

@@ -171,3 +171,18 @@ async def output_functions_and_deferred_runs() -> None:
     assert_type(text_agent.run_sync("x", output_type=fetch_forecast).output, Forecast)
     assert_type(text_agent.stream("x", output_type=fetch_forecast), StreamedRun[Forecast])
     assert_type(text_agent.iter("x", output_type=make_forecast), AgentRun[Forecast])
+
+
+def names_imported_on_first_use() -> None:
+    # The faces import these on first use (PEP 562); type checkers see plain imports,
+    # and a name no face has is still an error.
+    import good_agent
+    import good_agent.models
+    from good_agent.extensions._cache import ToolCache as CacheClass
+    from good_agent.models.vendors import OpenAIChatModel as ChatClass
+
+    assert_type(good_agent.ToolCache, type[CacheClass])
+    assert_type(good_agent.OpenAIChatModel, type[ChatClass])
+    assert_type(good_agent.models.OpenAIChatModel("gpt-4o", api_key="k"), ChatClass)
+    print(good_agent.NoSuchName)  # type: ignore[attr-defined]
+    print(good_agent.models.NoSuchName)  # type: ignore[attr-defined]

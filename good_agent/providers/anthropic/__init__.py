@@ -1,29 +1,21 @@
 """Anthropic Messages: codec, schema dialect, stream decoder, HTTP and SDK transports,
-profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``."""
+profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``.
 
-from good_agent.providers.anthropic import codec, profile
-from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
-from good_agent.providers.anthropic.sdk_transport import AnthropicTransport
-from good_agent.providers.anthropic.stream import AnthropicDecoder
-from good_agent.providers.vendor import Codec, Vendor
+``VENDOR`` is built in `descriptor` and imported on first use: the profile rules
+(`profile`) load without the codecs and transports.
+"""
 
-VENDOR = Vendor(
-    name="anthropic",
-    providers=profile.PROVIDERS,
-    codecs=(
-        Codec.from_module(
-            "anthropic_messages",
-            codec,
-            supports_response_format=False,
-            stream_decoder=AnthropicDecoder,
-        ),
-    ),
-    http_transports={"anthropic": AnthropicHttpTransport},
-    sdk_transports={"anthropic": AnthropicTransport},
-    rules=profile.RULES,
-    last_rules=profile.LAST_RULES,
-    aliases=profile.ALIASES,
-)
-"""Anthropic, as the registry holds it (no embeddings API)."""
+from typing import TYPE_CHECKING
+
+from good_agent._util.lazy import lazy_face
+
+if TYPE_CHECKING:
+    from good_agent.providers.anthropic.descriptor import VENDOR
+
+_LAZY: dict[str, str] = {"VENDOR": "good_agent.providers.anthropic.descriptor"}
+"""Each public name and the module it is imported from on first use."""
+
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = ["VENDOR"]

@@ -1,26 +1,21 @@
 """Gemini API: codec, schema dialect, stream decoder, HTTP and SDK transports, embedder,
-profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``."""
+profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``.
 
-from good_agent.providers.gemini import codec, profile
-from good_agent.providers.gemini.embeddings import GeminiEmbedder
-from good_agent.providers.gemini.http_transport import GeminiHttpTransport
-from good_agent.providers.gemini.sdk_transport import GeminiTransport
-from good_agent.providers.gemini.stream import GeminiDecoder
-from good_agent.providers.vendor import Codec, Vendor
+``VENDOR`` is built in `descriptor` and imported on first use: the profile rules
+(`profile`) load without the codecs and transports.
+"""
 
-VENDOR = Vendor(
-    name="gemini",
-    providers=profile.PROVIDERS,
-    codecs=(
-        Codec.from_module("gemini", codec, history_key="contents", stream_decoder=GeminiDecoder),
-    ),
-    http_transports={"gemini": GeminiHttpTransport},
-    sdk_transports={"gemini": GeminiTransport},
-    embedders={"gemini": GeminiEmbedder},
-    rules=profile.RULES,
-    last_rules=profile.LAST_RULES,
-    aliases=profile.ALIASES,
-)
-"""Gemini, as the registry holds it."""
+from typing import TYPE_CHECKING
+
+from good_agent._util.lazy import lazy_face
+
+if TYPE_CHECKING:
+    from good_agent.providers.gemini.descriptor import VENDOR
+
+_LAZY: dict[str, str] = {"VENDOR": "good_agent.providers.gemini.descriptor"}
+"""Each public name and the module it is imported from on first use."""
+
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = ["VENDOR"]

@@ -1,20 +1,21 @@
 """Ollama's native ``/api/chat``: codec, stream decoder, HTTP transport, embedder and
-profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``."""
+profile rules, exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``.
 
-from good_agent.providers.ollama import codec, profile
-from good_agent.providers.ollama.embeddings import OllamaEmbedder
-from good_agent.providers.ollama.http_transport import OllamaHttpTransport
-from good_agent.providers.ollama.stream import OllamaDecoder
-from good_agent.providers.vendor import Codec, Vendor
+``VENDOR`` is built in `descriptor` and imported on first use: the profile rules
+(`profile`) load without the codecs and transports.
+"""
 
-VENDOR = Vendor(
-    name="ollama",
-    providers=profile.PROVIDERS,
-    codecs=(Codec.from_module("ollama", codec, stream_decoder=OllamaDecoder),),
-    http_transports={"ollama": OllamaHttpTransport},
-    embedders={"ollama": OllamaEmbedder},
-    rules=profile.RULES,
-)
-"""Ollama, as the registry holds it (no SDK transport: its HTTP API is the one way)."""
+from typing import TYPE_CHECKING
+
+from good_agent._util.lazy import lazy_face
+
+if TYPE_CHECKING:
+    from good_agent.providers.ollama.descriptor import VENDOR
+
+_LAZY: dict[str, str] = {"VENDOR": "good_agent.providers.ollama.descriptor"}
+"""Each public name and the module it is imported from on first use."""
+
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = ["VENDOR"]

@@ -1,50 +1,22 @@
 """OpenAI: Chat Completions and Responses codecs, stream decoders, the strict schema
 dialect, the function-tool encoding, the HTTP and SDK transports and the profile rules,
-exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``."""
+exported as one [`Vendor`][good_agent.providers.vendor.Vendor]: ``VENDOR``.
 
-from typing import Any
+``VENDOR`` is built in `descriptor` and imported on first use: the profile rules
+(`profile`) load without the codecs and transports.
+"""
 
-from good_agent.providers.openai import chat_codec, profile, responses_codec
-from good_agent.providers.openai.chat_stream import OpenAIChatDecoder
-from good_agent.providers.openai.embeddings import OpenAIEmbedder
-from good_agent.providers.openai.http_transport import (
-    OpenAIHttpTransport,
-    OpenAIResponsesHttpTransport,
-)
-from good_agent.providers.openai.responses_stream import OpenAIResponsesDecoder
-from good_agent.providers.openai.sdk_transport import OpenAIClientTransport
-from good_agent.providers.vendor import Codec, Vendor
+from typing import TYPE_CHECKING
 
+from good_agent._util.lazy import lazy_face
 
-def responses_client_transport(model: str, **connection: Any) -> OpenAIClientTransport:
-    """The Responses API on a caller's ``openai.AsyncOpenAI`` client."""
-    return OpenAIClientTransport(model, api="responses", **connection)
+if TYPE_CHECKING:
+    from good_agent.providers.openai.descriptor import VENDOR
 
+_LAZY: dict[str, str] = {"VENDOR": "good_agent.providers.openai.descriptor"}
+"""Each public name and the module it is imported from on first use."""
 
-VENDOR = Vendor(
-    name="openai",
-    providers=profile.PROVIDERS,
-    codecs=(
-        Codec.from_module("openai_chat", chat_codec, stream_decoder=OpenAIChatDecoder),
-        Codec.from_module(
-            "openai_responses",
-            responses_codec,
-            history_key="input",
-            stream_decoder=OpenAIResponsesDecoder,
-        ),
-    ),
-    http_transports={
-        "openai": OpenAIHttpTransport,
-        "openai-responses": OpenAIResponsesHttpTransport,
-    },
-    sdk_transports={
-        "openai": OpenAIClientTransport,
-        "openai-responses": responses_client_transport,
-    },
-    # The Responses API's account has the same /embeddings.
-    embedders={"openai": OpenAIEmbedder, "openai-responses": OpenAIEmbedder},
-    rules=profile.RULES,
-)
-"""OpenAI, as the registry holds it."""
+if not TYPE_CHECKING:  # type checkers read the imports above, and flag unknown names
+    __getattr__, __dir__ = lazy_face(__name__, _LAZY)
 
 __all__ = ["VENDOR"]

@@ -26,7 +26,6 @@ calls left to answer. A failed run ends with run error.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
@@ -36,20 +35,26 @@ from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 
 from good_agent.core.approvals import call_digest, unanswered_calls
-from good_agent.core.results import RunResult
-from good_agent.core.run_events import (
-    ReasoningDeltaEvent,
-    RunEndEvent,
-    RunEvent,
-    TextDeltaEvent,
-    ToolCallArgsEvent,
-    ToolCallStartEvent,
-    ToolResultEvent,
-    TurnEndEvent,
+from good_agent.core.run_events import RunEvent
+from good_agent.server.common.errors import bad_request
+from good_agent.server.ui.run_steps import (
+    ApprovalRequest,
+    CallArgs,
+    CallEnd,
+    CallResult,
+    CallStart,
+    PartDelta,
+    PartEnd,
+    PartStart,
+    RunError,
+    RunFinish,
+    RunSteps,
+    Step,
+    TurnEnd,
+    run_steps,
 )
-from good_agent.server.errors import bad_request
 from good_agent.server.ui.session import Decision, ToolResult, Turn, frontend_tool
-from good_agent.server.ui.wire_common import field_path, run_failure
+from good_agent.server.ui.wire_common import field_path
 from good_agent.types.messages import (
     AssistantMessage,
     Message,
@@ -268,7 +273,9 @@ def thread_view(
 
 
 class EventTranslator:
-    """Turns a run's events into AG-UI events (text and tool calls framed start...end)."""
+    """Writes a run's steps (`good_agent.server.ui.run_steps`) as AG-UI events: text and
+    reasoning messages and tool calls framed start...end, the snapshot and the outcome
+    at the end."""
 
     def __init__(
         self,
@@ -281,145 +288,98 @@ class EventTranslator:
         self.frontend = frontend
         self.approval_id = approval_id
         """The id shown for a waiting call, from its digest."""
-        self.text_id: str | None = None
-        self.turn_id: str | None = None
-        """The id of the assistant message of the turn under way (text and calls)."""
-        self.reasoning_id: str | None = None
-        self.turn_text = False
-        self.open_calls: set[str] = set()
-        self.seen_calls: set[str] = set()
+        self.approvals: list[ApprovalRequest] = []
+
+    def steps(self) -> RunSteps:
+        """The translator of run events into steps, for this run."""
+        return RunSteps(self.approval_id, frozenset(self.frontend))
 
     def started(self) -> ag.RunStartedEvent:
         """The first event."""
         return ag.RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id)
 
-    def _close_text(self) -> list[ag.BaseEvent]:
-        events: list[ag.BaseEvent] = self._close_reasoning()
-        if self.text_id is not None:
-            events.append(ag.TextMessageEndEvent(message_id=self.text_id))
-            self.text_id = None
-        return events
-
-    def _close_reasoning(self) -> list[ag.BaseEvent]:
-        if self.reasoning_id is None:
-            return []
-        rid, self.reasoning_id = self.reasoning_id, None
-        return [ag.ReasoningMessageEndEvent(message_id=rid), ag.ReasoningEndEvent(message_id=rid)]
-
-    def _reasoning(self, text: str) -> list[ag.BaseEvent]:
-        events: list[ag.BaseEvent] = []
-        if self.reasoning_id is None:
-            events += self._close_text()
-            self.reasoning_id = f"rsn_{uuid.uuid4().hex[:16]}"
-            events.append(ag.ReasoningStartEvent(message_id=self.reasoning_id))
-            events.append(ag.ReasoningMessageStartEvent(message_id=self.reasoning_id))
-        events.append(ag.ReasoningMessageContentEvent(message_id=self.reasoning_id, delta=text))
-        return events
-
-    def _message_id(self) -> str:
-        if self.turn_id is None:
-            self.turn_id = f"msg_{uuid.uuid4().hex[:16]}"
-        return self.turn_id
-
-    def _text(self, text: str) -> list[ag.BaseEvent]:
-        events: list[ag.BaseEvent] = self._close_reasoning()
-        if self.text_id is None:
-            self.text_id = self._message_id()
-            events.append(ag.TextMessageStartEvent(message_id=self.text_id, role="assistant"))
-        events.append(ag.TextMessageContentEvent(message_id=self.text_id, delta=text))
-        self.turn_text = True
-        return events
-
-    def translate(self, event: RunEvent) -> list[ag.BaseEvent]:
-        """The AG-UI events for one run event (run end excepted: see `finished`)."""
-        if isinstance(event, TextDeltaEvent):
-            return self._text(event.text) if event.text else []
-        if isinstance(event, ReasoningDeltaEvent):
-            return self._reasoning(event.text) if event.text else []
-        if isinstance(event, ToolCallStartEvent):
-            self.open_calls.add(event.id)
-            self.seen_calls.add(event.id)
+    def render(self, step: Step, history: Callable[[], list[Message]]) -> list[ag.BaseEvent]:
+        """The AG-UI events of one step (``history`` gives the thread's history, for the
+        snapshot when the run finishes)."""
+        if isinstance(step, PartDelta):
+            if step.kind == "text":
+                return [ag.TextMessageContentEvent(message_id=step.id, delta=step.text)]
+            return [ag.ReasoningMessageContentEvent(message_id=step.id, delta=step.text)]
+        if isinstance(step, PartStart):
+            if step.kind == "text":
+                return [ag.TextMessageStartEvent(message_id=step.id, role="assistant")]
             return [
-                *self._close_text(),
-                ag.ToolCallStartEvent(
-                    tool_call_id=event.id,
-                    tool_call_name=event.name,
-                    parent_message_id=self._message_id(),
-                ),
+                ag.ReasoningStartEvent(message_id=step.id),
+                ag.ReasoningMessageStartEvent(message_id=step.id),
             ]
-        if isinstance(event, ToolCallArgsEvent):
-            if not event.arguments:
-                return []
-            return [ag.ToolCallArgsEvent(tool_call_id=event.id, delta=event.arguments)]
-        if isinstance(event, TurnEndEvent):
-            return self._turn_end(event.message)
-        if isinstance(event, ToolResultEvent):
+        if isinstance(step, PartEnd):
+            if step.kind == "text":
+                return [ag.TextMessageEndEvent(message_id=step.id)]
+            return [
+                ag.ReasoningMessageEndEvent(message_id=step.id),
+                ag.ReasoningEndEvent(message_id=step.id),
+            ]
+        if isinstance(step, CallStart):
+            return [
+                ag.ToolCallStartEvent(
+                    tool_call_id=step.id,
+                    tool_call_name=step.name,
+                    parent_message_id=step.message_id,
+                )
+            ]
+        if isinstance(step, CallArgs):
+            return [ag.ToolCallArgsEvent(tool_call_id=step.id, delta=step.delta)]
+        if isinstance(step, CallEnd):
+            return [ag.ToolCallEndEvent(tool_call_id=step.id)]
+        if isinstance(step, TurnEnd):
+            if step.message.id is None and step.message_id is not None:
+                step.message.id = step.message_id  # the snapshot names it as it was streamed
+            return []
+        if isinstance(step, CallResult):
             return [
                 ag.ToolCallResultEvent(
-                    message_id=f"res_{event.call.id}",
-                    tool_call_id=event.call.id,
-                    content=event.message.content,
+                    message_id=f"res_{step.call_id}",
+                    tool_call_id=step.call_id,
+                    content=step.content,
                     role="tool",
-                    metadata={"error": True} if event.message.is_error else None,
+                    metadata={"error": True} if step.is_error else None,
                 )
             ]
+        if isinstance(step, ApprovalRequest):
+            self.approvals.append(step)
+            return []
+        if isinstance(step, RunFinish):
+            return self.finished(step, history())
+        if isinstance(step, RunError):
+            return [ag.RunErrorEvent(message=step.message, code=step.code)]
         return []
 
-    def _turn_end(self, message: AssistantMessage) -> list[ag.BaseEvent]:
-        events: list[ag.BaseEvent] = []
-        if message.content and not self.turn_text:
-            events += self._text(message.content)  # a reply that was not streamed
-        events += self._close_text()
-        for call in message.tool_calls:
-            if call.id not in self.seen_calls:
-                events.append(
-                    ag.ToolCallStartEvent(
-                        tool_call_id=call.id,
-                        tool_call_name=call.name,
-                        parent_message_id=self._message_id(),
-                    )
-                )
-                events.append(
-                    ag.ToolCallArgsEvent(tool_call_id=call.id, delta=json.dumps(call.arguments))
-                )
-                self.open_calls.add(call.id)
-            if call.id in self.open_calls:
-                events.append(ag.ToolCallEndEvent(tool_call_id=call.id))
-                self.open_calls.discard(call.id)
-        if message.id is None and self.turn_id is not None:
-            message.id = self.turn_id  # the snapshot names the message as it was streamed
-        self.turn_id = None
-        self.seen_calls.clear()
-        self.turn_text = False
-        return events
-
-    def finished(self, result: RunResult[Any], messages: list[Message]) -> list[ag.BaseEvent]:
+    def finished(self, step: RunFinish, messages: list[Message]) -> list[ag.BaseEvent]:
         """The snapshot of the thread and the run-finished event, with its outcome."""
         events: list[ag.BaseEvent] = [ag.MessagesSnapshotEvent(messages=snapshot(messages))]
-        approvals = [d for d in result.deferred if d.tool_name not in self.frontend]
-        frontend = [d.call_id for d in result.deferred if d.tool_name in self.frontend]
         outcome: Any
-        if approvals:
+        if self.approvals:
             outcome = ag.RunFinishedInterruptOutcome(
                 interrupts=[
                     ag.Interrupt(
-                        id=self.approval_id(d.digest),
+                        id=a.approval_id,
                         reason=APPROVAL_REASON,
-                        message=f"Run {d.tool_name}?",
-                        tool_call_id=d.call_id,
+                        message=f"Run {a.tool_name}?",
+                        tool_call_id=a.call_id,
                         metadata={
-                            "toolName": d.tool_name,
-                            "arguments": d.arguments,
-                            "parameters": d.parameters,
+                            "toolName": a.tool_name,
+                            "arguments": a.arguments,
+                            "parameters": a.parameters,
                         },
                         response_schema=APPROVAL_SCHEMA,
                     )
-                    for d in approvals
+                    for a in self.approvals
                 ]
             )
         else:
-            outcome = ag.RunFinishedSuccessOutcome(pending_tool_call_ids=frontend or None)
-        output = result.output_or_none
+            pending = step.frontend_calls or None
+            outcome = ag.RunFinishedSuccessOutcome(pending_tool_call_ids=pending)
+        output = step.result.output_or_none
         plain = output if isinstance(output, str | int | float | bool) or output is None else None
         events.append(
             ag.RunFinishedEvent(
@@ -442,22 +402,15 @@ async def encode_run(
     translator: EventTranslator,
     history: Callable[[], list[Message]],
     request_id: str,
-) -> AsyncIterator[str]:
-    """The SSE text of a run: ``events`` translated and encoded with ``ag_ui``'s encoder.
+) -> AsyncIterator[bytes]:
+    """The SSE text (UTF-8) of a run: ``events`` as steps, written as AG-UI events and
+    encoded with ``ag_ui``'s encoder.
 
     ``history`` gives the thread's history when the run ends, for the snapshot.
     """
     encoder = EventEncoder()
-    yield encoder.encode(translator.started())
-    try:
-        async with aclosing(events):
-            async for event in events:
-                if isinstance(event, RunEndEvent):
-                    outs = translator.finished(event.result, history())
-                else:
-                    outs = translator.translate(event)
-                for out in outs:
-                    yield encoder.encode(out)
-    except Exception as exc:
-        message, code = run_failure(exc, request_id)
-        yield encoder.encode(ag.RunErrorEvent(message=message, code=code))
+    yield encoder.encode(translator.started()).encode()
+    async with aclosing(run_steps(events, translator.steps(), request_id)) as steps:
+        async for step in steps:
+            for out in translator.render(step, history):
+                yield encoder.encode(out).encode()

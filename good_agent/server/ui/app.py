@@ -15,31 +15,30 @@ history, and the others get an error result.
 
 from __future__ import annotations
 
-import contextlib
 import html
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from good_agent.core.agent import Agent
 from good_agent.models.base import LanguageModel
-from good_agent.server.auth import ClientKeys
-from good_agent.server.errors import BridgeError
-from good_agent.server.exchange import REQUEST_ID_HEADER, new_request_id
-from good_agent.server.redaction import RedactWith, Secrets
-from good_agent.server.request_body import read_json_body
-from good_agent.server.response_store import owner_of
-from good_agent.server.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
+from good_agent.server.common.auth import ClientKeys, owner_of
+from good_agent.server.common.disconnect import DisconnectWatch
+from good_agent.server.common.errors import HTTPError
+from good_agent.server.common.ids import REQUEST_ID_HEADER, new_request_id
+from good_agent.server.common.redaction import RedactWith, Secrets
+from good_agent.server.common.request_body import read_json_body
+from good_agent.server.common.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
+from good_agent.server.common.sse import SSE_HEADERS, EventStream
 from good_agent.server.ui import ag_ui_wire, vercel_wire
 from good_agent.server.ui.session import (
     DEFAULT_MAX_HISTORY_BYTES,
@@ -57,27 +56,6 @@ logger = logging.getLogger("good_agent.server.ui")
 DEFAULT_MAX_BODY_BYTES = 4_000_000
 """The largest request body accepted by default (a whole history may be sent)."""
 
-_SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
-
-
-class EventStream(StreamingResponse):
-    """A server-sent event stream that notices a client leaving even while nothing is
-    written (a tool still running): the stream, and so the run, is cancelled then."""
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Stream the body while watching for the client's disconnect."""
-        async with anyio.create_task_group() as group:
-
-            async def stream() -> None:
-                with contextlib.suppress(OSError):  # the client is gone
-                    await self.stream_response(send)
-                group.cancel_scope.cancel()
-
-            group.start_soon(stream)
-            await self.listen_for_disconnect(receive)
-            group.cancel_scope.cancel()
-
-
 class _Default:
     """The default store: a fresh in-memory SQLite database."""
 
@@ -85,10 +63,10 @@ class _Default:
 DEFAULT_STORE: Any = _Default()
 
 
-def _failed(request_id: str) -> BridgeError:
+def _failed(request_id: str) -> HTTPError:
     """The 500 for an unexpected failure (a thread store that went away, say), naming the
     request id the log carries."""
-    return BridgeError(
+    return HTTPError(
         500,
         f"the agent server failed on this request; the log has the details under {request_id}",
         "server_error",
@@ -96,7 +74,7 @@ def _failed(request_id: str) -> BridgeError:
     )
 
 
-def _error(error: BridgeError, request_id: str) -> JSONResponse:
+def _error(error: HTTPError, request_id: str) -> JSONResponse:
     headers = {**error.headers, REQUEST_ID_HEADER: request_id}
     return JSONResponse(error.openai_body(), status_code=error.status, headers=headers)
 
@@ -146,7 +124,7 @@ def agent_app(
             ``None``: no limit).
 
     Every request first passes a
-    [`SiteGuard`][good_agent.server.site_guard.SiteGuard]: besides ``Host`` and
+    [`SiteGuard`][good_agent.server.common.site_guard.SiteGuard]: besides ``Host`` and
     ``Origin``, the body of a ``POST`` must be JSON (415 otherwise).
         owner: Turns the HTTP request into the identity that owns its threads (a
             non-empty string; sync or async), for an app with its own login; raising
@@ -170,121 +148,227 @@ def agent_app(
             ai 5, which reject those chunks: a waiting call is told as a
             ``data-tool-approval`` part and a denial as ``tool-output-error``.
     """
-    served = ServedAgent(
+    server = AgentServer(
         agent,
+        deps=deps,
         store=SQLiteThreadStore() if store is DEFAULT_STORE else store,
         models=models,
+        client_keys=client_keys,
+        max_body_bytes=max_body_bytes,
+        title=title,
+        owner=owner,
         approval_key=approval_key,
         max_history_bytes=max_history_bytes,
+        client_tools=client_tools,
+        vercel_approvals=vercel_approvals,
     )
-    browser_tools = [_client_tool(item) for item in client_tools]
-    if isinstance(agent, Agent):
-        clash = set(agent.tools.names()) & {t.name for t in browser_tools}
-        if clash:
-            raise ValueError(
-                f"client_tools: {', '.join(sorted(clash))} is the name of one of the agent's tools"
-            )
-    browser_names = frozenset(t.name for t in browser_tools)
-    keys = (
-        client_keys if isinstance(client_keys, ClientKeys) else ClientKeys(list(client_keys or []))
+    app = Starlette(
+        routes=server.routes(),
+        exception_handlers={HTTPException: server.http_error, Exception: server.http_error},
+        middleware=[
+            Middleware(
+                SiteGuard,
+                allowed_hosts=tuple(allowed_hosts),
+                allowed_origins=tuple(allowed_origins),
+                body_timeout=body_timeout,
+            ),
+            Middleware(RedactWith, secrets=server.secrets),
+        ],
     )
-    secrets = Secrets()
-    keys.add_to(secrets)
-    page = resources.files("good_agent.server.ui").joinpath("chat.html").read_text("utf-8")
-    page = page.replace("{{title}}", html.escape(title))
+    app.router.redirect_slashes = False
+    app.state.served = server.served
+    return app
 
-    def authorize(request: Request) -> None:
-        if not keys.allows(request.headers):
-            raise BridgeError(401, "missing or invalid API key", code="invalid_api_key")
 
-    async def owner_of_request(request: Request) -> str:
-        if owner is None:
-            return owner_of(request.headers) if keys.required else ""
+class AgentServer:
+    """The state of one served agent and its endpoints (see `agent_app`, which builds
+    one and routes requests to its methods).
+
+    Args:
+        agent: As for `agent_app`.
+        deps: As for `agent_app`.
+        store: The thread store (``None``: none).
+        models: As for `agent_app`.
+        client_keys: As for `agent_app`.
+        max_body_bytes: As for `agent_app`.
+        title: As for `agent_app`.
+        owner: As for `agent_app`.
+        approval_key: As for `agent_app`.
+        max_history_bytes: As for `agent_app`.
+        client_tools: As for `agent_app`.
+        vercel_approvals: As for `agent_app`.
+    """
+
+    def __init__(
+        self,
+        agent: AgentSource,
+        *,
+        deps: Callable[[Request], Any] | None,
+        store: ThreadStore | None,
+        models: Mapping[str, LanguageModel | str] | None,
+        client_keys: ClientKeys | Iterable[str] | None,
+        max_body_bytes: int,
+        title: str,
+        owner: Callable[[Request], Any] | None,
+        approval_key: str | bytes | None,
+        max_history_bytes: int,
+        client_tools: Sequence[Tool | Callable[..., Any]],
+        vercel_approvals: bool,
+    ) -> None:
+        self.served = ServedAgent(
+            agent,
+            store=store,
+            models=models,
+            approval_key=approval_key,
+            max_history_bytes=max_history_bytes,
+        )
+        self.browser_tools = [_client_tool(item) for item in client_tools]
+        if isinstance(agent, Agent):
+            clash = set(agent.tools.names()) & {t.name for t in self.browser_tools}
+            if clash:
+                raise ValueError(
+                    f"client_tools: {', '.join(sorted(clash))} is the name of one of the "
+                    "agent's tools"
+                )
+        self.browser_names = frozenset(t.name for t in self.browser_tools)
+        self.keys = (
+            client_keys
+            if isinstance(client_keys, ClientKeys)
+            else ClientKeys(list(client_keys or []))
+        )
+        self.secrets = Secrets()
+        """The client keys, redacted from errors and logs."""
+        self.keys.add_to(self.secrets)
+        self.deps = deps
+        self.owner = owner
+        self.max_body_bytes = max_body_bytes
+        self.vercel_approvals = vercel_approvals
+        page = resources.files("good_agent.server.ui").joinpath("chat.html").read_text("utf-8")
+        self.page = page.replace("{{title}}", html.escape(title))
+
+    def routes(self) -> list[Route]:
+        """The application's routes."""
+        return [
+            Route("/", self.chat_page, methods=["GET"]),
+            Route("/favicon.ico", self.favicon, methods=["GET"]),
+            Route("/ag-ui", self.ag_ui, methods=["POST"]),
+            Route("/vercel", self.vercel, methods=["POST"]),
+            Route("/threads/{thread_id}", self.read_thread, methods=["GET"]),
+            Route("/models", self.list_models, methods=["GET"]),
+            Route("/health", self.health, methods=["GET"]),
+        ]
+
+    def authorize(self, request: Request) -> None:
+        """Refuse a request without an accepted key (401)."""
+        if not self.keys.allows(request.headers):
+            raise HTTPError(401, "missing or invalid API key", code="invalid_api_key")
+
+    async def owner_of_request(self, request: Request) -> str:
+        """The identity owning the request's threads (see ``owner`` of `agent_app`)."""
+        if self.owner is None:
+            return owner_of(request.headers) if self.keys.required else ""
         try:
-            identity = await call_deps(owner, request)
+            identity = await call_deps(self.owner, request)
         except HTTPException as exc:
-            raise BridgeError(exc.status_code, str(exc.detail), code="refused") from None
+            raise HTTPError(exc.status_code, str(exc.detail), code="refused") from None
         if not isinstance(identity, str) or not identity:
-            raise BridgeError(401, "the request names no user", code="no_owner")
+            raise HTTPError(401, "the request names no user", code="no_owner")
         return identity
 
     async def prepare(
-        request: Request, parse: Callable[[Any], Any], thread_field: str
+        self, request: Request, parse: Callable[[Any], Any], thread_field: str
     ) -> tuple[Any, PreparedRun]:
-        authorize(request)
-        body = await read_json_body(request, max_body_bytes)
+        """The parsed input and the run prepared from it (authorized, body read, owner
+        and deps known, the thread loaded)."""
+        self.authorize(request)
+        body = await read_json_body(request, self.max_body_bytes)
         data, turn = parse(body)
-        run_owner = await owner_of_request(request)
+        run_owner = await self.owner_of_request(request)
         try:
-            run_deps = await call_deps(deps, request)
+            run_deps = await call_deps(self.deps, request)
         except HTTPException as exc:
-            raise BridgeError(exc.status_code, str(exc.detail), code="refused") from None
-        return data, await served.prepare(turn, run_deps, run_owner, thread_field)
+            raise HTTPError(exc.status_code, str(exc.detail), code="refused") from None
+        return data, await self.served.prepare(turn, run_deps, run_owner, thread_field)
 
-    async def endpoint(
+    async def run_endpoint(
+        self,
         request: Request,
         parse: Callable[[Any], Any],
-        respond: Callable[[Any, PreparedRun, str], Response],
+        respond: Callable[[Request, Any, PreparedRun, str], ASGIApp],
         thread_field: str,
-    ) -> Response:
+    ) -> ASGIApp:
+        """A run's reply: ``parse`` reads the body, ``respond`` streams the run; a
+        failure before the stream begins is a JSON error."""
         request_id = new_request_id()
         try:
-            data, prepared = await prepare(request, parse, thread_field)
+            data, prepared = await self.prepare(request, parse, thread_field)
         except ClientDisconnect:
             return Response(status_code=499)
-        except BridgeError as exc:
+        except HTTPError as exc:
             return _error(exc, request_id)
         except Exception as exc:
             logger.error("request %s failed", request_id, exc_info=exc)
             return _error(_failed(request_id), request_id)
-        return respond(data, prepared, request_id)
+        return respond(request, data, prepared, request_id)
 
-    def ag_ui_parse(body: Any) -> tuple[Any, Any]:
+    def ag_ui_parse(self, body: Any) -> tuple[Any, Any]:
+        """An AG-UI ``RunAgentInput`` and its turn."""
         data = ag_ui_wire.parse_input(body)
         return data, ag_ui_wire.to_turn(data)
 
-    def ag_ui_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
+    def ag_ui_respond(
+        self, request: Request, data: Any, prepared: PreparedRun, request_id: str
+    ) -> ASGIApp:
+        """The run as AG-UI events."""
         frontend = {tool.name for tool in prepared.turn.frontend_tools}
         translator = ag_ui_wire.EventTranslator(
             data.thread_id, data.run_id, frontend, prepared.approval_id
         )
         chunks = ag_ui_wire.encode_run(
-            served.stream(prepared), translator, lambda: prepared.messages, request_id
+            self.served.stream(prepared), translator, lambda: prepared.messages, request_id
         )
-        headers = {**_SSE_HEADERS, REQUEST_ID_HEADER: request_id}
-        return EventStream(chunks, media_type="text/event-stream", headers=headers)
+        headers = {**SSE_HEADERS, REQUEST_ID_HEADER: request_id}
+        return EventStream(chunks, DisconnectWatch(request.receive), headers)
 
-    def vercel_parse(body: Any) -> tuple[Any, Any]:
+    def vercel_parse(self, body: Any) -> tuple[Any, Any]:
+        """A Vercel AI SDK request and its turn."""
         data, turn = vercel_wire.parse_request(body)
-        turn.frontend_tools = list(browser_tools)
+        turn.frontend_tools = list(self.browser_tools)
         return data, turn
 
-    def vercel_respond(data: Any, prepared: PreparedRun, request_id: str) -> Response:
+    def vercel_respond(
+        self, request: Request, data: Any, prepared: PreparedRun, request_id: str
+    ) -> ASGIApp:
+        """The run as a Vercel AI UI message stream."""
         chunks = vercel_wire.encode_run(
-            served.stream(prepared),
+            self.served.stream(prepared),
             request_id,
             prepared,
-            frontend=browser_names,
-            approvals=vercel_approvals,
+            frontend=self.browser_names,
+            approvals=self.vercel_approvals,
         )
-        headers = {**_SSE_HEADERS, **vercel_wire.HEADERS, REQUEST_ID_HEADER: request_id}
-        return EventStream(chunks, media_type="text/event-stream", headers=headers)
+        headers = {**SSE_HEADERS, **vercel_wire.HEADERS, REQUEST_ID_HEADER: request_id}
+        return EventStream(chunks, DisconnectWatch(request.receive), headers)
 
-    async def ag_ui(request: Request) -> Response:
-        return await endpoint(request, ag_ui_parse, ag_ui_respond, "threadId")
+    async def ag_ui(self, request: Request) -> ASGIApp:
+        """``POST /ag-ui``."""
+        return await self.run_endpoint(request, self.ag_ui_parse, self.ag_ui_respond, "threadId")
 
-    async def vercel(request: Request) -> Response:
-        return await endpoint(request, vercel_parse, vercel_respond, "id")
+    async def vercel(self, request: Request) -> ASGIApp:
+        """``POST /vercel``."""
+        return await self.run_endpoint(request, self.vercel_parse, self.vercel_respond, "id")
 
-    async def read_thread(request: Request) -> Response:
+    async def read_thread(self, request: Request) -> Response:
+        """``GET /threads/{id}``: a thread's messages in AG-UI form, for its owner."""
         request_id = new_request_id()
+        served = self.served
         try:
-            authorize(request)
-            thread_owner = await owner_of_request(request)
+            self.authorize(request)
+            thread_owner = await self.owner_of_request(request)
             thread_id = request.path_params["thread_id"]
             history = await served.thread(thread_id, thread_owner)
             own = await served.agent_tool_names()
-        except BridgeError as exc:
+        except HTTPError as exc:
             return _error(exc, request_id)
         except Exception as exc:
             logger.error("request %s failed", request_id, exc_info=exc)
@@ -296,56 +380,35 @@ def agent_app(
         body = ag_ui_wire.thread_view(thread_id, history, own, approval_id)
         return JSONResponse(body, headers={"cache-control": "no-store"})
 
-    async def list_models(request: Request) -> Response:
+    async def list_models(self, request: Request) -> Response:
+        """``GET /models``: the models a client may pick, the default first."""
         try:
-            authorize(request)
-        except BridgeError as exc:
+            self.authorize(request)
+        except HTTPError as exc:
             return _error(exc, new_request_id())
-        names = list(served.models)
+        names = list(self.served.models)
         return JSONResponse({"models": names, "default": names[0]})
 
-    async def chat_page(request: Request) -> Response:
-        return HTMLResponse(page, headers=_PAGE_HEADERS)
+    async def chat_page(self, request: Request) -> Response:
+        """``GET /``: the chat page."""
+        return HTMLResponse(self.page, headers=_PAGE_HEADERS)
 
-    async def favicon(request: Request) -> Response:
-        # the page carries its icon inline; a browser asking for this one gets no 404
+    async def favicon(self, request: Request) -> Response:
+        """``GET /favicon.ico``: none (the page carries its icon inline), without a 404."""
         return Response(status_code=204, headers={"cache-control": "max-age=86400"})
 
-    async def health(request: Request) -> Response:
+    async def health(self, request: Request) -> Response:
+        """``GET /health``."""
         return JSONResponse({"status": "ok"})
 
-    async def http_error(request: Request, exc: Exception) -> Response:
+    async def http_error(self, request: Request, exc: Exception) -> Response:
+        """Starlette's errors (404, 405...) and unexpected failures, as JSON errors."""
         request_id = new_request_id()
         if isinstance(exc, HTTPException):
             message = f"{request.method} {request.url.path}: {exc.detail}"
-            return _error(BridgeError(exc.status_code, message), request_id)
+            return _error(HTTPError(exc.status_code, message), request_id)
         logger.error("request %s (%s) failed", request_id, request.url.path, exc_info=exc)
         return _error(_failed(request_id), request_id)
-
-    app = Starlette(
-        routes=[
-            Route("/", chat_page, methods=["GET"]),
-            Route("/favicon.ico", favicon, methods=["GET"]),
-            Route("/ag-ui", ag_ui, methods=["POST"]),
-            Route("/vercel", vercel, methods=["POST"]),
-            Route("/threads/{thread_id}", read_thread, methods=["GET"]),
-            Route("/models", list_models, methods=["GET"]),
-            Route("/health", health, methods=["GET"]),
-        ],
-        exception_handlers={HTTPException: http_error, Exception: http_error},
-        middleware=[
-            Middleware(
-                SiteGuard,
-                allowed_hosts=tuple(allowed_hosts),
-                allowed_origins=tuple(allowed_origins),
-                body_timeout=body_timeout,
-            ),
-            Middleware(RedactWith, secrets=secrets),
-        ],
-    )
-    app.router.redirect_slashes = False
-    app.state.served = served
-    return app
 
 
 def _client_tool(item: Tool | Callable[..., Any]) -> Tool:

@@ -21,10 +21,10 @@ from typing import Any, TextIO
 from good_agent._util.loading import load_object
 from good_agent.http.transport import transport_address
 from good_agent.http.wire_errors import shown_url
-from good_agent.server.auth import ClientKeys, is_loopback
+from good_agent.server.common.auth import ClientKeys, is_loopback
+from good_agent.server.common.listen import check_port, hosts_for_bind
+from good_agent.server.common.redaction import redact
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
-from good_agent.server.redaction import redact
-from good_agent.server.serve import check_port, hosts_for_bind
 from good_agent.server.ui.app import agent_app
 from good_agent.server.ui.threads import (
     PostgresThreadStore,

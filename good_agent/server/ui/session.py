@@ -35,7 +35,7 @@ from good_agent.core.approvals import Approval, Approved, call_digest, unanswere
 from good_agent.core.conversation import Conversation
 from good_agent.core.run_events import RunEvent
 from good_agent.models.base import LanguageModel
-from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.common.errors import HTTPError, bad_request
 from good_agent.server.ui.threads import ThreadNotFound, ThreadStore
 from good_agent.tools.tool import Tool
 from good_agent.types.content import UserPrompt
@@ -63,9 +63,9 @@ APPROVAL_KEY_ENV = "GOOD_AGENT_APPROVAL_KEY"
 """The variable read for the approval key when none is given (else a random one)."""
 
 
-def thread_not_found(param: str = "threadId") -> BridgeError:
+def thread_not_found(param: str = "threadId") -> HTTPError:
     """The 404 for a thread id the requester does not own: the same for every such id."""
-    return BridgeError(404, "thread not found", "not_found_error", param, "thread_not_found")
+    return HTTPError(404, "thread not found", "not_found_error", param, "thread_not_found")
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,26 +29,33 @@ import base64
 import binascii
 import json
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
-from good_agent.core.run_events import (
-    ReasoningDeltaEvent,
-    RunEndEvent,
-    RunEvent,
-    TextDeltaEvent,
-    ToolCallArgsEvent,
-    ToolCallStartEvent,
-    ToolResultEvent,
-    TurnEndEvent,
+from good_agent.core.run_events import RunEvent
+from good_agent.server.common.errors import bad_request
+from good_agent.server.ui.run_steps import (
+    ApprovalRequest,
+    CallArgs,
+    CallEnd,
+    CallResult,
+    CallStart,
+    PartDelta,
+    PartEnd,
+    PartStart,
+    RunError,
+    RunFinish,
+    RunSteps,
+    Step,
+    TurnStart,
+    run_steps,
 )
-from good_agent.server.errors import bad_request
 from good_agent.server.ui.session import Decision, PreparedRun, ToolResult, Turn
-from good_agent.server.ui.wire_common import field_path, run_failure
+from good_agent.server.ui.wire_common import field_path
 from good_agent.types.content import (
     AudioUrl,
     BinaryContent,
@@ -422,130 +429,90 @@ def _step(parts: list[UIPart]) -> list[Message]:
 
 
 class _Encoder:
-    """Frames a run's events as UI message stream chunks."""
+    """Writes a run's steps (`good_agent.server.ui.run_steps`) as UI message stream
+    chunks."""
 
     def __init__(
         self,
-        approval_id: Callable[[str], str] = str,
         *,
-        frontend: frozenset[str] = frozenset(),
         denied: frozenset[str] = frozenset(),
         approvals: bool = True,
         model_name: str | None = None,
     ) -> None:
-        self.approval_id = approval_id
-        self.frontend = frontend
         self.denied = denied
         self.approvals = approvals
         self.model_name = model_name
         self.step_open = False
-        self.turn_ended = False
-        self.part: tuple[str, str] | None = None  # ("text" | "reasoning", id)
 
-    def _step(self) -> list[_Chunk]:
+    def chunks(self, step: Step) -> list[_Chunk]:
+        """The chunks of one step."""
+        if isinstance(step, PartDelta):
+            return [TextChunk(type=f"{step.kind}-delta", id=step.id, delta=step.text)]
+        if isinstance(step, PartStart):
+            return [TextChunk(type=f"{step.kind}-start", id=step.id)]
+        if isinstance(step, PartEnd):
+            return [TextChunk(type=f"{step.kind}-end", id=step.id)]
+        if isinstance(step, TurnStart):
+            # A step lasts until the next turn begins, so a call's output lands in it.
+            chunks: list[_Chunk] = [StepChunk(type="finish-step")] if self.step_open else []
+            self.step_open = True
+            return [*chunks, StepChunk(type="start-step")]
+        if isinstance(step, CallStart):
+            if step.late:
+                return []  # told whole by its tool-input-available
+            return [ToolInputStartChunk(tool_call_id=step.id, tool_name=step.name)]
+        if isinstance(step, CallArgs):
+            if step.late:
+                return []
+            return [ToolInputDeltaChunk(tool_call_id=step.id, input_text_delta=step.delta)]
+        if isinstance(step, CallEnd):
+            return [
+                ToolInputAvailableChunk(
+                    tool_call_id=step.id, tool_name=step.name, input=step.arguments
+                )
+            ]
+        if isinstance(step, CallResult):
+            if step.call_id in self.denied and self.approvals:
+                return [ToolOutputDeniedChunk(tool_call_id=step.call_id)]
+            if step.is_error:
+                return [ToolOutputErrorChunk(tool_call_id=step.call_id, error_text=step.content)]
+            return [ToolOutputAvailableChunk(tool_call_id=step.call_id, output=step.content)]
+        if isinstance(step, ApprovalRequest):
+            if self.approvals:
+                shown = step.approval_id
+                return [ToolApprovalRequestChunk(approval_id=shown, tool_call_id=step.call_id)]
+            data = {
+                "approvalId": step.approval_id,
+                "toolCallId": step.call_id,
+                "toolName": step.tool_name,
+                "input": step.arguments,
+            }
+            return [DataChunk(id=step.approval_id, data=data)]
+        if isinstance(step, RunFinish):
+            return self._finish(step)
+        if isinstance(step, RunError):
+            return [ErrorChunk(error_text=step.message)]
+        return []
+
+    def _finish(self, step: RunFinish) -> list[_Chunk]:
         chunks: list[_Chunk] = []
-        if self.step_open and self.turn_ended:
+        if self.step_open:
             chunks.append(StepChunk(type="finish-step"))
             self.step_open = False
-        if not self.step_open:
-            chunks.append(StepChunk(type="start-step"))
-            self.step_open, self.turn_ended = True, False
-        return chunks
-
-    def _close_part(self) -> list[_Chunk]:
-        if self.part is None:
-            return []
-        kind, pid = self.part
-        self.part = None
-        return [TextChunk(type=f"{kind}-end", id=pid)]
-
-    def _delta(self, kind: str, text: str) -> list[_Chunk]:
-        chunks = self._step()
-        if self.part is None or self.part[0] != kind:
-            chunks += self._close_part()
-            self.part = (kind, f"{kind[0]}_{uuid.uuid4().hex[:12]}")
-            chunks.append(TextChunk(type=f"{kind}-start", id=self.part[1]))
-        chunks.append(TextChunk(type=f"{kind}-delta", id=self.part[1], delta=text))
-        return chunks
-
-    def chunks(self, event: RunEvent) -> list[_Chunk]:
-        if isinstance(event, TextDeltaEvent):
-            return self._delta("text", event.text) if event.text else []
-        if isinstance(event, ReasoningDeltaEvent):
-            return self._delta("reasoning", event.text) if event.text else []
-        if isinstance(event, ToolCallStartEvent):
-            return [
-                *self._step(),
-                *self._close_part(),
-                ToolInputStartChunk(tool_call_id=event.id, tool_name=event.name),
-            ]
-        if isinstance(event, ToolCallArgsEvent):
-            if not event.arguments:
-                return []
-            return [ToolInputDeltaChunk(tool_call_id=event.id, input_text_delta=event.arguments)]
-        if isinstance(event, TurnEndEvent):
-            chunks = self._step()
-            if event.message.content and self.part is None and not event.message.tool_calls:
-                chunks += self._delta("text", event.message.content)  # not streamed
-            chunks += self._close_part()
-            chunks += [
-                ToolInputAvailableChunk(tool_call_id=c.id, tool_name=c.name, input=c.arguments)
-                for c in event.message.tool_calls
-            ]
-            self.turn_ended = True
-            return chunks
-        if isinstance(event, ToolResultEvent):
-            message = event.message
-            if message.tool_call_id in self.denied and self.approvals:
-                return [ToolOutputDeniedChunk(tool_call_id=message.tool_call_id)]
-            if message.is_error:
-                return [
-                    ToolOutputErrorChunk(
-                        tool_call_id=message.tool_call_id, error_text=message.content
-                    )
-                ]
-            return [
-                ToolOutputAvailableChunk(tool_call_id=message.tool_call_id, output=message.content)
-            ]
-        if isinstance(event, RunEndEvent):
-            result = event.result
-            deferred = result.deferred
-            chunks = self._close_part()
-            for d in deferred:
-                if d.tool_name in self.frontend:
-                    continue  # the client runs it and sends its output in the next request
-                shown = self.approval_id(d.digest)
-                if self.approvals:
-                    chunks.append(
-                        ToolApprovalRequestChunk(approval_id=shown, tool_call_id=d.call_id)
-                    )
-                else:
-                    data = {
-                        "approvalId": shown,
-                        "toolCallId": d.call_id,
-                        "toolName": d.tool_name,
-                        "input": d.arguments,
-                    }
-                    chunks.append(DataChunk(id=shown, data=data))
-            if self.step_open:
-                chunks.append(StepChunk(type="finish-step"))
-            usage = result.usage
-            metadata: dict[str, Any] = {
-                "usage": {
-                    "inputTokens": usage.input_tokens,
-                    "outputTokens": usage.output_tokens,
-                    "totalTokens": usage.input_tokens + usage.output_tokens,
-                }
+        result = step.result
+        usage = result.usage
+        metadata: dict[str, Any] = {
+            "usage": {
+                "inputTokens": usage.input_tokens,
+                "outputTokens": usage.output_tokens,
+                "totalTokens": usage.input_tokens + usage.output_tokens,
             }
-            if self.model_name:
-                metadata["model"] = self.model_name
-            chunks.append(
-                FinishChunk(
-                    finish_reason="tool-calls" if deferred else "stop", message_metadata=metadata
-                )
-            )
-            return chunks
-        return []
+        }
+        if self.model_name:
+            metadata["model"] = self.model_name
+        reason = "tool-calls" if result.deferred else "stop"
+        chunks.append(FinishChunk(finish_reason=reason, message_metadata=metadata))
+        return chunks
 
 
 async def encode_run(
@@ -555,8 +522,9 @@ async def encode_run(
     *,
     frontend: frozenset[str] = frozenset(),
     approvals: bool = True,
-) -> AsyncIterator[str]:
-    """The SSE text of a run, from ``start`` to ``data: [DONE]``.
+) -> AsyncIterator[bytes]:
+    """The SSE text (UTF-8) of a run, from ``start`` to ``data: [DONE]``: ``events`` as
+    steps (`good_agent.server.ui.run_steps`), written as UI message stream chunks.
 
     The ``start`` chunk continues the request's last assistant message (its id) when the
     request answers its calls, so the client keeps one message; calls to ``frontend``
@@ -564,20 +532,13 @@ async def encode_run(
     ``data-tool-approval`` part (ai 5) instead of a ``tool-approval-request``.
     """
     encoder = _Encoder(
-        prepared.approval_id,
-        frontend=frontend,
-        denied=prepared.denied,
-        approvals=approvals,
-        model_name=prepared.model_name,
+        denied=prepared.denied, approvals=approvals, model_name=prepared.model_name
     )
+    translator = RunSteps(prepared.approval_id, frontend)
     message_id = prepared.turn.reply_id or f"msg_{uuid.uuid4().hex[:16]}"
-    yield StartChunk(message_id=message_id).sse()
-    try:
-        async with aclosing(events):
-            async for event in events:
-                for chunk in encoder.chunks(event):
-                    yield chunk.sse()
-    except Exception as exc:
-        message, _ = run_failure(exc, request_id)
-        yield ErrorChunk(error_text=message).sse()
-    yield "data: [DONE]\n\n"
+    yield StartChunk(message_id=message_id).sse().encode()
+    async with aclosing(run_steps(events, translator, request_id)) as steps:
+        async for step in steps:
+            for chunk in encoder.chunks(step):
+                yield chunk.sse().encode()
+    yield b"data: [DONE]\n\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from good_agent.server.errors import from_model_error
-from good_agent.server.redaction import redact
+from good_agent.server.common.errors import from_model_error
+from good_agent.server.common.redaction import redact
 from good_agent.types.errors import GoodAgentError, ModelAuthenticationError, ModelError
 
 logger = logging.getLogger("good_agent.server.ui")

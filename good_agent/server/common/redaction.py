@@ -5,7 +5,7 @@ A `Bridge` (or an agent UI app) holds one
 current request's (`enter` and `leave`, or the `RedactWith`
 middleware), so
 `redact` (called wherever outside text enters an error, such as
-`BridgeError`) removes exactly the secrets of the
+`HTTPError`) removes exactly the secrets of the
 server answering, never those of another server built in the same process. Outside a
 request nothing is redacted: no secret was ever given there.
 """

@@ -1,6 +1,6 @@
 """``POST /v1/responses`` and ``GET /v1/responses/{id}`` on the bridge's model core.
 
-A request is checked and translated (`good_agent.server.responses_api`), the
+A request is checked and translated (`good_agent.server.responses.wire`), the
 conversation of its ``previous_response_id`` is loaded from the response store
 (only the client key that stored it finds it), and the reply comes from the same
 served models, fallbacks and stream priming as ``/v1/chat/completions``. Unless
@@ -12,23 +12,20 @@ Errors are OpenAI-shaped; a client that leaves cancels the upstream call.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from good_agent.providers.types import JSONDict
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    Exchange,
-    ReplyJSON,
-    error_response,
-    new_request_id,
-)
-from good_agent.server.response_store import ResponseStore, StoredResponse, owner_of
-from good_agent.server.responses_api import (
+from good_agent.server.bridge import Bridge
+from good_agent.server.common.auth import owner_of
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import REQUEST_ID_HEADER, new_request_id
+from good_agent.server.exchange import Exchange, ReplyJSON, error_response
+from good_agent.server.responses.store import ResponseStore, StoredResponse
+from good_agent.server.responses.stream import ResponseEventWriter
+from good_agent.server.responses.wire import (
     ResponsesCall,
     assistant_message,
     check_input_media,
@@ -38,12 +35,8 @@ from good_agent.server.responses_api import (
     whole_body,
     with_instructions,
 )
-from good_agent.server.responses_stream import ResponseEventWriter
 from good_agent.server.served import BridgeRequest
 from good_agent.server.streams import relay
-
-if TYPE_CHECKING:
-    from good_agent.server.app import Bridge
 
 
 def _refuse(error: BridgeError, request_id: str) -> Response:

@@ -1,7 +1,7 @@
 """Closing a local server to other sites: ``Host``, ``Origin``, content types, CORS and
 request-body deadlines, checked before a request reaches the application.
 
-[`SiteGuard`][good_agent.server.site_guard.SiteGuard] is a plain ASGI middleware shared by
+[`SiteGuard`][good_agent.server.common.site_guard.SiteGuard] is a plain ASGI middleware shared by
 the bridge (`good-agent serve`), the agent app (`agent_app`, `good-agent serve-agent`)
 and MCP over HTTP (`good-agent mcp-serve --http`).
 For each HTTP request:
@@ -46,7 +46,7 @@ import anyio
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from good_agent.server.errors import BridgeError
+from good_agent.server.common.errors import HTTPError
 
 LOOPBACK_HOSTS: tuple[str, ...] = ("localhost", "127.0.0.1", "[::1]")
 """The names a server bound to loopback answers to by default (any port)."""
@@ -57,14 +57,14 @@ DEFAULT_BODY_TIMEOUT = 30.0
 STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 """The methods whose ``Origin`` and content type are checked."""
 
-Refuse = Callable[[Scope, BridgeError], Response]
+Refuse = Callable[[Scope, HTTPError], Response]
 """Renders a refusal in the application's own error shape."""
 
 _MAX_REMEMBERED_HOSTS = 256
 _CORS_HEADERS = "authorization, content-type, x-api-key"
 
 
-def _default_refuse(scope: Scope, error: BridgeError) -> Response:
+def _default_refuse(scope: Scope, error: HTTPError) -> Response:
     return JSONResponse(error.openai_body(), status_code=error.status, headers=error.headers)
 
 
@@ -95,7 +95,7 @@ class HostRule:
     Args:
         allowed: Host names (any port), ``name:port`` pairs, ``*.domain`` patterns or
             ``*``, answered besides the loopback names of
-            [`LOOPBACK_HOSTS`][good_agent.server.site_guard.LOOPBACK_HOSTS] (always).
+            [`LOOPBACK_HOSTS`][good_agent.server.common.site_guard.LOOPBACK_HOSTS] (always).
     """
 
     def __init__(self, allowed: Iterable[str] = ()) -> None:
@@ -196,7 +196,7 @@ class SiteGuard:
                 scope,
                 receive,
                 send,
-                BridgeError(
+                HTTPError(
                     421,
                     f"this server does not answer to the host {host.decode('latin-1')!r}; add "
                     "it to the allowed hosts (--allowed-host) if it names this server",
@@ -227,7 +227,7 @@ class SiteGuard:
                 scope,
                 receive,
                 send,
-                BridgeError(
+                HTTPError(
                     415,
                     "the Content-Type header must be application/json (or a +json type), "
                     f"not {content_type.decode('latin-1')!r}",
@@ -255,7 +255,7 @@ class SiteGuard:
                 state["body_done"] = True
                 if not state["started"]:
                     state["answered"] = True
-                    error = BridgeError(
+                    error = HTTPError(
                         408,
                         f"the request body did not arrive within {self.body_timeout:g} seconds",
                         code="request_timeout",
@@ -276,7 +276,7 @@ class SiteGuard:
 
         await self.app(scope, timed_receive, guarded_send)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, error: BridgeError) -> None:
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, error: HTTPError) -> None:
         await self.refuse(scope, error)(scope, receive, send)
 
     async def _preflight(self, scope: Scope, origin: bytes, send: Send) -> None:
@@ -355,8 +355,8 @@ class BodyDeadlines:
                     task.cancel()
 
 
-def _origin_error(origin: str) -> BridgeError:
-    return BridgeError(
+def _origin_error(origin: str) -> HTTPError:
+    return HTTPError(
         403,
         f"requests from the origin {origin!r} are not accepted; add it to the allowed "
         "origins (--allowed-origin) if pages there may use this server",

@@ -18,13 +18,11 @@ conversations.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -34,7 +32,6 @@ import anyio
 from good_agent._util.private_file import create_private
 from good_agent.extensions._common import redis_client
 from good_agent.providers.types import JSONDict
-from good_agent.server.auth import presented_key
 from good_agent.server.config import ConfigError, ResponsesConfig
 
 
@@ -54,13 +51,6 @@ class StoredResponse:
         """The response stored as ``text``."""
         data = json.loads(text)
         return cls(data["body"], data["messages"])
-
-
-def owner_of(headers: Mapping[str, str]) -> str:
-    """The owner of what a request stores: the SHA-256 of its client key (hex), or
-    ``""`` for a request without a key (a bridge that needs none)."""
-    key = presented_key(headers)
-    return hashlib.sha256(key.encode()).hexdigest() if key else ""
 
 
 class ResponseStore(Protocol):

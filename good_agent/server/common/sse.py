@@ -1,4 +1,5 @@
-"""Writing a streamed reply in as few writes as its upstream allows.
+"""The server-sent events response both servers stream with, in as few writes as its
+source allows.
 
 Chunks that are ready one after another, without waiting (because they came from
 one upstream read), go to the client in one ``http.response.body`` message, so in
@@ -16,10 +17,13 @@ from typing import Any, TypeVar
 
 from starlette.types import Receive, Scope, Send
 
-from good_agent.server.closing import close_shielded
-from good_agent.server.disconnect import ClientGone, DisconnectWatch
+from good_agent.server.common.closing import close_shielded
+from good_agent.server.common.disconnect import ClientGone, DisconnectWatch
 
 T = TypeVar("T")
+
+SSE_HEADERS = {"cache-control": "no-cache", "x-accel-buffering": "no"}
+"""The headers of a streamed (server-sent events) reply."""
 
 
 class next_or_flush(Awaitable[T]):

@@ -23,7 +23,7 @@ from typing import Any
 from pydantic_core import from_json
 from starlette.requests import Request
 
-from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.common.errors import HTTPError, bad_request
 
 MAX_BODY_DEPTH = 200
 """The deepest nesting of arrays and objects a request body may have (jiter's limit)."""
@@ -45,15 +45,15 @@ async def read_json_body(request: Request, limit: int) -> Any:
     return parse_body(await read_at_most(request.stream(), declared, limit, too_large))
 
 
-def _body_too_large(limit: int) -> BridgeError:
-    return BridgeError(413, f"the request body exceeds {limit} bytes", code="request_too_large")
+def _body_too_large(limit: int) -> HTTPError:
+    return HTTPError(413, f"the request body exceeds {limit} bytes", code="request_too_large")
 
 
 async def read_at_most(
     chunks: AsyncIterable[bytes],
     declared: str | None,
     limit: int,
-    too_large: Callable[[], BridgeError],
+    too_large: Callable[[], HTTPError],
 ) -> bytes:
     """The bytes of ``chunks``, at most ``limit`` of them; the error ``too_large()``
     makes is raised as soon as the declared length (a ``Content-Length`` value) or the

@@ -31,7 +31,7 @@ from good_agent.providers.builtin_tools import RESPONSES_ITEM_TYPES
 from good_agent.providers.history import text_of
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError, bad_request
+from good_agent.server.common.errors import BridgeError, bad_request
 from good_agent.server.media import FetchHosts, MediaLimits, check_media
 from good_agent.server.request_schemas import Count, Probability, Temperature, _Open, check_body
 from good_agent.server.served import finish_of
@@ -307,13 +307,12 @@ def _response_format(text: JSONDict | None) -> JSONDict | None:
 
 
 def parse_responses_request(body: Any) -> ResponsesCall:
-    """Validate a Responses request body (field types first, then meaning)."""
-    check_body(ResponsesBody, body)
-    if body.get("input") is None and not body.get("previous_response_id"):
+    """A Responses request body parsed into its call: field types first (the body
+    parsed once into `ResponsesBody`), then meaning. The input items and tools are
+    translated as the client wrote them."""
+    parsed = check_body(ResponsesBody, body)
+    if parsed.input is None and not parsed.previous_response_id:
         raise bad_request("'input' is required", "input")
-    for index, item in enumerate(body.get("input") or []):
-        if isinstance(body["input"], list) and not isinstance(item, dict):
-            raise bad_request(f"input[{index}] must be an object", f"input[{index}]")
     outputs: dict[str, str] = {}
     paths: list[str] = []
     messages = _input(body.get("input"), outputs, paths)
@@ -340,17 +339,17 @@ def parse_responses_request(body: Any) -> ResponsesCall:
         "user": body.get("user"),
     }
     return ResponsesCall(
-        model=body["model"],
+        model=parsed.model,
         messages=messages,
-        instructions=body.get("instructions"),
+        instructions=parsed.instructions,
         tools=tools,
         tool_choice=choice,
-        parallel_tool_calls=body.get("parallel_tool_calls"),
+        parallel_tool_calls=parsed.parallel_tool_calls,
         response_format=fmt,
         settings=settings,
-        stream=bool(body.get("stream")),
-        store=body.get("store") is not False,
-        previous_response_id=body.get("previous_response_id"),
+        stream=bool(parsed.stream),
+        store=parsed.store is not False,
+        previous_response_id=parsed.previous_response_id,
         echo=echo,
         outputs=outputs,
         paths=paths,

@@ -25,8 +25,8 @@ from good_agent.providers.history import text_of
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.ids import fresh_id
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import fresh_id
 from good_agent.server.request_schemas import MessagesBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_tool_schema
@@ -292,14 +292,11 @@ def _messages(system: Any, messages: Any) -> list[JSONDict]:
 
 
 def parse_messages_request(body: Any) -> MessagesCall:
-    """Validate a Messages request body (field types first, then meaning)."""
-    check_body(MessagesBody, body)
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise bad_request("'model' is required", "model")
-    max_tokens = body.get("max_tokens")
-    if not isinstance(max_tokens, int) or max_tokens < 1:
-        raise bad_request("'max_tokens' must be a positive integer", "max_tokens")
+    """A Messages request body parsed into its call: field types first (the body parsed
+    once into `MessagesBody`), then meaning. The messages, tools and settings are
+    forwarded as the client wrote them."""
+    parsed = check_body(MessagesBody, body)
+    max_tokens = parsed.max_tokens
     builtin: list[BuiltinTool] = []
     tools = _tools(body.get("tools"), builtin)
     choice, parallel = _tool_choice(body.get("tool_choice"), tools)
@@ -312,7 +309,7 @@ def parse_messages_request(body: Any) -> MessagesCall:
     messages = _messages(body.get("system"), body.get("messages"))
     settings = builtin_tools.with_builtin(settings, builtin)
     request = BridgeRequest(messages, tools, choice, parallel, None, settings)
-    return MessagesCall(model, request, bool(body.get("stream")))
+    return MessagesCall(parsed.model, request, bool(parsed.stream))
 
 
 def message_id() -> str:

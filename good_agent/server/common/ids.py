@@ -33,3 +33,12 @@ os.register_at_fork(after_in_child=_IDS.reset)
 def fresh_id(prefix: str) -> str:
     """``prefix`` and 24 hex digits, never the same twice in this process."""
     return f"{prefix}{_IDS.process}{next(_IDS.counter):012x}"
+
+
+REQUEST_ID_HEADER = "x-request-id"
+"""The response header carrying the request's id (also in the access log and error logs)."""
+
+
+def new_request_id() -> str:
+    """A fresh request id (``req_`` and 24 hex digits)."""
+    return fresh_id("req_")

@@ -25,9 +25,9 @@ from collections.abc import Awaitable, Callable
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError
-from good_agent.server.openai_api import utf8
-from good_agent.server.responses_api import (
+from good_agent.server.common.errors import BridgeError
+from good_agent.server.common.utf8 import utf8
+from good_agent.server.responses.wire import (
     ResponsesCall,
     call_item,
     item_id,

@@ -31,8 +31,8 @@ from good_agent.providers.gemini.schema import from_gemini_schema
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict, ToolChoice
 from good_agent.server import builtin_tools as wire_builtin
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.openai_api import utf8
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.utf8 import utf8
 from good_agent.server.served import BridgeRequest, finish_of
 from good_agent.server.tool_schemas import check_output_schema, check_tool_schema
 from good_agent.types.builtin_tools import BuiltinTool

@@ -21,8 +21,9 @@ from good_agent.providers.openai.chat_codec import SETTING_KEYS
 from good_agent.providers.streaming import ToolCallArgs, ToolCallStart
 from good_agent.providers.types import JSONDict
 from good_agent.server import builtin_tools
-from good_agent.server.errors import BridgeError, bad_request
-from good_agent.server.ids import fresh_id
+from good_agent.server.common.errors import BridgeError, bad_request
+from good_agent.server.common.ids import fresh_id
+from good_agent.server.common.utf8 import utf8
 from good_agent.server.media import tool_result_media
 from good_agent.server.request_schemas import ChatCompletionsBody, check_body
 from good_agent.server.served import BridgeRequest, finish_of
@@ -124,51 +125,33 @@ def _check_messages(messages: Any) -> list[JSONDict]:
 
 
 def parse_chat_request(body: Any) -> ChatCall:
-    """Validate a Chat Completions request body (field types first, then meaning)."""
-    check_body(ChatCompletionsBody, body)
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise bad_request("'model' is required", "model")
-    messages = _check_messages(body.get("messages"))
+    """A Chat Completions request body parsed into its call: field types first (the
+    body parsed once into `ChatCompletionsBody`), then meaning. The messages, tools
+    and settings are forwarded as the client wrote them."""
+    parsed = check_body(ChatCompletionsBody, body)
+    messages = _check_messages(body["messages"])
     tools = validate_tools(body.get("tools"))
     choice = validate_tool_choice(body.get("tool_choice"), tools)
-    parallel = body.get("parallel_tool_calls")
-    if parallel is not None and not isinstance(parallel, bool):
-        raise bad_request("parallel_tool_calls must be a boolean", "parallel_tool_calls")
-    if body.get("n") not in (None, 1):
+    if parsed.n not in (None, 1):
         raise bad_request("only n=1 is supported", "n")
-    fmt = body.get("response_format")
-    if fmt is not None:
-        if not isinstance(fmt, dict) or fmt.get("type") not in (
-            "text",
-            "json_object",
-            "json_schema",
-        ):
-            raise bad_request(
-                "response_format.type must be 'text', 'json_object' or 'json_schema'",
-                "response_format.type",
-            )
-        if fmt["type"] == "text":
-            fmt = None
-        elif fmt["type"] == "json_schema":
-            spec = fmt.get("json_schema")
-            if not isinstance(spec, dict):
+    fmt: JSONDict | None = None
+    if parsed.response_format is not None and parsed.response_format.type != "text":
+        fmt = body["response_format"]
+        spec = parsed.response_format.json_schema
+        if parsed.response_format.type == "json_schema":
+            if spec is None:
                 raise bad_request(
                     "response_format.json_schema must be an object", "response_format.json_schema"
                 )
             if "schema" in spec:
                 check_output_schema(spec["schema"], "response_format.json_schema.schema")
-    stream = body.get("stream") or False
-    if not isinstance(stream, bool):
-        raise bad_request("stream must be a boolean", "stream")
-    options = body.get("stream_options") or {}
-    if not isinstance(options, dict):
-        raise bad_request("stream_options must be an object", "stream_options")
     settings = {key: body[key] for key in SETTING_KEYS if body.get(key) is not None}
     search = builtin_tools.chat_web_search(body.get("web_search_options"))
     settings = builtin_tools.with_builtin(settings, search)
-    request = BridgeRequest(messages, tools, choice, parallel, fmt, settings)
-    return ChatCall(model, request, stream, bool(options.get("include_usage")))
+    request = BridgeRequest(messages, tools, choice, parsed.parallel_tool_calls, fmt, settings)
+    options = parsed.stream_options
+    include_usage = bool(options is not None and options.include_usage)
+    return ChatCall(parsed.model, request, bool(parsed.stream), include_usage)
 
 
 def usage_body(usage: Usage) -> JSONDict:
@@ -234,15 +217,6 @@ def sse(payload: JSONDict | str) -> bytes:
     """One server-sent event line pair."""
     data = payload if isinstance(payload, str) else JSON.encode(payload)
     return utf8(f"data: {data}\n\n")
-
-
-def utf8(text: str) -> bytes:
-    """``text`` as UTF-8, a lone surrogate (which an upstream may send as a JSON
-    escape) replaced by U+FFFD rather than failing the reply."""
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
 class ChunkWriter:

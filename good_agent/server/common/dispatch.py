@@ -3,7 +3,7 @@
 `BridgeApp` is a Starlette application whose own routes (an
 `Endpoint` list: method, path, endpoint) are looked up in one dictionary,
 each at its path and with a trailing slash, and called directly: no router walk,
-no middleware but the [`SiteGuard`][good_agent.server.site_guard.SiteGuard] every
+no middleware but the [`SiteGuard`][good_agent.server.common.site_guard.SiteGuard] every
 request passes first (``Host``, ``Origin``, content type, body deadline: a few
 microseconds), no exception wrappers per request. An endpoint takes a Starlette
 ``Request`` and returns an ASGI response (a Starlette ``Response``, or the bridge's
@@ -32,8 +32,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from good_agent.server.redaction import Secrets, enter, leave
-from good_agent.server.site_guard import SiteGuard
+from good_agent.server.common.redaction import Secrets, enter, leave
+from good_agent.server.common.site_guard import SiteGuard
 
 EndpointFunction = Callable[[Request], Awaitable[ASGIApp]]
 """An endpoint: a request in, an ASGI response out."""
@@ -59,9 +59,9 @@ class BridgeApp(Starlette):
         error: The error handler.
         lifespan: The application's lifespan.
         secrets: The bridge's secrets, redacted from the errors of each request it
-            serves (see `good_agent.server.redaction`).
+            serves (see `good_agent.server.common.redaction`).
         site: Keyword arguments of the
-            [`SiteGuard`][good_agent.server.site_guard.SiteGuard] every request passes
+            [`SiteGuard`][good_agent.server.common.site_guard.SiteGuard] every request passes
             first (``Host``, ``Origin``, content type, CORS, body deadline); default:
             its defaults.
     """

@@ -1,4 +1,5 @@
-"""Errors the bridge returns, in OpenAI, Anthropic or Gemini shape, and upstream error mapping.
+"""Errors the servers answer (`HTTPError`), in OpenAI, Anthropic or Gemini shape, and
+upstream error mapping.
 
 Upstream failures arrive as good-agent's typed `ModelError`
 family and become: 401/403 -> 403 naming the upstream that refused (a status
@@ -24,7 +25,7 @@ from http import HTTPStatus
 from typing import Any
 
 from good_agent.providers.thinking import THINKING_PART
-from good_agent.server.redaction import redact
+from good_agent.server.common.redaction import redact
 from good_agent.types.errors import (
     ModelAuthenticationError,
     ModelBadRequestError,
@@ -68,8 +69,9 @@ GOOGLE_STATUSES = {
 
 
 @dataclass(slots=True)
-class BridgeError(Exception):
-    """An error answered to the client: HTTP status, message and OpenAI fields."""
+class HTTPError(Exception):
+    """An error answered to the client: HTTP status, message and OpenAI fields (the
+    bridge and the agent server raise it; ``BridgeError`` is the same class)."""
 
     status: int
     message: str
@@ -117,14 +119,18 @@ class BridgeError(Exception):
         return {"error": error}
 
 
-def bad_request(message: str, param: str | None = None, code: str | None = None) -> BridgeError:
+BridgeError = HTTPError
+"""The bridge's name for `HTTPError` (``good_agent.server.BridgeError``)."""
+
+
+def bad_request(message: str, param: str | None = None, code: str | None = None) -> HTTPError:
     """A 400 naming the offending field in ``param``."""
-    return BridgeError(400, message, "invalid_request_error", param, code)
+    return HTTPError(400, message, "invalid_request_error", param, code)
 
 
-def internal_error(request_id: str) -> BridgeError:
+def internal_error(request_id: str) -> HTTPError:
     """The 500 for an unexpected failure, naming the request id the log carries."""
-    return BridgeError(
+    return HTTPError(
         500,
         f"the bridge failed on this request; the log has the details under {request_id}",
         "server_error",
@@ -175,12 +181,12 @@ def summarize(exc: ModelError) -> str:
     return head + (f": {reason}" if reason else "")
 
 
-def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
+def from_model_error(exc: ModelError, upstream: str) -> HTTPError:
     """Map a typed upstream failure; ``upstream`` names the configured model entry."""
     detail = redact(summarize(exc))
     where = f"upstream '{upstream}' ({exc.provider or 'provider'})"
     if isinstance(exc, ModelAuthenticationError):
-        return BridgeError(
+        return HTTPError(
             403,
             f"{where} refused the bridge's credentials (HTTP {exc.status_code}); "
             "check the key named by its api_key_env",
@@ -191,7 +197,7 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
         headers = {}
         if exc.retry_after is not None:
             headers["retry-after"] = str(max(0, math.ceil(exc.retry_after)))
-        return BridgeError(
+        return HTTPError(
             429,
             f"{where} is rate limiting: {detail}",
             "rate_limit_error",
@@ -199,18 +205,18 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
             headers=headers,
         )
     if isinstance(exc, ModelTimeoutError):
-        return BridgeError(504, f"{where} timed out", "upstream_error", code="upstream_timeout")
+        return HTTPError(504, f"{where} timed out", "upstream_error", code="upstream_timeout")
     if isinstance(exc, ModelIncompleteStreamError):
-        return BridgeError(502, f"{where}: {detail}", "upstream_error", code="upstream_stream_cut")
+        return HTTPError(502, f"{where}: {detail}", "upstream_error", code="upstream_stream_cut")
     if isinstance(exc, ModelResponseError):
-        return BridgeError(
+        return HTTPError(
             502,
             f"{where} sent an invalid reply: {detail}",
             "upstream_error",
             code="upstream_invalid_reply",
         )
     if isinstance(exc, ModelConnectionError):
-        return BridgeError(
+        return HTTPError(
             502, f"{where} cannot be reached", "upstream_error", code="upstream_unreachable"
         )
     if isinstance(exc, ModelCapabilityError):
@@ -218,14 +224,14 @@ def from_model_error(exc: ModelError, upstream: str) -> BridgeError:
         if exc.part.startswith("the built-in tool"):
             code = "unsupported_tool"
         asked = f" (asked for in '{exc.field}')" if exc.field else ""
-        return BridgeError(
+        return HTTPError(
             400, f"{where}: {redact(str(exc))}{asked}", "invalid_request_error", exc.field, code
         )
     if isinstance(exc, ModelBadRequestError):
-        return BridgeError(
+        return HTTPError(
             400,
             f"{where} rejected the request: {detail}",
             "invalid_request_error",
             code="upstream_bad_request",
         )
-    return BridgeError(502, f"{where} failed: {detail}", "upstream_error", code="upstream_error")
+    return HTTPError(502, f"{where} failed: {detail}", "upstream_error", code="upstream_error")

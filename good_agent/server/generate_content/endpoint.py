@@ -1,7 +1,7 @@
 """``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``.
 
 Gemini clients (the google-genai SDK, REST callers) reach every configured route
-here: the request is translated by `good_agent.server.gemini_api` and served
+here: the request is translated by `good_agent.server.generate_content.wire` and served
 by the same model core as the chat endpoints, with the same fallback, limits and
 access log. The client key is read from ``x-goog-api-key`` or ``?key=`` (or the
 headers the other endpoints read) and checked like every client key; the query
@@ -12,19 +12,16 @@ last event, never with a ``finishReason``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp
 
-from good_agent.server.auth import presented_key
-from good_agent.server.errors import BridgeError
-from good_agent.server.exchange import (
-    REQUEST_ID_HEADER,
-    Exchange,
-)
-from good_agent.server.gemini_api import (
+from good_agent.server.bridge import Bridge
+from good_agent.server.common.auth import presented_key
+from good_agent.server.common.errors import BridgeError
+from good_agent.server.common.ids import REQUEST_ID_HEADER
+from good_agent.server.exchange import Exchange
+from good_agent.server.generate_content.wire import (
     GeminiStreamWriter,
     generate_body,
     model_of,
@@ -32,9 +29,6 @@ from good_agent.server.gemini_api import (
 )
 from good_agent.server.media import check_media
 from good_agent.server.streams import relay
-
-if TYPE_CHECKING:
-    from good_agent.server.app import Bridge
 
 METHODS = ("generateContent", "streamGenerateContent")
 """The Gemini methods the bridge serves."""

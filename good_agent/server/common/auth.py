@@ -10,13 +10,14 @@ and never logged.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import os
 from collections.abc import Mapping
 
+from good_agent.server.common.redaction import Secrets
 from good_agent.server.config import ConfigError
-from good_agent.server.redaction import Secrets
 
 
 class ClientKeys:
@@ -82,6 +83,13 @@ def presented_key(headers: Mapping[str, str]) -> str | None:
         return token.strip()
     key = headers.get("x-api-key")
     return key.strip() if key else None
+
+
+def owner_of(headers: Mapping[str, str]) -> str:
+    """The owner of what a request stores: the SHA-256 of its client key (hex), or
+    ``""`` for a request without a key (a server that needs none)."""
+    key = presented_key(headers)
+    return hashlib.sha256(key.encode()).hexdigest() if key else ""
 
 
 def is_loopback(host: str) -> bool:
