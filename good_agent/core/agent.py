@@ -33,7 +33,12 @@ from good_agent.core.results import RunResult
 from good_agent.core.run_context import DepsT, RunContext
 from good_agent.core.specs import resolve_spec
 from good_agent.core.streaming import StreamedRun
-from good_agent.core.sync_loop import SyncLoop, close_models, refuse_inside_a_loop
+from good_agent.core.sync_loop import (
+    CREATION_LOCK,
+    SyncLoop,
+    close_models,
+    refuse_inside_a_loop,
+)
 from good_agent.models.base import LanguageModel, ModelRequest, ModelResponse
 from good_agent.providers.types import ToolChoice
 from good_agent.tools.registry import ToolRegistry
@@ -403,9 +408,10 @@ class Agent(Generic[DepsT, OutputT]):
         loop.close(self.close())
 
     def _sync_loop(self) -> SyncLoop:
-        if self._sync is None:
-            self._sync = SyncLoop(self, self._own_models)
-        return self._sync
+        with CREATION_LOCK:
+            if self._sync is None:
+                self._sync = SyncLoop(self, self._own_models)
+            return self._sync
 
     async def _uninstall(self) -> None:
         if not self._entered:

@@ -8,12 +8,13 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from good_agent import Agent, AgentComponent
-from good_agent.core.sync_loop import CLOSER_THREAD
+from good_agent import Agent, AgentComponent, capture_run_messages
 from good_agent.testing import ScriptedModel
 
 
@@ -75,9 +76,9 @@ def test_a_dropped_agent_has_its_loop_closed(inside_a_loop: bool) -> None:
         asyncio.run(collect())
     else:
         gc.collect()
-    for thread in threading.enumerate():
-        if thread.name == CLOSER_THREAD:
-            thread.join()
+    deadline = time.monotonic() + 10
+    while not loops[0].is_closed() and time.monotonic() < deadline:
+        time.sleep(0.01)  # the loop's own thread closes it
     assert loops[0].is_closed()
 
 
@@ -146,3 +147,58 @@ def test_sequential_sync_agents_leave_no_traceback_on_stderr() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["hi"] * 7 + ["ok"]
     assert done.stderr == ""
+
+
+def test_run_sync_from_many_threads_at_once_runs_the_calls_side_by_side() -> None:
+    # A web framework's worker threads share one agent, each thread on a conversation
+    # of its own: every call gets its own answer, and the calls overlap (each model
+    # call waits until all have started).
+    callers = 4
+    started = 0
+    all_started: asyncio.Event | None = None
+
+    async def reply(request: Any) -> str:
+        nonlocal started, all_started
+        if all_started is None:
+            all_started = asyncio.Event()
+        started += 1
+        if started == callers:
+            all_started.set()
+        await asyncio.wait_for(all_started.wait(), timeout=10)
+        return f"answer to {request.messages[-1].text}"
+
+    agent = Agent(model=ScriptedModel([reply] * callers))
+    with ThreadPoolExecutor(callers) as pool:
+        outputs = list(
+            pool.map(lambda n: agent.conversation().run_sync(f"q{n}").output, range(callers))
+        )
+    agent.close_sync()
+    assert outputs == [f"answer to q{n}" for n in range(callers)]
+
+
+def test_run_sync_sees_the_calling_threads_context() -> None:
+    agent = Agent(model=ScriptedModel(["one"]))
+    with capture_run_messages() as messages:
+        agent.run_sync("hello")
+    agent.close_sync()
+    assert [m.text for m in messages if m.role == "user"] == ["hello"]
+
+
+def test_an_interrupt_while_waiting_cancels_the_run() -> None:
+    cancelled = threading.Event()
+
+    async def reply(request: Any) -> str:
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return "late"
+
+    agent = Agent(model=ScriptedModel([reply]))
+    loop = agent._sync_loop()
+    future = asyncio.run_coroutine_threadsafe(agent.run("x"), loop.loop)
+    time.sleep(0.2)
+    future.cancel()  # what SyncLoop.run does when its wait is interrupted
+    assert cancelled.wait(10)
+    agent.close_sync()
