@@ -55,6 +55,7 @@ from good_agent.server.generate_content import gemini_error, handle_generate
 from good_agent.server.media import MediaLimits, check_media
 from good_agent.server.media_fetch import MediaFetcher
 from good_agent.server.openai_api import ChunkWriter, completion_body, parse_chat_request
+from good_agent.server.passthrough import forward, plan_of
 from good_agent.server.redaction import Secrets
 from good_agent.server.request_body import read_json_body
 from good_agent.server.response_store import open_store
@@ -118,6 +119,8 @@ class Bridge:
             entry.name: ServedModel(entry, server, self.client, self.wire, self.secrets)
             for entry in config.models
         }
+        self.pass_through = {name: plan_of(route, server) for name, route in self.routes.items()}
+        """Each route's pass-through plan (``None``: it translates), made once here."""
         self.in_flight = 0
         self.media_limits = MediaLimits(server.max_media_part_bytes, server.max_media_request_bytes)
         self.fetcher = MediaFetcher(server, self.media_limits)
@@ -240,6 +243,10 @@ async def _handle(bridge: Bridge, request: Request, anthropic: bool) -> ASGIApp:
         exchange.stream = call.stream
         exchange.route = bridge.route(call.model)
         neutral: BridgeRequest = call.request
+        plan = bridge.pass_through[call.model]
+        if plan is not None and plan.takes("messages" if anthropic else "chat", neutral):
+            usage = getattr(call, "include_usage", False)
+            return await forward(exchange, plan, body, stream=call.stream, include_usage=usage)
         if call.stream:
             chosen, events, first, done = await exchange.open_stream(neutral)
             writer: ClientEvents = (

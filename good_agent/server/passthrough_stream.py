@@ -1,0 +1,367 @@
+"""A passed-through stream: the upstream's event bytes relayed as they arrive.
+
+`ByteRelay` looks at each chunk the upstream sends only as much as the bridge
+needs. It holds back a line not yet complete (so an event it must read is whole,
+and an error event it replaces was never half sent) and passes every complete line
+on as it came. Only the lines that may carry what it reads (found by a byte search
+for ``"usage"``, ``"error"`` and the API's final event) are parsed: the usage for
+the access log, an upstream ``error`` event (replaced by the bridge's own error
+event, its message mapped and redacted as on the translating path) and the final
+event (``data: [DONE]``, ``message_stop``). A stream that ends without its final
+event, or whose connection is cut, ends with the client API's error event, never
+as if it were complete. A Chat Completions client that did not ask for usage
+(``stream_options.include_usage``) does not get the usage chunk the bridge asked
+the upstream for.
+
+`open_stream` starts the upstream call and waits for its first chunk before the
+response begins, so a refusal, a rate limit or an error event at once still gets
+its HTTP status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
+the upstream call (a client that leaves cancels it) and writes the access log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from good_agent.http.http_transport import HttpTransport
+from good_agent.providers.anthropic.codec import usage_counts
+from good_agent.providers.openai.chat_codec import cache_counts
+from good_agent.server.closing import close_shielded
+from good_agent.server.errors import BridgeError, from_model_error, internal_error
+from good_agent.types.errors import (
+    ModelError,
+    ModelIncompleteStreamError,
+    ModelOverloadedError,
+    ModelResponseError,
+    ModelTimeoutError,
+)
+from good_agent.types.usage import Usage
+
+if TYPE_CHECKING:
+    from good_agent.server.exchange import Exchange
+    from good_agent.server.served import ServedModel
+
+logger = logging.getLogger("good_agent.server")
+
+ClientAPI = Literal["chat", "messages"]
+"""A client API the pass-through path serves."""
+
+_MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
+    "chat": (b"[DONE]", b'"usage"', b'"error"'),
+    "messages": (b"message_stop", b'"usage"', b'"error"'),
+}
+"""The bytes a line must hold to be parsed, per client API."""
+
+
+Renames = tuple[tuple[bytes, bytes], ...]
+"""Byte strings replaced in an upstream's reply: its model name as JSON members."""
+
+
+def model_renames(upstream: str, client: str) -> Renames:
+    """The replacements that put ``client`` (the route's name) where the upstream
+    writes ``upstream`` as the ``model`` member (as the translating path names it).
+
+    Outside a string a JSON member is written with bare quotes, which a string's
+    own text never holds unescaped, so only members are matched."""
+    if upstream == client:
+        return ()
+    old, new = json.dumps(upstream).encode(), json.dumps(client).encode()
+    return tuple((key + old, key + new) for key in (b'"model":', b'"model": '))
+
+
+def renamed(data: bytes, renames: Renames) -> bytes:
+    """``data`` with ``renames`` made."""
+    for old, new in renames:
+        if old in data:
+            data = data.replace(old, new)
+    return data
+
+
+class ByteRelay:
+    """What the bridge reads from one passed-through stream (see the module docstring).
+
+    Args:
+        api: The client API (``chat`` or ``messages``).
+        provider: The upstream's name in errors.
+        include_usage: Whether a Chat Completions client asked for the usage chunk.
+    """
+
+    __slots__ = (
+        "api",
+        "drop_usage_chunk",
+        "ended",
+        "failed",
+        "held",
+        "markers",
+        "provider",
+        "renames",
+        "usage",
+    )
+
+    def __init__(
+        self,
+        api: ClientAPI,
+        provider: str,
+        *,
+        include_usage: bool = False,
+        renames: Renames = (),
+    ) -> None:
+        self.api = api
+        self.renames = renames
+        self.provider = provider
+        self.drop_usage_chunk = api == "chat" and not include_usage
+        self.markers = _MARKERS[api]
+        self.usage = Usage()
+        """The reply's usage so far."""
+        self.ended = False
+        """Whether the final event has come."""
+        self.failed: Exception | None = None
+        """The upstream's error event, once one came (the bytes before it are relayed)."""
+        self.held = b""
+
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete lines of what has arrived, to pass on (read where needed)."""
+        data = self.held + chunk if self.held else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            self.held = data
+            return b""
+        if cut < len(data):
+            self.held = data[cut:]
+            data = data[:cut]
+        else:
+            self.held = b""
+        if self.renames:
+            data = renamed(data, self.renames)
+        for marker in self.markers:
+            if marker in data:
+                return self._read(data)
+        return data
+
+    def close(self) -> bytes:
+        """The rest, once the upstream's body has ended; a
+        `ModelIncompleteStreamError` when the final event never came."""
+        rest = self._read(renamed(self.held, self.renames)) if self.held else b""
+        self.held = b""
+        if self.failed is None and not self.ended:
+            raise ModelIncompleteStreamError(
+                f"the {self.provider} stream ended before its final event",
+                provider=self.provider,
+            )
+        return rest
+
+    def _read(self, data: bytes) -> bytes:
+        lines = data.split(b"\n")
+        kept: list[bytes] = []
+        for line in lines:
+            if line.startswith(b"data:") and any(m in line for m in self.markers):
+                keep = self._event(line[5:].strip())
+                if self.failed is not None:
+                    return b"\n".join(kept) + b"\n" if kept else b""
+                if not keep:
+                    continue
+            kept.append(line)
+        return b"\n".join(kept)
+
+    def _event(self, text: bytes) -> bool:
+        """Read one event's data; whether its line is passed on."""
+        if text == b"[DONE]":
+            self.ended = True
+            return True
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return True  # not the bridge's to judge: the client gets it as it came
+        if not isinstance(event, dict):
+            return True
+        error = event.get("error")
+        if error and (self.api == "chat" or event.get("type") == "error"):
+            message = error.get("message", error) if isinstance(error, dict) else error
+            self.failed = ModelOverloadedError(
+                f"{self.provider} failed mid-stream: {message}", provider=self.provider
+            )
+            return False
+        if self.api == "chat":
+            return self._chat_usage(event)
+        kind = event.get("type")
+        if kind == "message_stop":
+            self.ended = True
+        elif kind == "message_start":
+            message = event.get("message")
+            if isinstance(message, dict):
+                self.usage = usage_of("messages", message.get("usage"), self.usage)
+        elif kind == "message_delta":
+            self.usage = usage_of("messages", event.get("usage"), self.usage)
+        return True
+
+    def _chat_usage(self, event: dict[str, Any]) -> bool:
+        usage = event.get("usage")
+        if not isinstance(usage, dict):
+            return True
+        self.usage = usage_of("chat", usage, self.usage)
+        # The usage chunk the bridge asked for, which this client did not.
+        return not (self.drop_usage_chunk and event.get("choices") == [])
+
+
+def usage_of(api: ClientAPI, usage: Any, before: Usage | None = None) -> Usage:
+    """The token counts of an upstream ``usage`` object of ``api``, read as the
+    codecs read them (the counts it does not carry kept from ``before``)."""
+    before = before or Usage()
+    if not isinstance(usage, dict):
+        return before
+    if api == "chat":
+        read, write = cache_counts(usage.get("prompt_tokens_details"))
+        given, out = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        total = int(given) if isinstance(given, int | float) else None
+        output = int(out) if isinstance(out, int | float) else None
+    else:
+        total, output, read, write = usage_counts(usage)
+    return Usage(
+        before.input_tokens if total is None else total,
+        before.output_tokens if output is None else output,
+        before.cache_read_tokens if read is None else read,
+        before.cache_write_tokens if write is None else write,
+        before.cache_write_1h_tokens,
+    )
+
+
+def failure_event(api: ClientAPI, error: BridgeError, request_id: str) -> bytes:
+    """The client API's error event ending a stream (after a blank line, which ends
+    any event the upstream left open)."""
+    if api == "chat":
+        return b"\ndata: " + json.dumps(error.openai_body()).encode() + b"\n\n"
+    body = {"type": "error", "error": error.anthropic_body()["error"], "request_id": request_id}
+    return b"\nevent: error\ndata: " + json.dumps(body).encode() + b"\n\n"
+
+
+async def open_stream(
+    exchange: Exchange,
+    route: ServedModel,
+    transport: HttpTransport,
+    url: str,
+    data: bytes,
+    headers: Mapping[str, str],
+    relay: ByteRelay,
+) -> AsyncIterator[bytes]:
+    """Start the upstream stream, read its first chunk (errors raise here, before the
+    response), and return the client's bytes (`relay_bytes`)."""
+    provider = transport.provider
+    total = transport.stream_timeout if transport.limits_streams else None
+    deadline = None if total is not None else anyio.current_time() + route.stream_timeout
+    opened = AsyncExitStack()
+
+    async def start() -> tuple[AsyncIterator[bytes], bytes]:
+        reply = await opened.enter_async_context(
+            transport.wire.stream(url, data, headers, provider=provider, total=total)
+        )
+        if reply.status >= 400:
+            content = await reply.read()
+            raise transport.status_error(reply.status, reply.headers, content, url=url)
+        kind = reply.headers.get("content-type", "")
+        if "text/event-stream" not in kind.lower():
+            raise ModelResponseError(
+                f"{provider} did not answer with an event stream (content type "
+                f"{kind or 'missing'!r})",
+                provider=provider,
+            )
+        chunks = reply.chunks()
+        first = await anext(chunks, b"")
+        return chunks, relay.feed(first)
+
+    try:
+        chunks, first = await exchange.watch.run(
+            start,
+            within=None if deadline is None else route.stream_timeout,
+            expired=lambda: _stream_timeout(route),
+        )
+        if relay.failed is not None:
+            raise relay.failed
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await opened.aclose()
+        raise
+    return relay_bytes(exchange, route, opened, chunks, first, relay, deadline)
+
+
+def _error(exc: Exception, route: ServedModel, request_id: str) -> BridgeError:
+    """``exc`` as the client's error (as the translating path's relay maps it)."""
+    if isinstance(exc, BridgeError):
+        return exc
+    if isinstance(exc, ModelError):
+        return from_model_error(exc, route.name)
+    logger.error(
+        "request %s: the stream from '%s' failed: %s",
+        request_id,
+        route.name,
+        type(exc).__name__,
+        exc_info=exc,
+    )
+    return internal_error(request_id)
+
+
+def _stream_timeout(route: ServedModel) -> ModelTimeoutError:
+    return ModelTimeoutError(
+        f"the streamed reply took longer than {route.stream_timeout:g} s "
+        "(server.stream_timeout)",
+        provider=route.entry.provider,
+    )
+
+
+async def relay_bytes(
+    exchange: Exchange,
+    route: ServedModel,
+    opened: AsyncExitStack,
+    chunks: AsyncIterator[bytes],
+    first: bytes,
+    relay: ByteRelay,
+    deadline: float | None,
+) -> AsyncIterator[bytes]:
+    """The client's bytes: the first chunk's, then each chunk's as it arrives; a
+    failure ends them with the client API's error event."""
+    status = 499
+    pending = b""  # bytes read and not yet passed on
+    try:
+        # Inside the wire's context, which types a failure of the connection (a
+        # stream cut) as it does on the translating path.
+        async with opened:
+            if first:
+                yield first
+            while True:
+                if deadline is None:
+                    chunk = await anext(chunks, None)
+                else:
+                    with anyio.CancelScope(deadline=deadline) as scope:
+                        chunk = await anext(chunks, None)
+                    if scope.cancelled_caught:
+                        raise _stream_timeout(route)
+                if chunk is None:
+                    break
+                pending = relay.feed(chunk)
+                if relay.failed is not None:
+                    raise relay.failed
+                if pending:
+                    out, pending = pending, b""
+                    yield out
+        pending = relay.close()
+        if relay.failed is not None:
+            raise relay.failed
+        if pending:
+            out, pending = pending, b""
+            yield out
+        status = 200
+    except Exception as exc:
+        error = _error(exc, route, exchange.request_id)
+        status = error.status
+        yield pending + failure_event(relay.api, error, exchange.request_id)
+    finally:
+        await close_shielded(chunks)
+        with anyio.CancelScope(shield=True):
+            await opened.aclose()
+        exchange.log(status, relay.usage, route)
