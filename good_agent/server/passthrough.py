@@ -253,7 +253,7 @@ def _checked_usage(api: ClientAPI, provider: str, body: bytes) -> Usage:
     items = reply.get(field) if isinstance(reply, dict) else None
     if not isinstance(items, list) or (api == "chat" and not items):
         raise ModelResponseError(
-            f"{provider} sent a reply without its '{field}'", provider=provider, body=reply
+            f"{provider} sent a reply with no {field}", provider=provider, body=reply
         )
     return usage_of(api, reply.get("usage"))
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal
@@ -83,6 +84,16 @@ def renamed(data: bytes, renames: Renames) -> bytes:
     return data
 
 
+_MALFORMED = re.compile(rb'^data:(?! ?(?:\{|\[DONE\]|\r?$))|"index":(?! ?-?[0-9]+ ?[,}])', re.M)
+"""A data line that is not a JSON object (nor ``[DONE]``), or an ``index`` member that
+is not an integer: a malformed event, as the translating path's decoders refuse it
+(a JSON member is written with bare quotes, which no string's text holds unescaped)."""
+
+_FINISHED = b'"finish_reason":'
+_FINISH = re.compile(rb'"finish_reason": ?"')
+"""A Chat Completions finish reason that is set (a string, not ``null``)."""
+
+
 class ByteRelay:
     """What the bridge reads from one passed-through stream (see the module docstring).
 
@@ -93,6 +104,7 @@ class ByteRelay:
     """
 
     __slots__ = (
+        "answered",
         "api",
         "drop_usage_chunk",
         "ended",
@@ -124,7 +136,8 @@ class ByteRelay:
         self.failed: Exception | None = None
         """The upstream's error event, once one came (the bytes before it are relayed)."""
         self.held = b""
-
+        self.answered = False
+        """Whether the stream holds a reply (a finish reason, a ``message_start``)."""
 
     def feed(self, chunk: bytes) -> bytes:
         """The complete lines of what has arrived, to pass on (read where needed)."""
@@ -140,10 +153,32 @@ class ByteRelay:
             self.held = b""
         if self.renames:
             data = renamed(data, self.renames)
+        bad = _MALFORMED.search(data)
+        if bad is not None:
+            return self._malformed(data, bad.start())
+        if not self.answered and self.api == "chat" and _FINISHED in data:
+            self.answered = _FINISH.search(data) is not None
         for marker in self.markers:
             if marker in data:
                 return self._read(data)
         return data
+
+    def began(self, data: bytes) -> bool:
+        """Whether ``data`` (passed on before a failure) holds the start of a reply:
+        a choice's delta, a ``message_start``. Without one, a failure at the start
+        is answered with its own status, as on the translating path."""
+        return (b'"delta"' if self.api == "chat" else b"message_start") in data
+
+    def _malformed(self, data: bytes, at: int) -> bytes:
+        """The lines before the malformed one at ``at``; the failure noted."""
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        line = data[start : len(data) if end < 0 else end]
+        shown = line.decode("utf-8", "replace")[:200]
+        self.failed = ModelResponseError(
+            f"{self.provider} sent a malformed stream event: {shown!r}", provider=self.provider
+        )
+        return data[:start]
 
     def close(self) -> bytes:
         """The rest, once the upstream's body has ended; a
@@ -173,8 +208,7 @@ class ByteRelay:
     def _event(self, text: bytes) -> bool:
         """Read one event's data; whether its line is passed on."""
         if text == b"[DONE]":
-            self.ended = True
-            return True
+            return self._end()
         try:
             event = json.loads(text)
         except ValueError:
@@ -192,13 +226,24 @@ class ByteRelay:
             return self._chat_usage(event)
         kind = event.get("type")
         if kind == "message_stop":
-            self.ended = True
-        elif kind == "message_start":
+            return self._end()
+        if kind == "message_start":
+            self.answered = True
             message = event.get("message")
             if isinstance(message, dict):
                 self.usage = usage_of("messages", message.get("usage"), self.usage)
         elif kind == "message_delta":
             self.usage = usage_of("messages", event.get("usage"), self.usage)
+        return True
+
+    def _end(self) -> bool:
+        """The final event: the stream ends (with an error when it held no reply)."""
+        if not self.answered:
+            self.failed = ModelResponseError(
+                f"{self.provider} sent a stream that holds no reply", provider=self.provider
+            )
+            return False
+        self.ended = True
         return True
 
     def _chat_usage(self, event: dict[str, Any]) -> bool:
@@ -281,8 +326,8 @@ async def open_stream(
             within=None if deadline is None else route.stream_timeout,
             expired=lambda: _stream_timeout(route),
         )
-        if relay.failed is not None:
-            raise relay.failed
+        if relay.failed is not None and not relay.began(first):
+            raise relay.failed  # nothing relayed before it: the error's own status
     except BaseException:
         with anyio.CancelScope(shield=True):
             await opened.aclose()
@@ -333,6 +378,8 @@ async def relay_bytes(
         async with opened:
             if first:
                 yield first
+            if relay.failed is not None:
+                raise relay.failed
             while True:
                 if deadline is None:
                     chunk = await anext(chunks, None)

@@ -11,7 +11,7 @@ import pytest
 from bridge_fakes import Fake
 from bridge_harness import CLIENT_KEY, USER
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
@@ -149,9 +149,11 @@ async def test_sdk_clients_see_the_field_named(
 
 
 async def test_well_formed_thinking_and_metadata_are_accepted_and_not_forwarded(
-    bridge: Any, fakes: dict[str, tuple[Fake, str]]
+    bridge: Any, fakes: dict[str, tuple[Fake, str]], pass_through: bool
 ) -> None:
-    """As docs/server.md says: checked, then left out of the upstream request."""
+    """As docs/server.md says: checked, then left out of the upstream request by the
+    translating path; the pass-through path sends them on to the Anthropic upstream
+    as the client wrote them."""
     fakes["anthropic"][0].reset()
     body = messages(
         thinking={"type": "enabled", "budget_tokens": 1024}, metadata={"user_id": "u-1"}
@@ -159,4 +161,8 @@ async def test_well_formed_thinking_and_metadata_are_accepted_and_not_forwarded(
     response = await send(bridge, MESSAGES, _raw(body))
     assert response.status_code == 200, response.text
     [sent] = fakes["anthropic"][0].requests
-    assert "thinking" not in sent and "metadata" not in sent, sent
+    if pass_through:
+        assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+        assert sent["metadata"] == {"user_id": "u-1"}
+    else:
+        assert "thinking" not in sent and "metadata" not in sent, sent

@@ -16,7 +16,7 @@ import pytest
 from bridge_fakes import Fake
 from bridge_harness import CLIENT_KEY, USER, WEATHER
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
 CHAT = "/v1/chat/completions"
 MESSAGES = "/v1/messages"
