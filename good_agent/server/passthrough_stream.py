@@ -353,8 +353,7 @@ def _error(exc: Exception, route: ServedModel, request_id: str) -> BridgeError:
 
 def _stream_timeout(route: ServedModel) -> ModelTimeoutError:
     return ModelTimeoutError(
-        f"the streamed reply took longer than {route.stream_timeout:g} s "
-        "(server.stream_timeout)",
+        f"the streamed reply took longer than {route.stream_timeout:g} s (server.stream_timeout)",
         provider=route.entry.provider,
     )
 
