@@ -84,13 +84,17 @@ def renamed(data: bytes, renames: Renames) -> bytes:
     return data
 
 
-_MALFORMED = re.compile(rb'^data:(?! ?(?:\{|\[DONE\]|\r?$))|"index":(?! ?-?[0-9]+ ?[,}])', re.M)
-"""A data line that is not a JSON object (nor ``[DONE]``), or an ``index`` member that
-is not an integer: a malformed event, as the translating path's decoders refuse it
-(a JSON member is written with bare quotes, which no string's text holds unescaped)."""
+_BAD_DATA = re.compile(rb"\ndata:(?! ?(?:\{|\[DONE\]|\r?\n|\r?\Z))")
+_BAD_FIRST = re.compile(rb"data:(?! ?(?:\{|\[DONE\]|\r?\n|\r?\Z))")
+"""A ``data:`` line that is not a JSON object (nor ``[DONE]``, nor empty): a malformed
+event, as the translating path's decoders refuse it (each pattern starts with its
+literal, so a search is a scan for it)."""
 
-_FINISHED = b'"finish_reason":'
-_FINISH = re.compile(rb'"finish_reason": ?"')
+_BAD_INDEX = re.compile(rb'"index":(?! ?-?[0-9]+ ?[,}])')
+"""An ``index`` member that is not an integer (a JSON member is written with bare
+quotes, which no string's text holds unescaped)."""
+
+_FINISH = (b'"finish_reason":"', b'"finish_reason": "')
 """A Chat Completions finish reason that is set (a string, not ``null``)."""
 
 
@@ -153,11 +157,11 @@ class ByteRelay:
             self.held = b""
         if self.renames:
             data = renamed(data, self.renames)
-        bad = _MALFORMED.search(data)
+        bad = _BAD_FIRST.match(data) or _BAD_DATA.search(data) or _BAD_INDEX.search(data)
         if bad is not None:
-            return self._malformed(data, bad.start())
-        if not self.answered and self.api == "chat" and _FINISHED in data:
-            self.answered = _FINISH.search(data) is not None
+            return self._malformed(data, bad.end() - 1)
+        if not self.answered and self.api == "chat":
+            self.answered = _FINISH[0] in data or _FINISH[1] in data
         for marker in self.markers:
             if marker in data:
                 return self._read(data)
@@ -193,17 +197,32 @@ class ByteRelay:
         return rest
 
     def _read(self, data: bytes) -> bytes:
-        lines = data.split(b"\n")
-        kept: list[bytes] = []
-        for line in lines:
-            if line.startswith(b"data:") and any(m in line for m in self.markers):
-                keep = self._event(line[5:].strip())
-                if self.failed is not None:
-                    return b"\n".join(kept) + b"\n" if kept else b""
-                if not keep:
-                    continue
-            kept.append(line)
-        return b"\n".join(kept)
+        """``data`` with the lines holding a marker read (and left out, or cut short
+        before a failure, where they say so)."""
+        lines: set[tuple[int, int]] = set()
+        for marker in self.markers:
+            at = data.find(marker)
+            while at >= 0:
+                start = data.rfind(b"\n", 0, at) + 1
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                lines.add((start, end))
+                at = data.find(marker, end)
+        out: list[bytes] = []
+        last = 0
+        for start, end in sorted(lines):
+            line = data[start:end]
+            if not line.startswith(b"data:"):
+                continue
+            keep = self._event(line[5:].strip())
+            if self.failed is not None:
+                out.append(data[last:start])
+                return b"".join(out)
+            if not keep:  # left out with its line end
+                out.append(data[last:start])
+                last = end + 1
+        out.append(data[last:])
+        return b"".join(out)
 
     def _event(self, text: bytes) -> bool:
         """Read one event's data; whether its line is passed on."""
