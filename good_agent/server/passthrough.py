@@ -25,14 +25,17 @@ one), in native tool calling, with no ``fallback`` entries, whose default
 decided per request (`PassThrough.takes`): the request's API is the route's,
 the model has not learned to fall back to prompted calling, and the request asks
 for nothing the bridge translates (a built-in tool, a strict JSON answer the
-bridge checks, a tool marked ``strict`` whose schema the bridge makes strict, media
-given by URL or inside tool results). Anything else takes
+bridge checks, a tool marked ``strict`` whose schema the bridge makes strict,
+``parallel_tool_calls: false`` (which the bridge enforces), media parts (checked
+against the model's profile), and tools for a route in ``auto`` mode, which may fall
+back to prompted calling or find calls written in the text). Anything else takes
 the translating path, unchanged.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -41,17 +44,19 @@ from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from good_agent.http.http_transport import HttpTransport
+from good_agent.http.wire_errors import malformed_reply
 from good_agent.providers import builtin_tools
 from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
 from good_agent.providers.openai.http_transport import (
     OpenAIHttpTransport,
     OpenAIResponsesHttpTransport,
 )
-from good_agent.providers.parts import read_part
+from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.tool_names import tool_function
 from good_agent.providers.types import ChatRequest, JSONDict
 from good_agent.server.media import media_parts
+from good_agent.server.openai_api import utf8
 from good_agent.server.passthrough_stream import (
     ByteRelay,
     ClientAPI,
@@ -59,7 +64,6 @@ from good_agent.server.passthrough_stream import (
     model_renames,
     open_stream,
     renamed,
-    usage_of,
 )
 from good_agent.server.strict_answers import strict_schema
 from good_agent.types.errors import ModelResponseError
@@ -103,6 +107,7 @@ MESSAGES_SETTINGS = frozenset(("temperature", "top_p", "top_k", "max_tokens"))
 """Route settings a Messages body has under the same name."""
 
 _BODY_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _JSON = b"application/json"
 _REQUEST_ID = b"x-request-id"
 _FORWARDED_HEADERS = {"messages": ("anthropic-beta",), "chat": ()}
@@ -133,8 +138,10 @@ class PassThrough:
         return (
             api == self.api
             and self.route.model.learned_mode is None
+            and not (self.route.model.strategy.auto_native and request.tools)
+            and request.parallel_tool_calls is not False
             and not request.settings.get(builtin_tools.SETTING)
-            and not _has_linked_media(request)
+            and not _has_media(request)
             and not any(tool_function(tool).get("strict") is True for tool in request.tools)
             and strict_schema(request) is None
         )
@@ -192,18 +199,14 @@ def plan_of(route: ServedModel, server: ServerConfig) -> PassThrough | None:
     return PassThrough(api, route, transport, dict(entry.settings), renames)
 
 
-def _has_linked_media(request: ChatRequest) -> bool:
-    """Whether ``request`` holds media the bridge may have to translate: a part given
-    by URL (other than an image: fetched or refused by the translating path) or media
-    inside a tool result."""
+def _has_media(request: ChatRequest) -> bool:
+    """Whether ``request`` holds media (image, document, audio parts, or media inside a
+    tool result): the translating path checks each part against the model's profile,
+    fetches or refuses URLs and moves tool-result media where the API takes it."""
     for message in request.messages:
         if MEDIA_RESULT_KEY in message:
             return True
-    for _, part in media_parts(request.messages):
-        media = read_part(part)
-        if media is not None and media.url is not None and media.kind != "image":
-            return True
-    return False
+    return next(iter(media_parts(request.messages)), None) is not None
 
 
 async def forward(
@@ -231,31 +234,50 @@ async def forward(
     reply = await exchange.watch.run(post, within=route.request_timeout, expired=route.timed_out)
     if reply.status >= 400:
         raise transport.status_error(reply.status, reply.headers, reply.body, url=url)
-    usage = _checked_usage(plan.api, provider, reply.body)
+    body_out, usage = checked_reply(plan, reply.body)
     exchange.log(200, usage, route)
-    return _raw_json(renamed(reply.body, plan.renames), exchange.request_id)
+    return _raw_json(renamed(body_out, plan.renames), exchange.request_id)
 
 
-_REPLY_FIELD = {"chat": "choices", "messages": "content"}
-"""The field a whole reply of each API must have (a list)."""
+_LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of a UTF-16 surrogate (one of a pair, or alone)."""
 
 
-def _checked_usage(api: ClientAPI, provider: str, body: bytes) -> Usage:
-    """The usage of a whole reply, which must be a JSON object of its API's shape
-    (a `ModelResponseError` otherwise, as on the translating path)."""
+def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, Usage]:
+    """A whole reply's bytes as the client gets them, and its usage: decoded once by
+    the route's codec, so a reply of the wrong shape is a `ModelResponseError` (a 502)
+    as on the translating path; the upstream's own bytes unless they escape a
+    surrogate (then written again, a lone one replaced by U+FFFD)."""
+    provider = plan.transport.provider
     try:
         reply = json.loads(body)
     except ValueError:
         raise ModelResponseError(
             f"{provider} sent a reply that is not valid JSON", provider=provider
         ) from None
-    field = _REPLY_FIELD[api]
-    items = reply.get(field) if isinstance(reply, dict) else None
-    if not isinstance(items, list) or (api == "chat" and not items):
+    if not isinstance(reply, dict):
+        raise malformed_reply(reply, provider=provider)
+    try:
+        decoded = plan.route.model.tool_strategy.codec.decode_response(reply, None)
+    except ReplyShapeError as exc:
         raise ModelResponseError(
-            f"{provider} sent a reply with no {field}", provider=provider, body=reply
+            f"{provider} sent a malformed reply: {exc.problem}", provider=provider, body=reply
+        ) from exc
+    except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+        raise ModelResponseError(
+            f"{provider} sent a malformed reply: {type(exc).__name__}: {exc}",
+            provider=provider,
+            body=reply,
+        ) from exc
+    if plan.api == "messages" and reply.get("type") != "message":
+        raise ModelResponseError(
+            f"{provider} sent a malformed reply: its type is {reply.get('type')!r}, not 'message'",
+            provider=provider,
+            body=reply,
         )
-    return usage_of(api, reply.get("usage"))
+    if _LONE_SURROGATE.search(body) is not None:
+        body = utf8(_COMPACT(reply))
+    return body, decoded.usage
 
 
 def _raw_json(body: bytes, request_id: str) -> Response:

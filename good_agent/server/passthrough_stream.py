@@ -13,9 +13,10 @@ as if it were complete. A Chat Completions client that did not ask for usage
 (``stream_options.include_usage``) does not get the usage chunk the bridge asked
 the upstream for.
 
-`open_stream` starts the upstream call and waits for its first chunk before the
-response begins, so a refusal, a rate limit or an error event at once still gets
-its HTTP status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
+`open_stream` starts the upstream call and reads it until the reply begins (a
+choice's delta, a ``message_start``) before the response does, so a refusal, a rate
+limit, an error event at once or a stream that holds no reply still gets its HTTP
+status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
 the upstream call (a client that leaves cancels it) and writes the access log.
 """
 
@@ -35,6 +36,7 @@ from good_agent.providers.anthropic.codec import usage_counts
 from good_agent.providers.openai.chat_codec import cache_counts
 from good_agent.server.closing import close_shielded
 from good_agent.server.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.openai_api import utf8
 from good_agent.types.errors import (
     ModelError,
     ModelIncompleteStreamError,
@@ -50,11 +52,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("good_agent.server")
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
 ClientAPI = Literal["chat", "messages"]
 """A client API the pass-through path serves."""
 
 _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
-    "chat": (b"[DONE]", b'"usage"', b'"error"'),
+    "chat": (b"[DONE]", b'"usage"', b'"error"', b'"tool_calls"'),
     "messages": (b"message_stop", b'"usage"', b'"error"'),
 }
 """The bytes a line must hold to be parsed, per client API."""
@@ -94,6 +98,14 @@ _BAD_INDEX = re.compile(rb'"index":(?! ?-?[0-9]+ ?[,}])')
 """An ``index`` member that is not an integer (a JSON member is written with bare
 quotes, which no string's text holds unescaped)."""
 
+_BAD_SHAPE = re.compile(rb'"choices":(?! ?\[ ?[{\]])|"delta":(?! ?\{)')
+"""A ``choices`` member that is not a list of objects, a ``delta`` that is not an
+object: an event of the wrong shape."""
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of a UTF-16 surrogate: its event is written again (a lone one
+replaced by U+FFFD, as the translating path writes it)."""
+
 _FINISH = (b'"finish_reason":"', b'"finish_reason": "')
 """A Chat Completions finish reason that is set (a string, not ``null``)."""
 
@@ -110,6 +122,7 @@ class ByteRelay:
     __slots__ = (
         "answered",
         "api",
+        "call_ids",
         "drop_usage_chunk",
         "ended",
         "failed",
@@ -117,6 +130,7 @@ class ByteRelay:
         "markers",
         "provider",
         "renames",
+        "started",
         "usage",
     )
 
@@ -142,6 +156,11 @@ class ByteRelay:
         self.held = b""
         self.answered = False
         """Whether the stream holds a reply (a finish reason, a ``message_start``)."""
+        self.started = False
+        """Whether a reply has begun (a choice's delta, a ``message_start``)."""
+        self.call_ids: list[str] = []
+        """The tool-call ids seen, in order (their position is a call's index when the
+        upstream leaves ``index`` out)."""
 
     def feed(self, chunk: bytes) -> bytes:
         """The complete lines of what has arrived, to pass on (read where needed)."""
@@ -157,14 +176,22 @@ class ByteRelay:
             self.held = b""
         if self.renames:
             data = renamed(data, self.renames)
-        bad = _BAD_FIRST.match(data) or _BAD_DATA.search(data) or _BAD_INDEX.search(data)
+        bad = (
+            _BAD_FIRST.match(data)
+            or _BAD_DATA.search(data)
+            or _BAD_INDEX.search(data)
+            or _BAD_SHAPE.search(data)
+        )
         if bad is not None:
             return self._malformed(data, bad.end() - 1)
         if not self.answered and self.api == "chat":
             self.answered = _FINISH[0] in data or _FINISH[1] in data
+        if not self.started:
+            self.started = self.began(data)
+        surrogate = _SURROGATE.search(data)
         for marker in self.markers:
-            if marker in data:
-                return self._read(data)
+            if marker in data or surrogate is not None:
+                return self._read(data, surrogate is not None)
         return data
 
     def began(self, data: bytes) -> bool:
@@ -182,58 +209,109 @@ class ByteRelay:
         self.failed = ModelResponseError(
             f"{self.provider} sent a malformed stream event: {shown!r}", provider=self.provider
         )
-        return data[:start]
+        before = data[:start]
+        self.started = self.started or self.began(before)
+        return before
 
     def close(self) -> bytes:
         """The rest, once the upstream's body has ended; a
         `ModelIncompleteStreamError` when the final event never came."""
-        rest = self._read(renamed(self.held, self.renames)) if self.held else b""
+        rest = self._read(renamed(self.held, self.renames), True) if self.held else b""
         self.held = b""
-        if self.failed is None and not self.ended:
-            raise ModelIncompleteStreamError(
-                f"the {self.provider} stream ended before its final event",
-                provider=self.provider,
+        if self.failed is not None or self.ended:
+            return rest
+        if self.api == "chat" and self.answered:
+            # A finish reason ends a Chat Completions reply; ``[DONE]`` is written
+            # for the client as the translating path writes it.
+            self.ended = True
+            return rest + b"data: [DONE]\n\n"
+        if not self.started:
+            raise ModelResponseError(
+                f"{self.provider} sent a stream that holds no reply", provider=self.provider
             )
-        return rest
+        raise ModelIncompleteStreamError(
+            f"the {self.provider} stream ended before its final event", provider=self.provider
+        )
 
-    def _read(self, data: bytes) -> bytes:
-        """``data`` with the lines holding a marker read (and left out, or cut short
-        before a failure, where they say so)."""
+    def _read(self, data: bytes, surrogates: bool = False) -> bytes:
+        """``data`` with the lines holding a marker (or, with ``surrogates``, a
+        surrogate escape) read, and left out, written again, or cut short before a
+        failure where they say so."""
         lines: set[tuple[int, int]] = set()
+        found = [m.start() for m in _SURROGATE.finditer(data)] if surrogates else []
         for marker in self.markers:
             at = data.find(marker)
             while at >= 0:
-                start = data.rfind(b"\n", 0, at) + 1
-                end = data.find(b"\n", at)
-                end = len(data) if end < 0 else end
-                lines.add((start, end))
-                at = data.find(marker, end)
+                found.append(at)
+                at = data.find(marker, at + len(marker))
+        for at in found:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            lines.add((start, len(data) if end < 0 else end))
         out: list[bytes] = []
         last = 0
         for start, end in sorted(lines):
             line = data[start:end]
             if not line.startswith(b"data:"):
                 continue
-            keep = self._event(line[5:].strip())
+            text = line[5:].strip()
+            new = self._event(text)
             if self.failed is not None:
                 out.append(data[last:start])
                 return b"".join(out)
-            if not keep:  # left out with its line end
+            if new is None:  # left out with its line end
                 out.append(data[last:start])
                 last = end + 1
+            elif new is not text:  # written again
+                out.append(data[last:start])
+                out.append(b"data: " + new)
+                last = end
         out.append(data[last:])
         return b"".join(out)
 
-    def _event(self, text: bytes) -> bool:
-        """Read one event's data; whether its line is passed on."""
+    def _event(self, text: bytes) -> bytes | None:
+        """Read one event's data: what is passed on (``text`` itself, the event
+        written again, or ``None`` for nothing)."""
         if text == b"[DONE]":
-            return self._end()
+            return text if self._end() else None
         try:
             event = json.loads(text)
         except ValueError:
-            return True  # not the bridge's to judge: the client gets it as it came
+            return text  # not the bridge's to judge: the client gets it as it came
         if not isinstance(event, dict):
-            return True
+            return text
+        keep = self._read_event(event)
+        if not keep:
+            return None
+        changed = self.api == "chat" and self._indexed(event)
+        if changed or _SURROGATE.search(text) is not None:
+            return utf8(_COMPACT(event))
+        return text
+
+    def _indexed(self, event: dict[str, Any]) -> bool:
+        """Give each tool-call delta of a chat event its ``index`` where the upstream
+        left it out (distinct ids are distinct calls, as the translating path reads
+        them); whether any was given."""
+        changed = False
+        for choice in event.get("choices") or ():
+            delta = choice.get("delta") if isinstance(choice, dict) else None
+            calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+            for call in calls if isinstance(calls, list) else ():
+                if not isinstance(call, dict):
+                    continue
+                ident = call.get("id")
+                if isinstance(ident, str) and ident and ident not in self.call_ids:
+                    self.call_ids.append(ident)
+                if "index" not in call:
+                    position = len(self.call_ids) - 1
+                    if isinstance(ident, str) and ident in self.call_ids:
+                        position = self.call_ids.index(ident)
+                    call["index"] = max(position, 0)
+                    changed = True
+        return changed
+
+    def _read_event(self, event: dict[str, Any]) -> bool:
+        """Read one event's members the bridge needs; whether it is passed on."""
         error = event.get("error")
         if error and (self.api == "chat" or event.get("type") == "error"):
             message = error.get("message", error) if isinstance(error, dict) else error
@@ -336,8 +414,15 @@ async def open_stream(
                 provider=provider,
             )
         chunks = reply.chunks()
-        first = await anext(chunks, b"")
-        return chunks, relay.feed(first)
+        # Read until the reply begins (or fails, or ends: then its end is judged here).
+        prefix: list[bytes] = []
+        while not relay.started and relay.failed is None:
+            chunk = await anext(chunks, None)
+            if chunk is None:
+                prefix.append(relay.close())
+                break
+            prefix.append(relay.feed(chunk))
+        return chunks, b"".join(prefix)
 
     try:
         chunks, first = await exchange.watch.run(
@@ -345,11 +430,12 @@ async def open_stream(
             within=None if deadline is None else route.stream_timeout,
             expired=lambda: _stream_timeout(route),
         )
-        if relay.failed is not None and not relay.began(first):
+        if relay.failed is not None and not relay.started:
             raise relay.failed  # nothing relayed before it: the error's own status
-    except BaseException:
+    except BaseException as exc:
+        # Through the wire's context, which types a failure of the connection.
         with anyio.CancelScope(shield=True):
-            await opened.aclose()
+            await opened.__aexit__(type(exc), exc, exc.__traceback__)
         raise
     return relay_bytes(exchange, route, opened, chunks, first, relay, deadline)
 
