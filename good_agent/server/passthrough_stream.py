@@ -2,16 +2,22 @@
 
 `ByteRelay` looks at each chunk the upstream sends only as much as the bridge
 needs. It holds back a line not yet complete (so an event it must read is whole,
-and an error event it replaces was never half sent) and passes every complete line
-on as it came. Only the lines that may carry what it reads (found by a byte search
-for ``"usage"``, ``"error"`` and the API's final event) are parsed: the usage for
-the access log, an upstream ``error`` event (replaced by the bridge's own error
-event, its message mapped and redacted as on the translating path) and the final
-event (``data: [DONE]``, ``message_stop``). A stream that ends without its final
-event, or whose connection is cut, ends with the client API's error event, never
-as if it were complete. A Chat Completions client that did not ask for usage
-(``stream_options.include_usage``) does not get the usage chunk the bridge asked
-the upstream for.
+and an event it replaces was never half sent) and passes every complete line on as
+it came. Linear scans (each pattern starts with a literal) refuse what the
+translating path's decoders refuse: a ``data:`` line that is not a JSON object, a
+``choices`` that is not a list of objects, a ``delta`` that is not an object, an
+``index`` that is not an integer. Only the lines that may carry what it reads (found
+by a byte search for ``"usage"``, ``"error"``, ``"tool_calls"`` and the API's final
+event, or holding a surrogate escape) are parsed: the usage for the access log, an
+upstream ``error`` event (replaced by the bridge's own error event, its message
+mapped and redacted as on the translating path), tool-call deltas without an
+``index`` (given one), a lone surrogate (the event written again with U+FFFD), the
+final event (``data: [DONE]`` or a finish reason, ``message_stop``). A stream that
+ends without its final event, or whose connection is cut, ends with the client API's
+error event, never as if it were complete; one that held no reply is an invalid
+reply. A Chat Completions client that did not ask for usage
+(``stream_options.include_usage``) does not get the usage chunk the bridge asked the
+upstream for.
 
 `open_stream` starts the upstream call and reads it until the reply begins (a
 choice's delta, a ``message_start``) before the response does, so a refusal, a rate
