@@ -261,6 +261,8 @@ class ByteRelay:
             if not line.startswith(b"data:"):
                 continue
             text = line[5:].strip()
+            if self._indexed_calls_only(text):
+                continue
             new = self._event(text)
             if self.failed is not None:
                 out.append(data[last:start])
@@ -274,6 +276,16 @@ class ByteRelay:
                 last = end
         out.append(data[last:])
         return b"".join(out)
+
+    def _indexed_calls_only(self, text: bytes) -> bool:
+        """Whether ``text`` is found only for its tool calls and each has an ``index``
+        (one per ``function`` member besides the choice's own): nothing to read."""
+        if self.api != "chat" or _SURROGATE.search(text) is not None:
+            return False
+        for marker in self.markers[:-1]:  # all but "tool_calls"
+            if marker in text:
+                return False
+        return text.count(b'"index"') > text.count(b'"function"')
 
     def _event(self, text: bytes) -> bytes | None:
         """Read one event's data: what is passed on (``text`` itself, the event
