@@ -118,9 +118,15 @@ def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 90) ->
 
 
 @contextmanager
-def process(args: list[str], health: str, env: dict[str, str] | None = None) -> Iterator[None]:
+def process(
+    args: list[str], health: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Iterator[None]:
     proc = subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or dict(os.environ)
+        args,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env or dict(os.environ),
+        cwd=cwd,
     )
     try:
         wait_for(health, proc)
@@ -291,8 +297,9 @@ def worktree(ref: str) -> Iterator[Path]:
         )
 
 
-def serve(config: Path, port: int, workers: int, env: dict[str, str]) -> Any:
-    """The bridge process serving ``config`` on ``port`` (with ``env``'s code)."""
+def serve(config: Path, port: int, workers: int, env: dict[str, str], code: Path = REPO) -> Any:
+    """The bridge process serving ``config`` on ``port``, with the code of the checkout
+    ``code`` (its working directory too: ``python -m`` puts that first on the path)."""
     return process(
         [
             sys.executable,
@@ -308,6 +315,7 @@ def serve(config: Path, port: int, workers: int, env: dict[str, str]) -> Any:
         ],
         f"http://127.0.0.1:{port}/health",
         env,
+        code,
     )
 
 
@@ -361,7 +369,9 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
             tree = stack.enter_context(worktree(args.before))
             before_port = free_port()
             before_env = {**env, "PYTHONPATH": str(tree)}
-            stack.enter_context(serve(work / "before.toml", before_port, args.workers, before_env))
+            stack.enter_context(
+                serve(work / "before.toml", before_port, args.workers, before_env, tree)
+            )
             before_url = f"http://127.0.0.1:{before_port}/v1/chat/completions"
             commit = subprocess.run(
                 ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
