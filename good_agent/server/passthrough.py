@@ -46,11 +46,6 @@ from starlette.types import ASGIApp
 from good_agent.http.http_transport import HttpTransport
 from good_agent.http.wire_errors import malformed_reply
 from good_agent.providers import builtin_tools
-from good_agent.providers.anthropic.http_transport import AnthropicHttpTransport
-from good_agent.providers.openai.http_transport import (
-    OpenAIHttpTransport,
-    OpenAIResponsesHttpTransport,
-)
 from good_agent.providers.reply_shape import ReplyShapeError
 from good_agent.providers.strategies.base import ToolCallingMode
 from good_agent.providers.tool_names import tool_function
@@ -184,12 +179,12 @@ def plan_of(route: ServedModel, server: ServerConfig) -> PassThrough | None:
         or not isinstance(transport, HttpTransport)
     ):
         return None
+    # The API is the codec's (the registry's data: no vendor code is reached from here).
     api: ClientAPI
-    if isinstance(transport, OpenAIResponsesHttpTransport):
-        return None
-    if isinstance(transport, OpenAIHttpTransport) and transport.profile_provider == "openai":
+    codec = route.model.tool_strategy.codec.name
+    if codec == "openai_chat" and transport.profile_provider == "openai":
         api, known = "chat", CHAT_SETTINGS
-    elif isinstance(transport, AnthropicHttpTransport):
+    elif codec == "anthropic_messages":
         api, known = "messages", MESSAGES_SETTINGS
     else:
         return None

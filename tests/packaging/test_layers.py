@@ -71,6 +71,7 @@ VENDOR_TABLES = {
     "good_agent.server.openai_api",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.anthropic_api",  # the bridge's inbound /v1/messages
     "good_agent.server.gemini_api",  # the bridge's inbound Gemini generateContent
+    "good_agent.server.passthrough_stream",  # usage in relayed Chat and Messages streams
 }
 
 
