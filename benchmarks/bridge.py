@@ -4,21 +4,28 @@ Separate processes: a fast fake OpenAI-compatible upstream (``bridge_upstream.py
 canned replies with one tool call, the streamed one in 20 events; plain asyncio by
 default, ``--upstream uvicorn`` for Starlette on uvicorn), the floor
 (``bridge_floor.py``: a minimal pass-through proxy in aiohttp that forwards bytes and
-nothing else), the bridge (``good-agent serve --workers N``, native mode) and the load
-generator (``wrk`` from the system packages; a Python generator when ``wrk`` is
-missing). Optionally LiteLLM's proxy runs on the same upstream as a peer. Each round
-runs every scenario against every target in turn (interleaved, the order reversed
-every other round), and the report takes medians over rounds. Targets, as ratios
-within one run (issue #30):
+nothing else), the bridge (``good-agent serve --workers N``) and the load generator
+(``wrk`` from the system packages; a Python generator when ``wrk`` is missing). The
+bridge serves three routes on the same upstream, each a target of its own: ``fake``
+(native mode: the pass-through path), ``fake-translated`` (the same, with
+``pass_through = false``: the translating path) and ``fake-prompted`` (a prompted
+model, ``mode = "validated"``: the upstream writes the call as text, the bridge
+parses it and writes Chat Completions events). With ``--before REF`` a second
+bridge runs from a ``git worktree`` of ``REF`` (its ``fake`` and ``fake-prompted``
+routes), so before and after are measured side by side in one run. Optionally
+LiteLLM's proxy runs on the same upstream as a peer. Each round runs every scenario
+against every target in turn (interleaved, the order reversed every other round),
+and the report takes medians over rounds. Targets, as ratios within one run (issue
+#43):
 
-* throughput at concurrency 32: the bridge at least 0.5x the floor non-streamed and
-  0.35x streamed;
-* added p50 latency at concurrency 1 (p50 minus the upstream's own p50): the bridge's
-  at most 3x the floor's.
+* throughput at concurrency 32: the pass-through path at least 0.8x the floor,
+  non-streamed and streamed; the prompted route streamed at least 0.45x;
+* added p50 latency at concurrency 1 (p50 minus the upstream's own p50) on the
+  pass-through path at most 1.5x the floor's.
 
 Run: ``python benchmarks/bridge.py [--rounds 5] [--duration 3] [--workers 1]
-[--litellm-python PATH] [--docs]``. ``--docs`` rewrites the bridge section of
-docs/performance.md. Setting up the LiteLLM peer:
+[--before REF] [--litellm-python PATH] [--docs]``. ``--docs`` rewrites the bridge
+section of docs/performance.md. Setting up the LiteLLM peer:
 ``python -m venv benchmarks/bridge_peers/.venv &&
 benchmarks/bridge_peers/.venv/bin/pip install "litellm[proxy]==1.102.4"``.
 """
@@ -38,7 +45,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,11 +68,20 @@ TOOL = {
         },
     },
 }
-THROUGHPUT_TARGETS = {"non-streamed": 0.5, "streamed": 0.35}
-"""The bridge's requests/s at concurrency 32 as a ratio of the floor's, at least."""
-ADDED_P50_TARGET = 3.0
-"""The bridge's added p50 at concurrency 1 as a multiple of the floor's, at most."""
 FLOOR = "floor proxy"
+PASS_THROUGH = "bridge, pass-through"
+TRANSLATED = "bridge, translated"
+PROMPTED = "bridge, prompted"
+THROUGHPUT_TARGETS = {
+    (PASS_THROUGH, "non-streamed"): 0.8,
+    (PASS_THROUGH, "streamed"): 0.8,
+    (PROMPTED, "streamed"): 0.45,
+}
+"""Requests/s at concurrency 32 as a ratio of the floor's, at least (target, scenario)."""
+ADDED_P50_TARGET = 1.5
+"""The pass-through path's added p50 at concurrency 1 as a multiple of the floor's, at most."""
+BEFORE = "before: "
+"""The prefix of the targets served by the bridge of ``--before REF``."""
 
 
 def body(model: str, stream: bool) -> dict[str, Any]:
@@ -102,9 +118,15 @@ def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 90) ->
 
 
 @contextmanager
-def process(args: list[str], health: str, env: dict[str, str] | None = None) -> Iterator[None]:
+def process(
+    args: list[str], health: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> Iterator[None]:
     proc = subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env or dict(os.environ)
+        args,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env or dict(os.environ),
+        cwd=cwd,
     )
     try:
         wait_for(health, proc)
@@ -238,11 +260,62 @@ class Results:
         return statistics.median(s.rps for s in self.samples[(target, scenario, concurrency)])
 
 
-def bridge_config(upstream: int) -> str:
-    return (
-        '[server]\nlog_level = "warning"\n\n[[models]]\nname = "fake"\nprovider = "openai"\n'
-        f'model = "fake-gpt"\nbase_url = "http://127.0.0.1:{upstream}/v1"\n'
-        'api_key_env = "BENCH_UPSTREAM_KEY"\nmode = "native"\n'
+def bridge_config(upstream: int, *, current: bool = True) -> str:
+    """The bridge's routes: native (``fake``), prompted (``fake-prompted``) and, on the
+    current code, native with the pass-through path off (``fake-translated``)."""
+
+    def route(name: str, model: str, mode: str, extra: str = "") -> str:
+        return (
+            f'\n[[models]]\nname = "{name}"\nprovider = "openai"\nmodel = "{model}"\n'
+            f'base_url = "http://127.0.0.1:{upstream}/v1"\napi_key_env = "BENCH_UPSTREAM_KEY"\n'
+            f'mode = "{mode}"\n{extra}'
+        )
+
+    text = '[server]\nlog_level = "warning"\n' + route("fake", "fake-gpt", "native")
+    text += route("fake-prompted", "fake-prompted", "validated")
+    if current:
+        text += route("fake-translated", "fake-gpt", "native", "pass_through = false\n")
+    return text
+
+
+@contextmanager
+def worktree(ref: str) -> Iterator[Path]:
+    """A detached ``git worktree`` of ``ref``, removed on leaving."""
+    where = Path(tempfile.mkdtemp(prefix="bridge-before-")) / "tree"
+    subprocess.run(
+        ["git", "-C", str(REPO), "worktree", "add", "--detach", str(where), ref],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield where
+    finally:
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "remove", "--force", str(where)],
+            check=False,
+            capture_output=True,
+        )
+
+
+def serve(config: Path, port: int, workers: int, env: dict[str, str], code: Path = REPO) -> Any:
+    """The bridge process serving ``config`` on ``port``, with the code of the checkout
+    ``code`` (its working directory too: ``python -m`` puts that first on the path)."""
+    return process(
+        [
+            sys.executable,
+            "-m",
+            "good_agent.cli",
+            "serve",
+            "--config",
+            str(config),
+            "--port",
+            str(port),
+            "--workers",
+            str(workers),
+        ],
+        f"http://127.0.0.1:{port}/health",
+        env,
+        code,
     )
 
 
@@ -261,46 +334,54 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
     up, bridge_port, floor_port = free_port(), free_port(), free_port()
     work = Path(tempfile.mkdtemp())
     (work / "bridge.toml").write_text(bridge_config(up))
+    (work / "before.toml").write_text(bridge_config(up, current=False))
     (work / "litellm.yaml").write_text(litellm_config(up))
     env = {**os.environ, "BENCH_UPSTREAM_KEY": "sk-bench", "PYTHONPATH": str(REPO)}
     peer = Path(args.litellm_python) if args.litellm_python else DEFAULT_PEER
-    with (
-        process(
-            [sys.executable, str(HERE / "bridge_upstream.py"), str(up), args.upstream],
-            f"http://127.0.0.1:{up}/v1/models",
-        ),
-        process(
-            [
-                sys.executable,
-                "-m",
-                "good_agent.cli",
-                "serve",
-                "--config",
-                str(work / "bridge.toml"),
-                "--port",
-                str(bridge_port),
-                "--workers",
-                str(args.workers),
-            ],
-            f"http://127.0.0.1:{bridge_port}/health",
-            env,
-        ),
-        process(
-            [
-                sys.executable,
-                str(HERE / "bridge_floor.py"),
-                str(floor_port),
-                f"http://127.0.0.1:{up}",
-            ],
-            f"http://127.0.0.1:{floor_port}/v1/models",
-        ),
-    ):
+    with ExitStack() as stack:
+        stack.enter_context(
+            process(
+                [sys.executable, str(HERE / "bridge_upstream.py"), str(up), args.upstream],
+                f"http://127.0.0.1:{up}/v1/models",
+            )
+        )
+        stack.enter_context(serve(work / "bridge.toml", bridge_port, args.workers, env))
+        stack.enter_context(
+            process(
+                [
+                    sys.executable,
+                    str(HERE / "bridge_floor.py"),
+                    str(floor_port),
+                    f"http://127.0.0.1:{up}",
+                ],
+                f"http://127.0.0.1:{floor_port}/v1/models",
+            )
+        )
+        bridge_url = f"http://127.0.0.1:{bridge_port}/v1/chat/completions"
         urls = {
             "direct": (f"http://127.0.0.1:{up}/v1/chat/completions", "fake-gpt"),
             FLOOR: (f"http://127.0.0.1:{floor_port}/v1/chat/completions", "fake-gpt"),
-            "bridge": (f"http://127.0.0.1:{bridge_port}/v1/chat/completions", "fake"),
+            PASS_THROUGH: (bridge_url, "fake"),
+            TRANSLATED: (bridge_url, "fake-translated"),
+            PROMPTED: (bridge_url, "fake-prompted"),
         }
-        peer_ctx = None
+        if args.before:
+            tree = stack.enter_context(worktree(args.before))
+            before_port = free_port()
+            before_env = {**env, "PYTHONPATH": str(tree)}
+            stack.enter_context(
+                serve(work / "before.toml", before_port, args.workers, before_env, tree)
+            )
+            before_url = f"http://127.0.0.1:{before_port}/v1/chat/completions"
+            commit = subprocess.run(
+                ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+            notes["before"] = f"`{args.before}` ({commit})"
+            urls[f"{BEFORE}bridge"] = (before_url, "fake")
+            urls[f"{BEFORE}bridge, prompted"] = (before_url, "fake-prompted")
         if peer.exists():
             lite = free_port()
             litellm_bin = str(peer.parent / "litellm")
@@ -309,61 +390,62 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
                 "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                 "LITELLM_LOG": "ERROR",
             }
-            peer_ctx = process(
-                [
-                    litellm_bin,
-                    "--config",
-                    str(work / "litellm.yaml"),
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(lite),
-                    "--num_workers",
-                    str(args.workers),
-                ],
-                f"http://127.0.0.1:{lite}/health/liveliness",
-                peer_env,
-            )
             try:
-                peer_ctx.__enter__()
+                stack.enter_context(
+                    process(
+                        [
+                            litellm_bin,
+                            "--config",
+                            str(work / "litellm.yaml"),
+                            "--host",
+                            "127.0.0.1",
+                            "--port",
+                            str(lite),
+                            "--num_workers",
+                            str(args.workers),
+                        ],
+                        f"http://127.0.0.1:{lite}/health/liveliness",
+                        peer_env,
+                    )
+                )
                 urls["litellm proxy"] = (f"http://127.0.0.1:{lite}/v1/chat/completions", "fake")
             except RuntimeError as exc:
                 notes["litellm"] = f"LiteLLM's proxy did not start here ({exc})"
-                peer_ctx = None
         else:
             shown = peer.relative_to(REPO) if peer.is_relative_to(REPO) else peer
-        notes["litellm"] = f"LiteLLM's proxy is not installed ({shown} is missing)"
-        try:
-            for url, model in urls.values():
-                for stream in (False, True):
-                    check_reply(url, model, stream)
-            for round_no in range(args.rounds):
-                for scenario in ("non-streamed", "streamed"):
-                    for concurrency in (1, 32):
-                        order = list(urls.items())
-                        if round_no % 2:
-                            order.reverse()
-                        for target, (url, model) in order:
-                            sample = load(
-                                url, body(model, scenario == "streamed"), concurrency, args.duration
-                            )
-                            results.add(target, scenario, concurrency, sample)
-                print(f"round {round_no + 1}/{args.rounds} done", file=sys.stderr)
-        finally:
-            if peer_ctx is not None:
-                peer_ctx.__exit__(None, None, None)
+            notes["litellm"] = f"LiteLLM's proxy is not installed ({shown} is missing)"
+        for url, model in urls.values():
+            for stream in (False, True):
+                check_reply(url, model, stream)
+        for round_no in range(args.rounds):
+            for scenario in ("non-streamed", "streamed"):
+                for concurrency in (1, 32):
+                    order = list(urls.items())
+                    if round_no % 2:
+                        order.reverse()
+                    for target, (url, model) in order:
+                        sample = load(
+                            url, body(model, scenario == "streamed"), concurrency, args.duration
+                        )
+                        results.add(target, scenario, concurrency, sample)
+            print(f"round {round_no + 1}/{args.rounds} done", file=sys.stderr)
     return results, list(urls), notes
 
 
 def report(
     results: Results, targets: list[str], notes: dict[str, str], args: argparse.Namespace
 ) -> str:
+    before = (
+        f" The bridge before is {notes['before']}, run from a git worktree."
+        if ("before" in notes)
+        else ""
+    )
     lines = [
         f"Measured {time.strftime('%Y-%m-%d')}: `{platform.platform()}`, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}, {args.rounds} rounds of {args.duration:g} s per "
-        f"run, floor, bridge and peer with {args.workers} worker process(es), upstream fake "
+        f"run, floor, bridges and peer with {args.workers} worker process(es), upstream fake "
         f"{args.upstream!r}, load from "
-        f"{notes['load']}. The machine was shared with other work while measuring: the "
+        f"{notes['load']}.{before} The machine was shared with other work while measuring: the "
         "figures are noisy, the ratios within one run are what to compare.",
         "",
         "| Scenario | Target | p50 at concurrency 1 | Added p50 | Requests/s at 32 "
@@ -381,21 +463,32 @@ def report(
             lines.append(
                 f"| {scenario} | {target} | {p50:.3f} ms | {added} | {rps:,.0f} | {ratio} |"
             )
-        ratio = results.rps("bridge", scenario, 32) / floor_rps
-        least = THROUGHPUT_TARGETS[scenario]
-        verdicts.append(
-            f"- {scenario}, throughput at concurrency 32: {ratio:.2f}x of the floor, target at "
-            f"least {least:g}x: **{'met' if ratio >= least else 'MISSED'}**"
-        )
-        added_bridge = results.p50("bridge", scenario) - direct_p50
+        for (target, kind), least in THROUGHPUT_TARGETS.items():
+            if kind != scenario:
+                continue
+            ratio = results.rps(target, scenario, 32) / floor_rps
+            verdicts.append(
+                f"- {target}, {scenario}, throughput at concurrency 32: {ratio:.2f}x of the "
+                f"floor, target at least {least:g}x: **{'met' if ratio >= least else 'MISSED'}**"
+            )
+        added_bridge = results.p50(PASS_THROUGH, scenario) - direct_p50
         added_floor = results.p50(FLOOR, scenario) - direct_p50
         times = added_bridge / added_floor if added_floor > 0 else float("inf")
         verdicts.append(
-            f"- {scenario}, added p50 at concurrency 1: {added_bridge:.3f} ms, {times:.1f}x the "
-            f"floor's {added_floor:.3f} ms, target at most {ADDED_P50_TARGET:g}x: "
-            f"**{'met' if times <= ADDED_P50_TARGET else 'MISSED'}**"
+            f"- {PASS_THROUGH}, {scenario}, added p50 at concurrency 1: {added_bridge:.3f} ms, "
+            f"{times:.1f}x the floor's {added_floor:.3f} ms, target at most "
+            f"{ADDED_P50_TARGET:g}x: **{'met' if times <= ADDED_P50_TARGET else 'MISSED'}**"
         )
-    lines += ["", "Verdicts (the bridge against the floor, same run):", "", *verdicts]
+    lines += ["", "Verdicts (against the floor, same run):", "", *verdicts]
+    if "before" in notes:
+        lines += ["", "Before and after (requests/s at concurrency 32, same run):", ""]
+        for scenario in ("non-streamed", "streamed"):
+            pairs = ((f"{BEFORE}bridge", PASS_THROUGH), (f"{BEFORE}bridge, prompted", PROMPTED))
+            for was, now in pairs:
+                old, new = results.rps(was, scenario, 32), results.rps(now, scenario, 32)
+                lines.append(
+                    f"- {scenario}, {now}: {new:,.0f} against {old:,.0f} before ({new / old:.2f}x)"
+                )
     if "litellm" in notes:
         lines += ["", f"LiteLLM: {notes['litellm']}."]
     return "\n".join(lines)
@@ -423,6 +516,11 @@ def main() -> None:
         choices=["uvicorn", "raw"],
         default="raw",
         help="the fake upstream: plain asyncio (default) or Starlette on uvicorn",
+    )
+    parser.add_argument(
+        "--before",
+        metavar="REF",
+        help="also run the bridge of this git commit (from a worktree), side by side",
     )
     parser.add_argument("--litellm-python", help="a python with litellm[proxy] installed")
     parser.add_argument("--python-load", action="store_true", help="use the Python load generator")

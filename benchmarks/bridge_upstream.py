@@ -8,7 +8,10 @@ looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: t
 floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw] [agent]``.
 
 With ``agent`` (raw server only) a request that carries a tool result is answered in
-text (:data:`ANSWER`), so an agent run is one tool call and then an answer.
+text (:data:`ANSWER`), so an agent run is one tool call and then an answer. A
+request for the model ``fake-prompted`` (a prompted route: no ``tools`` sent) is
+answered with the same call written as text, in ``<tool_call>`` tags (streamed in
+20 events too).
 """
 
 from __future__ import annotations
@@ -90,6 +93,38 @@ def _streamed() -> bytes:
     return b"".join(parts)
 
 
+PROMPTED_TEXT = (
+    TEXT + ' <tool_call>{"name": "get_weather", "arguments": ' + ARGUMENTS + "}</tool_call>"
+)
+"""What a prompted model writes: the text, then the call in tags."""
+
+
+def _prompted_whole() -> bytes:
+    message = {"role": "assistant", "content": PROMPTED_TEXT}
+    body = {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "fake-prompted",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30},
+    }
+    return json.dumps(body).encode()
+
+
+def _prompted_streamed() -> bytes:
+    pieces = 16  # 20 events a reply with the role, finish, usage and [DONE]
+    cuts = [len(PROMPTED_TEXT) * i // pieces for i in range(pieces + 1)]
+    parts = [_chunk({"role": "assistant", "content": ""})]
+    parts += [_chunk({"content": PROMPTED_TEXT[a:b]}) for a, b in itertools.pairwise(cuts)]
+    parts.append(_chunk({}, "stop"))
+    parts.append(
+        _chunk({}, None, {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30})
+    )
+    parts.append(b"data: [DONE]\n\n")
+    return b"".join(parts)
+
+
 WHOLE_BODY = _whole()
 STREAMED_BODY = _streamed()
 
@@ -124,6 +159,9 @@ def _answer() -> bytes:
 WHOLE = _response(WHOLE_BODY, b"application/json")
 ANSWER = _response(_answer(), b"application/json")
 STREAMED = _response(STREAMED_BODY, b"text/event-stream")
+PROMPTED_WHOLE = _response(_prompted_whole(), b"application/json")
+PROMPTED_STREAMED = _response(_prompted_streamed(), b"text/event-stream")
+_PROMPTED_MODEL = (b'"model":"fake-prompted"', b'"model": "fake-prompted"')
 MODELS = _response(
     b'{"object": "list", "data": [{"id": "fake-gpt", "object": "model"}]}', b"application/json"
 )
@@ -161,6 +199,9 @@ class Upstream(asyncio.Protocol):
                 b'"role":"tool"' in body or b'"role": "tool"' in body
             ):
                 self.transport.write(ANSWER)
+            elif any(name in body for name in _PROMPTED_MODEL):
+                streamed = b'"stream": true' in body or b'"stream":true' in body
+                self.transport.write(PROMPTED_STREAMED if streamed else PROMPTED_WHOLE)
             elif b'"stream": true' in body or b'"stream":true' in body:
                 self.transport.write(STREAMED)
             else:

@@ -429,6 +429,10 @@ class _Http1Stream:
         comes alone at the end."""
         return line_batches(self._chunks())
 
+    def chunks(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive."""
+        return self._chunks()
+
     async def read(self) -> bytes:
         """The rest of the body."""
         return b"".join([chunk async for chunk in self._chunks()])

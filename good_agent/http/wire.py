@@ -55,6 +55,11 @@ class WireStream(Protocol):
         events), a last line without a line end alone at the end."""
         ...
 
+    def chunks(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive, read to the end (the bridge's pass-through
+        path relays them as they are)."""
+        ...
+
     async def read(self) -> bytes:
         """The rest of the body (for an error reply)."""
         ...
@@ -119,6 +124,9 @@ class _HttpxStream:
 
     def line_batches(self) -> AsyncIterator[list[str]]:
         return line_batches(self.response.aiter_bytes())
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self.response.aiter_bytes()
 
     async def read(self) -> bytes:
         return await self.response.aread()
@@ -187,6 +195,9 @@ class _AiohttpStream:
         # Split here: aiohttp's own line reader refuses lines over its buffer limit
         # (a few MiB), and one event of a big tool call can be longer than that.
         return line_batches(self.response.content.iter_any())
+
+    def chunks(self) -> AsyncIterator[bytes]:
+        return self.response.content.iter_any()
 
     async def read(self) -> bytes:
         return await self.response.read()

@@ -25,6 +25,7 @@ from good_agent.server.common.request_body import read_json_body
 from good_agent.server.config import BridgeConfig, ServerConfig
 from good_agent.server.media import MediaLimits
 from good_agent.server.media_fetch import MediaFetcher
+from good_agent.server.passthrough import PassThrough, plan_of
 from good_agent.server.served import ServedModel
 from good_agent.types.usage import Usage
 
@@ -84,6 +85,10 @@ class Bridge:
             entry.name: ServedModel(entry, server, self.client, self.wire, self.secrets)
             for entry in config.models
         }
+        self.pass_through: dict[str, PassThrough | None] = {
+            name: plan_of(route, server) for name, route in self.routes.items()
+        }
+        """Each route's pass-through plan (``None``: it translates), made once here."""
         self.in_flight = 0
         self.media_limits = MediaLimits(server.max_media_part_bytes, server.max_media_request_bytes)
         self.fetcher = MediaFetcher(server, self.media_limits)

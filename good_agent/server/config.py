@@ -117,6 +117,11 @@ class ServerConfig(_Strict):
     ``good_agent.server.cost`` logger: the route, the upstream model and the price
     in US dollars from the ``genai-prices`` table (the ``cost`` extra), or
     ``unknown`` when the table has no price for the model.
+
+    ``pass_through`` (on by default) lets a request whose API is its upstream's own
+    take the pass-through path (`good_agent.server.passthrough`): the client's body
+    forwarded with only the model name changed, the upstream's bytes relayed.
+    ``false`` sends every request through the translating path.
     """
 
     host: str = DEFAULT_HOST
@@ -139,6 +144,7 @@ class ServerConfig(_Strict):
     allowed_origins: tuple[str, ...] = ()
     body_timeout: float = Field(default=30.0, gt=0)
     log_cost: bool = False
+    pass_through: bool = True
 
     @field_validator("allowed_hosts")
     @classmethod
@@ -230,6 +236,9 @@ class ModelConfig(_Strict):
     the route serves: ``chat`` (the default: the chat, messages and Gemini
     endpoints) or ``embedding`` (``POST /v1/embeddings`` only; the provider must
     be one with an embeddings API: ``openai`` (or ``openai-responses``), ``ollama`` or ``gemini``).
+    ``pass_through`` (on by default) lets the route use the pass-through path when
+    ``[server] pass_through`` does too and the route qualifies (see
+    `good_agent.server.passthrough`).
     """
 
     name: str = Field(min_length=1)
@@ -244,6 +253,7 @@ class ModelConfig(_Strict):
     fallback: list[str] = Field(default_factory=list)
     profile: ProfileOverrides = Field(default_factory=ProfileOverrides)
     kind: Literal["chat", "embedding"] = "chat"
+    pass_through: bool = True
 
     @model_validator(mode="after")
     def _can_embed(self) -> ModelConfig:

@@ -71,6 +71,7 @@ VENDOR_TABLES = {
     "good_agent.server.chat.wire",  # the bridge's inbound /v1/chat/completions
     "good_agent.server.messages.wire",  # the bridge's inbound /v1/messages
     "good_agent.server.generate_content.wire",  # the bridge's inbound Gemini generateContent
+    "good_agent.server.passthrough_stream",  # usage in relayed Chat and Messages streams
 }
 
 

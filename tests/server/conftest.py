@@ -25,9 +25,40 @@ def fakes() -> Iterator[dict[str, tuple[Fake, str]]]:
         yield served
 
 
+BOTH_PATHS = "both_paths"
+"""The marker of the test modules that run with the pass-through path on and off
+(``pytestmark = pytest.mark.both_paths``): their ``pass_through`` fixture, and the
+bridges built with it, take both values."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"{BOTH_PATHS}: run the test with [server] pass_through on and off"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker(BOTH_PATHS) and (
+        "pass_through" in metafunc.fixturenames
+    ):
+        metafunc.parametrize(
+            "pass_through",
+            [True, False],
+            indirect=True,
+            ids=["pass-through", "translated"],
+            scope="session",
+        )
+
+
 @pytest.fixture(scope="session")
-def bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundServer]:
-    server = start_bridge(fakes, max_body_bytes=200_000)
+def pass_through(request: pytest.FixtureRequest) -> bool:
+    """The bridge's ``[server] pass_through`` (on, the default, unless parametrized)."""
+    return bool(getattr(request, "param", True))
+
+
+@pytest.fixture(scope="session")
+def bridge(fakes: dict[str, tuple[Fake, str]], pass_through: bool) -> Iterator[BackgroundServer]:
+    server = start_bridge(fakes, max_body_bytes=200_000, pass_through=pass_through)
     yield server
     server.stop()
 
@@ -66,13 +97,13 @@ async def client(bridge: BackgroundServer, anyio_backend: str) -> AsyncIterator[
 
 
 @pytest.fixture(scope="module")
-def raw() -> Iterator[tuple[RawFake, BackgroundServer]]:
+def raw(pass_through: bool) -> Iterator[tuple[RawFake, BackgroundServer]]:
     """A bridge whose ``gpt`` and ``claude`` models are served by a :class:`RawFake`."""
     fake = RawFake()
     upstream = BackgroundServer(fake.app()).start()
     config = parse_config(
         {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "pass_through": pass_through},
             "models": [
                 {
                     "name": name,

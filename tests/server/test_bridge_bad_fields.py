@@ -10,7 +10,7 @@ from bad_input import BAD_VALUES, HUGE_MAX_TOKENS, Case, messages, refused, send
 from bridge_fakes import Fake
 from bridge_harness import CLIENT_KEY, USER
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 
 @pytest.mark.parametrize("case", BAD_VALUES)
@@ -60,9 +60,11 @@ async def test_sdk_clients_see_the_field_named(
 
 
 async def test_well_formed_thinking_and_metadata_are_accepted_and_not_forwarded(
-    bridge: Any, fakes: dict[str, tuple[Fake, str]]
+    bridge: Any, fakes: dict[str, tuple[Fake, str]], pass_through: bool
 ) -> None:
-    """As docs/server.md says: checked, then left out of the upstream request."""
+    """As docs/server.md says: checked, then left out of the upstream request by the
+    translating path; the pass-through path sends them on to the Anthropic upstream
+    as the client wrote them."""
     fakes["anthropic"][0].reset()
     body = messages(
         thinking={"type": "enabled", "budget_tokens": 1024}, metadata={"user_id": "u-1"}
@@ -70,4 +72,8 @@ async def test_well_formed_thinking_and_metadata_are_accepted_and_not_forwarded(
     response = await send(bridge, Case("messages", body, None))
     assert response.status_code == 200, response.text
     [sent] = fakes["anthropic"][0].requests
-    assert "thinking" not in sent and "metadata" not in sent, sent
+    if pass_through:
+        assert sent["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+        assert sent["metadata"] == {"user_id": "u-1"}
+    else:
+        assert "thinking" not in sent and "metadata" not in sent, sent

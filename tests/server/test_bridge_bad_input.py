@@ -26,7 +26,7 @@ from bad_input import (
 )
 from bridge_fakes import Fake
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 DEEP = b'{"model": "gpt", "messages": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"
 
 

@@ -9,7 +9,7 @@ import pytest
 from bridge_fakes import Fake, Reply
 from bridge_harness import TIME, USER, WEATHER, collect_stream
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 NATIVE = {"gpt": "openai", "claude": "anthropic", "gemini": "gemini", "ollama": "ollama"}
 

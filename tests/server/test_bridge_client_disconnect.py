@@ -11,7 +11,7 @@ import anyio
 import pytest
 from bridge_harness import CLIENT_KEY
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 
 def send_half_a_body(bridge: Any, path: str) -> None:

@@ -23,7 +23,7 @@ from good_agent.models.provider_model import ProviderModel
 from good_agent.providers.openai.http_transport import OpenAIHttpTransport
 from good_agent.server.background import BackgroundServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
 
 

@@ -23,7 +23,7 @@ from bridge_harness import (
 
 from good_agent.server import ConfigError, check_exposure, parse_config
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
 
 
@@ -110,8 +110,8 @@ async def test_upstream_error_mapping(
     assert dead.value.status_code == 502 and "cannot be reached" in dead.value.message
 
 
-async def test_timeout_is_504(fakes: dict[str, tuple[Fake, str]]) -> None:
-    server = start_bridge(fakes, read_timeout=0.3, request_timeout=0.6)
+async def test_timeout_is_504(fakes: dict[str, tuple[Fake, str]], pass_through: bool) -> None:
+    server = start_bridge(fakes, read_timeout=0.3, request_timeout=0.6, pass_through=pass_through)
     try:
         fakes["openai"][0].hang = 2.0
         for stream in (False, True):
@@ -122,11 +122,11 @@ async def test_timeout_is_504(fakes: dict[str, tuple[Fake, str]]) -> None:
 
 
 async def test_a_whole_request_is_cut_at_request_timeout_and_the_next_one_is_served(
-    fakes: dict[str, tuple[Fake, str]],
+    fakes: dict[str, tuple[Fake, str]], pass_through: bool
 ) -> None:
     # The upstream is slower than request_timeout, not than read_timeout: the whole
     # request's limit is what ends it, in the same scope as the disconnect watch.
-    server = start_bridge(fakes, read_timeout=5.0, request_timeout=0.4)
+    server = start_bridge(fakes, read_timeout=5.0, request_timeout=0.4, pass_through=pass_through)
     fake = fakes["openai"][0]
     try:
         fake.hang = 1.5

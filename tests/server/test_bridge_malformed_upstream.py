@@ -11,12 +11,12 @@ from openai import APIStatusError, AsyncOpenAI
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 
 @pytest.mark.parametrize("tools", [False, True])
 async def test_empty_choices_from_upstream_is_a_502(
-    fake_upstream: Callable[[list[Any]], Any], tools: bool
+    fake_upstream: Callable[[list[Any]], Any], tools: bool, pass_through: bool
 ) -> None:
     upstream = fake_upstream([(200, {"id": "x", "object": "chat.completion", "choices": []})])
     models = [
@@ -28,7 +28,8 @@ async def test_empty_choices_from_upstream_is_a_502(
             "base_url": f"{upstream.url}/v1",
         }
     ]
-    bridge = BackgroundServer(create_app(parse_config({"models": models}))).start()
+    config = parse_config({"models": models, "server": {"pass_through": pass_through}})
+    bridge = BackgroundServer(create_app(config)).start()
     try:
         extra: dict[str, Any] = {}
         if tools:

@@ -9,7 +9,7 @@ import pytest
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 TOOL = {
     "name": "get_weather",

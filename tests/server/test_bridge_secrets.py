@@ -17,7 +17,7 @@ from starlette.routing import Route
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 ALPHA = "sk-alpha-secret-1111"
 BRAVO = "sk-bravo-secret-2222"
@@ -39,7 +39,9 @@ def upstream() -> Iterator[str]:
     server.stop()
 
 
-def bridge(name: str, key_env: str, base_url: str) -> tuple[BackgroundServer, Any]:
+def bridge(
+    name: str, key_env: str, base_url: str, pass_through: bool
+) -> tuple[BackgroundServer, Any]:
     entry = {
         "name": name,
         "provider": "openai",
@@ -48,7 +50,7 @@ def bridge(name: str, key_env: str, base_url: str) -> tuple[BackgroundServer, An
         "base_url": base_url,
         "api_key_env": key_env,
     }
-    app = create_app(parse_config({"models": [entry]}))
+    app = create_app(parse_config({"models": [entry], "server": {"pass_through": pass_through}}))
     return BackgroundServer(app).start(), app.state.bridge
 
 
@@ -62,9 +64,9 @@ async def ask(server: BackgroundServer, model: str, stream: bool = False) -> str
     return str(response.json()["error"]["message"])
 
 
-async def test_each_bridge_redacts_its_own_secrets(upstream: str) -> None:
-    alpha, alpha_bridge = bridge("a", "GA_TEST_SECRET_ALPHA", upstream)
-    bravo, bravo_bridge = bridge("b", "GA_TEST_SECRET_BRAVO", upstream)
+async def test_each_bridge_redacts_its_own_secrets(upstream: str, pass_through: bool) -> None:
+    alpha, alpha_bridge = bridge("a", "GA_TEST_SECRET_ALPHA", upstream, pass_through)
+    bravo, bravo_bridge = bridge("b", "GA_TEST_SECRET_BRAVO", upstream, pass_through)
     try:
         for stream in (False, True):
             said = await ask(alpha, "a", stream)

@@ -30,7 +30,7 @@ from good_agent.providers.types import ChatRequest
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
 
 
@@ -95,11 +95,14 @@ def upstream() -> Iterator[ResettingUpstream]:
 
 
 def bridge_for(
-    upstream: ResettingUpstream, wire: str, monkeypatch: pytest.MonkeyPatch
+    upstream: ResettingUpstream,
+    wire: str,
+    monkeypatch: pytest.MonkeyPatch,
+    pass_through: bool = True,
 ) -> BackgroundServer:
     config = parse_config(
         {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "pass_through": pass_through},
             "models": [
                 {
                     "name": "gpt",
@@ -123,9 +126,13 @@ def bridge_for(
 @pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages"])
 @pytest.mark.parametrize("wire", ["http1", "aiohttp", "httpx"])
 async def test_a_reset_mid_stream_is_a_cut_stream(
-    upstream: ResettingUpstream, wire: str, path: str, monkeypatch: pytest.MonkeyPatch
+    upstream: ResettingUpstream,
+    wire: str,
+    path: str,
+    monkeypatch: pytest.MonkeyPatch,
+    pass_through: bool,
 ) -> None:
-    bridge = bridge_for(upstream, wire, monkeypatch)
+    bridge = bridge_for(upstream, wire, monkeypatch, pass_through)
     body = {"model": "gpt", "messages": USER, "max_tokens": 50, "stream": True}
     lines: list[str] = []
     try:

@@ -14,6 +14,7 @@ from good_agent.server.bridge import Bridge
 from good_agent.server.chat.wire import ChunkWriter, completion_body, parse_chat_request
 from good_agent.server.exchange import Exchange, error_response
 from good_agent.server.media import check_media
+from good_agent.server.passthrough import forward
 from good_agent.server.streams import relay
 
 
@@ -23,11 +24,17 @@ async def handle_chat_completions(bridge: Bridge, request: Request) -> ASGIApp:
 
     async def serve() -> ASGIApp:
         bridge.authorize(request)
-        call = parse_chat_request(await bridge.read_json(request))
+        body = await bridge.read_json(request)
+        call = parse_chat_request(body)
         check_media(call.request.messages, bridge.media_limits, bridge.fetcher.hosts)
         exchange.stream = call.stream
         exchange.route = bridge.route(call.model)
         # The request is known and its route chosen: what follows calls the model.
+        plan = bridge.pass_through[call.model]
+        if plan is not None and plan.takes("chat", call.request):
+            return await forward(
+                exchange, plan, body, stream=call.stream, include_usage=call.include_usage
+            )
         if call.stream:
             chosen, events, first, done = await exchange.open_stream(call.request)
             writer = ChunkWriter(call.model, include_usage=call.include_usage)

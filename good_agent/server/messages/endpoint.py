@@ -18,6 +18,7 @@ from good_agent.server.messages.wire import (
     message_body,
     parse_messages_request,
 )
+from good_agent.server.passthrough import forward
 from good_agent.server.streams import relay
 
 
@@ -27,11 +28,15 @@ async def handle_messages(bridge: Bridge, request: Request) -> ASGIApp:
 
     async def serve() -> ASGIApp:
         bridge.authorize(request)
-        call = parse_messages_request(await bridge.read_json(request))
+        body = await bridge.read_json(request)
+        call = parse_messages_request(body)
         check_media(call.request.messages, bridge.media_limits, bridge.fetcher.hosts)
         exchange.stream = call.stream
         exchange.route = bridge.route(call.model)
         # The request is known and its route chosen: what follows calls the model.
+        plan = bridge.pass_through[call.model]
+        if plan is not None and plan.takes("messages", call.request):
+            return await forward(exchange, plan, body, stream=call.stream, include_usage=False)
         if call.stream:
             chosen, events, first, done = await exchange.open_stream(call.request)
             writer = MessageStreamWriter(call.model)

@@ -1,0 +1,536 @@
+"""A passed-through stream: the upstream's event bytes relayed as they arrive.
+
+`ByteRelay` looks at each chunk the upstream sends only as much as the bridge
+needs. It holds back a line not yet complete (so an event it must read is whole,
+and an event it replaces was never half sent) and passes every complete line on as
+it came. Linear scans (each pattern starts with a literal) refuse what the
+translating path's decoders refuse: a ``data:`` line that is not a JSON object, a
+``choices`` that is not a list of objects, a ``delta`` that is not an object, an
+``index`` that is not an integer. Only the lines that may carry what it reads (found
+by a byte search for ``"usage"``, ``"error"``, ``"tool_calls"`` and the API's final
+event, or holding a surrogate escape) are parsed: the usage for the access log, an
+upstream ``error`` event (replaced by the bridge's own error event, its message
+mapped and redacted as on the translating path), tool-call deltas without an
+``index`` (given one), a lone surrogate (the event written again with U+FFFD), the
+final event (``data: [DONE]`` or a finish reason, ``message_stop``). A stream that
+ends without its final event, or whose connection is cut, ends with the client API's
+error event, never as if it were complete; one that held no reply is an invalid
+reply. A Chat Completions client that did not ask for usage
+(``stream_options.include_usage``) does not get the usage chunk the bridge asked the
+upstream for.
+
+`open_stream` starts the upstream call and reads it until the reply begins (a
+choice's delta, a ``message_start``) before the response does, so a refusal, a rate
+limit, an error event at once or a stream that holds no reply still gets its HTTP
+status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
+the upstream call (a client that leaves cancels it) and writes the access log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from good_agent.http.http_transport import HttpTransport
+from good_agent.providers.anthropic.codec import usage_counts
+from good_agent.providers.openai.chat_codec import cache_counts
+from good_agent.server.common.closing import close_shielded
+from good_agent.server.common.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.common.utf8 import utf8
+from good_agent.types.errors import (
+    ModelError,
+    ModelIncompleteStreamError,
+    ModelOverloadedError,
+    ModelResponseError,
+    ModelTimeoutError,
+)
+from good_agent.types.usage import Usage
+
+if TYPE_CHECKING:
+    from good_agent.server.exchange import Exchange
+    from good_agent.server.served import ServedModel
+
+logger = logging.getLogger("good_agent.server")
+
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+ClientAPI = Literal["chat", "messages"]
+"""A client API the pass-through path serves."""
+
+_MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
+    "chat": (b"[DONE]", b'"usage"', b'"error"', b'"tool_calls"'),
+    "messages": (b"message_stop", b'"usage"', b'"error"'),
+}
+"""The bytes a line must hold to be parsed, per client API."""
+
+
+Renames = tuple[tuple[bytes, bytes], ...]
+"""Byte strings replaced in an upstream's reply: its model name as JSON members."""
+
+
+def model_renames(upstream: str, client: str) -> Renames:
+    """The replacements that put ``client`` (the route's name) where the upstream
+    writes ``upstream`` as the ``model`` member (as the translating path names it).
+
+    Outside a string a JSON member is written with bare quotes, which a string's
+    own text never holds unescaped, so only members are matched."""
+    if upstream == client:
+        return ()
+    old, new = json.dumps(upstream).encode(), json.dumps(client).encode()
+    return tuple((key + old, key + new) for key in (b'"model":', b'"model": '))
+
+
+def renamed(data: bytes, renames: Renames) -> bytes:
+    """``data`` with ``renames`` made."""
+    for old, new in renames:
+        if old in data:
+            data = data.replace(old, new)
+    return data
+
+
+_BAD_DATA = re.compile(rb"\ndata:(?! ?(?:\{|\[DONE\]|\r?\n|\r?\Z))")
+_BAD_FIRST = re.compile(rb"data:(?! ?(?:\{|\[DONE\]|\r?\n|\r?\Z))")
+"""A ``data:`` line that is not a JSON object (nor ``[DONE]``, nor empty): a malformed
+event, as the translating path's decoders refuse it (each pattern starts with its
+literal, so a search is a scan for it)."""
+
+_BAD_INDEX = re.compile(rb'"index":(?! ?-?[0-9]+ ?[,}])')
+"""An ``index`` member that is not an integer (a JSON member is written with bare
+quotes, which no string's text holds unescaped)."""
+
+_BAD_SHAPE = re.compile(rb'"choices":(?! ?\[ ?[{\]])|"delta":(?! ?\{)')
+"""A ``choices`` member that is not a list of objects, a ``delta`` that is not an
+object: an event of the wrong shape."""
+
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of a UTF-16 surrogate: its event is written again (a lone one
+replaced by U+FFFD, as the translating path writes it)."""
+
+_FINISH = (b'"finish_reason":"', b'"finish_reason": "')
+"""A Chat Completions finish reason that is set (a string, not ``null``)."""
+
+
+class ByteRelay:
+    """What the bridge reads from one passed-through stream (see the module docstring).
+
+    Args:
+        api: The client API (``chat`` or ``messages``).
+        provider: The upstream's name in errors.
+        include_usage: Whether a Chat Completions client asked for the usage chunk.
+    """
+
+    __slots__ = (
+        "answered",
+        "api",
+        "call_ids",
+        "drop_usage_chunk",
+        "ended",
+        "failed",
+        "held",
+        "markers",
+        "provider",
+        "renames",
+        "started",
+        "usage",
+    )
+
+    def __init__(
+        self,
+        api: ClientAPI,
+        provider: str,
+        *,
+        include_usage: bool = False,
+        renames: Renames = (),
+    ) -> None:
+        self.api = api
+        self.renames = renames
+        self.provider = provider
+        self.drop_usage_chunk = api == "chat" and not include_usage
+        self.markers = _MARKERS[api]
+        self.usage = Usage()
+        """The reply's usage so far."""
+        self.ended = False
+        """Whether the final event has come."""
+        self.failed: Exception | None = None
+        """The upstream's error event, once one came (the bytes before it are relayed)."""
+        self.held = b""
+        self.answered = False
+        """Whether the stream holds a reply (a finish reason, a ``message_start``)."""
+        self.started = False
+        """Whether a reply has begun (a choice's delta, a ``message_start``)."""
+        self.call_ids: list[str] = []
+        """The tool-call ids seen, in order (their position is a call's index when the
+        upstream leaves ``index`` out)."""
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete lines of what has arrived, to pass on (read where needed)."""
+        data = self.held + chunk if self.held else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            self.held = data
+            return b""
+        if cut < len(data):
+            self.held = data[cut:]
+            data = data[:cut]
+        else:
+            self.held = b""
+        if self.renames:
+            data = renamed(data, self.renames)
+        bad = (
+            _BAD_FIRST.match(data)
+            or _BAD_DATA.search(data)
+            or _BAD_INDEX.search(data)
+            or _BAD_SHAPE.search(data)
+        )
+        if bad is not None:
+            return self._malformed(data, bad.end() - 1)
+        if not self.answered and self.api == "chat":
+            self.answered = _FINISH[0] in data or _FINISH[1] in data
+        if not self.started:
+            self.started = self.began(data)
+        surrogate = _SURROGATE.search(data)
+        for marker in self.markers:
+            if marker in data or surrogate is not None:
+                return self._read(data, surrogate is not None)
+        return data
+
+    def began(self, data: bytes) -> bool:
+        """Whether ``data`` (passed on before a failure) holds the start of a reply:
+        a choice's delta, a ``message_start``. Without one, a failure at the start
+        is answered with its own status, as on the translating path."""
+        return (b'"delta"' if self.api == "chat" else b"message_start") in data
+
+    def _malformed(self, data: bytes, at: int) -> bytes:
+        """The lines before the malformed one at ``at``; the failure noted."""
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        line = data[start : len(data) if end < 0 else end]
+        shown = line.decode("utf-8", "replace")[:200]
+        self.failed = ModelResponseError(
+            f"{self.provider} sent a malformed stream event: {shown!r}", provider=self.provider
+        )
+        before = data[:start]
+        self.started = self.started or self.began(before)
+        return before
+
+    def close(self) -> bytes:
+        """The rest, once the upstream's body has ended; a
+        `ModelIncompleteStreamError` when the final event never came."""
+        rest = self._read(renamed(self.held, self.renames), True) if self.held else b""
+        self.held = b""
+        if self.failed is not None or self.ended:
+            return rest
+        if self.api == "chat" and self.answered:
+            # A finish reason ends a Chat Completions reply; ``[DONE]`` is written
+            # for the client as the translating path writes it.
+            self.ended = True
+            return rest + b"data: [DONE]\n\n"
+        if not self.started:
+            raise ModelResponseError(
+                f"{self.provider} sent a stream that holds no reply", provider=self.provider
+            )
+        raise ModelIncompleteStreamError(
+            f"the {self.provider} stream ended before its final event", provider=self.provider
+        )
+
+    def _read(self, data: bytes, surrogates: bool = False) -> bytes:
+        """``data`` with the lines holding a marker (or, with ``surrogates``, a
+        surrogate escape) read, and left out, written again, or cut short before a
+        failure where they say so."""
+        lines: set[tuple[int, int]] = set()
+        found = [m.start() for m in _SURROGATE.finditer(data)] if surrogates else []
+        for marker in self.markers:
+            at = data.find(marker)
+            while at >= 0:
+                found.append(at)
+                at = data.find(marker, at + len(marker))
+        for at in found:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            lines.add((start, len(data) if end < 0 else end))
+        out: list[bytes] = []
+        last = 0
+        for start, end in sorted(lines):
+            line = data[start:end]
+            if not line.startswith(b"data:"):
+                continue
+            text = line[5:].strip()
+            if self._indexed_calls_only(text):
+                continue
+            new = self._event(text)
+            if self.failed is not None:
+                out.append(data[last:start])
+                return b"".join(out)
+            if new is None:  # left out with its line end
+                out.append(data[last:start])
+                last = end + 1
+            elif new is not text:  # written again
+                out.append(data[last:start])
+                out.append(b"data: " + new)
+                last = end
+        out.append(data[last:])
+        return b"".join(out)
+
+    def _indexed_calls_only(self, text: bytes) -> bool:
+        """Whether ``text`` is found only for its tool calls and each has an ``index``
+        (one per ``function`` member besides the choice's own): nothing to read."""
+        if self.api != "chat" or _SURROGATE.search(text) is not None:
+            return False
+        for marker in self.markers[:-1]:  # all but "tool_calls"
+            if marker in text:
+                return False
+        return text.count(b'"index"') > text.count(b'"function"')
+
+    def _event(self, text: bytes) -> bytes | None:
+        """Read one event's data: what is passed on (``text`` itself, the event
+        written again, or ``None`` for nothing)."""
+        if text == b"[DONE]":
+            return text if self._end() else None
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return text  # not the bridge's to judge: the client gets it as it came
+        if not isinstance(event, dict):
+            return text
+        keep = self._read_event(event)
+        if not keep:
+            return None
+        changed = self.api == "chat" and self._indexed(event)
+        if changed or _SURROGATE.search(text) is not None:
+            return utf8(_COMPACT(event))
+        return text
+
+    def _indexed(self, event: dict[str, Any]) -> bool:
+        """Give each tool-call delta of a chat event its ``index`` where the upstream
+        left it out (distinct ids are distinct calls, as the translating path reads
+        them); whether any was given."""
+        changed = False
+        for choice in event.get("choices") or ():
+            delta = choice.get("delta") if isinstance(choice, dict) else None
+            calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+            for call in calls if isinstance(calls, list) else ():
+                if not isinstance(call, dict):
+                    continue
+                ident = call.get("id")
+                if isinstance(ident, str) and ident and ident not in self.call_ids:
+                    self.call_ids.append(ident)
+                if "index" not in call:
+                    position = len(self.call_ids) - 1
+                    if isinstance(ident, str) and ident in self.call_ids:
+                        position = self.call_ids.index(ident)
+                    call["index"] = max(position, 0)
+                    changed = True
+        return changed
+
+    def _read_event(self, event: dict[str, Any]) -> bool:
+        """Read one event's members the bridge needs; whether it is passed on."""
+        error = event.get("error")
+        if error and (self.api == "chat" or event.get("type") == "error"):
+            message = error.get("message", error) if isinstance(error, dict) else error
+            self.failed = ModelOverloadedError(
+                f"{self.provider} failed mid-stream: {message}", provider=self.provider
+            )
+            return False
+        if self.api == "chat":
+            return self._chat_usage(event)
+        kind = event.get("type")
+        if kind == "message_stop":
+            return self._end()
+        if kind == "message_start":
+            self.answered = True
+            message = event.get("message")
+            if isinstance(message, dict):
+                self.usage = usage_of("messages", message.get("usage"), self.usage)
+        elif kind == "message_delta":
+            self.usage = usage_of("messages", event.get("usage"), self.usage)
+        return True
+
+    def _end(self) -> bool:
+        """The final event: the stream ends (with an error when it held no reply)."""
+        if not self.answered:
+            self.failed = ModelResponseError(
+                f"{self.provider} sent a stream that holds no reply", provider=self.provider
+            )
+            return False
+        self.ended = True
+        return True
+
+    def _chat_usage(self, event: dict[str, Any]) -> bool:
+        usage = event.get("usage")
+        if not isinstance(usage, dict):
+            return True
+        self.usage = usage_of("chat", usage, self.usage)
+        # The usage chunk the bridge asked for, which this client did not.
+        return not (self.drop_usage_chunk and event.get("choices") == [])
+
+
+def usage_of(api: ClientAPI, usage: Any, before: Usage | None = None) -> Usage:
+    """The token counts of an upstream ``usage`` object of ``api``, read as the
+    codecs read them (the counts it does not carry kept from ``before``)."""
+    before = before or Usage()
+    if not isinstance(usage, dict):
+        return before
+    if api == "chat":
+        read, write = cache_counts(usage.get("prompt_tokens_details"))
+        given, out = usage.get("prompt_tokens"), usage.get("completion_tokens")
+        total = int(given) if isinstance(given, int | float) else None
+        output = int(out) if isinstance(out, int | float) else None
+    else:
+        total, output, read, write = usage_counts(usage)
+    return Usage(
+        before.input_tokens if total is None else total,
+        before.output_tokens if output is None else output,
+        before.cache_read_tokens if read is None else read,
+        before.cache_write_tokens if write is None else write,
+        before.cache_write_1h_tokens,
+    )
+
+
+def failure_event(api: ClientAPI, error: BridgeError, request_id: str) -> bytes:
+    """The client API's error event ending a stream (after a blank line, which ends
+    any event the upstream left open)."""
+    if api == "chat":
+        return b"\ndata: " + json.dumps(error.openai_body()).encode() + b"\n\n"
+    body = {"type": "error", "error": error.anthropic_body()["error"], "request_id": request_id}
+    return b"\nevent: error\ndata: " + json.dumps(body).encode() + b"\n\n"
+
+
+async def open_stream(
+    exchange: Exchange,
+    route: ServedModel,
+    transport: HttpTransport,
+    url: str,
+    data: bytes,
+    headers: Mapping[str, str],
+    relay: ByteRelay,
+) -> AsyncIterator[bytes]:
+    """Start the upstream stream, read its first chunk (errors raise here, before the
+    response), and return the client's bytes (`relay_bytes`)."""
+    provider = transport.provider
+    total = transport.stream_timeout if transport.limits_streams else None
+    deadline = None if total is not None else anyio.current_time() + route.stream_timeout
+    opened = AsyncExitStack()
+
+    async def start() -> tuple[AsyncIterator[bytes], bytes]:
+        reply = await opened.enter_async_context(
+            transport.wire.stream(url, data, headers, provider=provider, total=total)
+        )
+        if reply.status >= 400:
+            content = await reply.read()
+            raise transport.status_error(reply.status, reply.headers, content, url=url)
+        kind = reply.headers.get("content-type", "")
+        if "text/event-stream" not in kind.lower():
+            raise ModelResponseError(
+                f"{provider} did not answer with an event stream (content type "
+                f"{kind or 'missing'!r})",
+                provider=provider,
+            )
+        chunks = reply.chunks()
+        # Read until the reply begins (or fails, or ends: then its end is judged here).
+        prefix: list[bytes] = []
+        while not relay.started and relay.failed is None:
+            chunk = await anext(chunks, None)
+            if chunk is None:
+                prefix.append(relay.close())
+                break
+            prefix.append(relay.feed(chunk))
+        return chunks, b"".join(prefix)
+
+    try:
+        chunks, first = await exchange.watch.run(
+            start,
+            within=None if deadline is None else route.stream_timeout,
+            expired=lambda: _stream_timeout(route),
+        )
+        if relay.failed is not None and not relay.started:
+            raise relay.failed  # nothing relayed before it: the error's own status
+    except BaseException as exc:
+        # Through the wire's context, which types a failure of the connection.
+        with anyio.CancelScope(shield=True):
+            await opened.__aexit__(type(exc), exc, exc.__traceback__)
+        raise
+    return relay_bytes(exchange, route, opened, chunks, first, relay, deadline)
+
+
+def _error(exc: Exception, route: ServedModel, request_id: str) -> BridgeError:
+    """``exc`` as the client's error (as the translating path's relay maps it)."""
+    if isinstance(exc, BridgeError):
+        return exc
+    if isinstance(exc, ModelError):
+        return from_model_error(exc, route.name)
+    logger.error(
+        "request %s: the stream from '%s' failed: %s",
+        request_id,
+        route.name,
+        type(exc).__name__,
+        exc_info=exc,
+    )
+    return internal_error(request_id)
+
+
+def _stream_timeout(route: ServedModel) -> ModelTimeoutError:
+    return ModelTimeoutError(
+        f"the streamed reply took longer than {route.stream_timeout:g} s (server.stream_timeout)",
+        provider=route.entry.provider,
+    )
+
+
+async def relay_bytes(
+    exchange: Exchange,
+    route: ServedModel,
+    opened: AsyncExitStack,
+    chunks: AsyncIterator[bytes],
+    first: bytes,
+    relay: ByteRelay,
+    deadline: float | None,
+) -> AsyncIterator[bytes]:
+    """The client's bytes: the first chunk's, then each chunk's as it arrives; a
+    failure ends them with the client API's error event."""
+    status = 499
+    pending = b""  # bytes read and not yet passed on
+    try:
+        # Inside the wire's context, which types a failure of the connection (a
+        # stream cut) as it does on the translating path.
+        async with opened:
+            if first:
+                yield first
+            if relay.failed is not None:
+                raise relay.failed
+            while True:
+                if deadline is None:
+                    chunk = await anext(chunks, None)
+                else:
+                    with anyio.CancelScope(deadline=deadline) as scope:
+                        chunk = await anext(chunks, None)
+                    if scope.cancelled_caught:
+                        raise _stream_timeout(route)
+                if chunk is None:
+                    break
+                pending = relay.feed(chunk)
+                if relay.failed is not None:
+                    raise relay.failed
+                if pending:
+                    out, pending = pending, b""
+                    yield out
+        pending = relay.close()
+        if relay.failed is not None:
+            raise relay.failed
+        if pending:
+            out, pending = pending, b""
+            yield out
+        status = 200
+    except Exception as exc:
+        error = _error(exc, route, exchange.request_id)
+        status = error.status
+        yield pending + failure_event(relay.api, error, exchange.request_id)
+    finally:
+        await close_shielded(chunks)
+        with anyio.CancelScope(shield=True):
+            await opened.aclose()
+        exchange.log(status, relay.usage, route)

@@ -1,0 +1,300 @@
+"""The pass-through path: taken when the client speaks its upstream's API, and every
+check of the translating path still holds on it.
+
+The main bridge test files run on both paths (``pytest.mark.both_paths``); the
+tests here prove the path is the one taken (the upstream gets the client's own
+fields, the client gets the upstream's own bytes), which routes and requests take
+it, and the checks made on the bytes it relays.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from bridge_fakes import UPSTREAM_KEY, Fake, RawFake, sse
+from bridge_harness import CLIENT_KEY, USER, WEATHER, model_entries
+
+from good_agent.server import create_app, parse_config
+from good_agent.server.background import BackgroundServer
+from good_agent.server.passthrough_stream import ByteRelay
+
+pytestmark = pytest.mark.anyio
+AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
+CHAT = "/v1/chat/completions"
+MESSAGES = "/v1/messages"
+
+
+async def post(server: BackgroundServer, path: str, body: dict[str, Any], **headers: str) -> Any:
+    async with httpx2.AsyncClient(timeout=30) as http:
+        return await http.post(f"{server.url}{path}", json=body, headers={**AUTH, **headers})
+
+
+def plans(server: BackgroundServer) -> dict[str, Any]:
+    app: Any = server.app
+    return {
+        name: None if plan is None else plan.api
+        for name, plan in app.state.bridge.pass_through.items()
+    }
+
+
+def test_which_routes_pass_through(fakes: dict[str, tuple[Fake, str]]) -> None:
+    entries = model_entries(fakes)
+    extra = [
+        {**entries[0], "name": "gpt-off", "pass_through": False},
+        {**entries[0], "name": "gpt-fallback", "fallback": ["gpt"]},
+        {**entries[0], "name": "gpt-plain-settings", "settings": {"temperature": 0.2}},
+        {**entries[0], "name": "gpt-translated-settings", "settings": {"thinking": "low"}},
+        {**entries[1], "name": "claude-top-k", "settings": {"top_k": 5}},
+    ]
+    config = parse_config({"models": [*entries, *extra]})
+    app = create_app(config)
+    bridge: Any = app.state.bridge
+    found = {name: None if p is None else p.api for name, p in bridge.pass_through.items()}
+    assert found == {
+        "gpt": "chat",
+        "claude": "messages",
+        "gemini": None,  # an API no client endpoint passes through to
+        "ollama": None,
+        "local": None,  # prompted modes translate
+        "local-parsed": None,
+        "ollama-text": None,
+        "structured": None,
+        "wrong-key": "chat",
+        "dead": "chat",
+        "gpt-off": None,
+        "gpt-fallback": None,
+        "gpt-plain-settings": "chat",
+        "gpt-translated-settings": None,
+        "claude-top-k": "messages",
+    }
+    off = create_app(parse_config({"server": {"pass_through": False}, "models": entries}))
+    assert not any(off.state.bridge.pass_through.values())
+
+
+async def test_the_upstream_gets_the_clients_own_fields(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["openai"][0]
+    body = {
+        "model": "gpt",
+        "messages": [{"role": "user", "content": "hi", "name": "ann"}],
+        "tools": [WEATHER],
+        "x_vendor_option": {"keep": [1, 2.5, "three"]},
+        "temperature": 0.5,
+    }
+    response = await post(bridge, CHAT, body)
+    assert response.status_code == 200, response.text
+    [sent] = fake.requests
+    assert sent == {**body, "model": "fake-gpt"}  # nothing else changed
+    assert fake.headers[-1]["authorization"] == f"Bearer {UPSTREAM_KEY}"
+    assert CLIENT_KEY not in json.dumps(fake.headers[-1])
+    # The reply is the upstream's, with the route's name for the model.
+    reply = response.json()
+    assert reply["id"] == "chatcmpl-fake" and reply["model"] == "gpt"
+    assert response.headers["x-request-id"].startswith("req_")
+
+
+async def test_a_prompted_route_still_translates(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["text"][0]
+    body = {"model": "local", "messages": USER, "tools": [WEATHER], "x_vendor_option": 1}
+    response = await post(bridge, CHAT, body)
+    assert response.status_code == 200, response.text
+    [sent] = fake.requests
+    assert "tools" not in sent and "x_vendor_option" not in sent
+
+
+@pytest.mark.parametrize("kind", ["strict-tool", "strict-answer"])
+async def test_requests_the_bridge_must_translate_are_translated(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], kind: str
+) -> None:
+    fake = fakes["openai"][0]
+    body: dict[str, Any] = {"model": "gpt", "messages": USER, "x_vendor_option": 1}
+    if kind == "strict-tool":
+        body["tools"] = [{"type": "function", "function": {**WEATHER["function"], "strict": True}}]
+    else:
+        fake.reply.text = '{"city": "Paris"}'
+        schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "w", "schema": schema, "strict": True},
+        }
+    response = await post(bridge, CHAT, body)
+    assert response.status_code == 200, response.text
+    assert "x_vendor_option" not in fake.requests[-1]  # the translating path's request
+
+
+async def test_the_stream_is_the_upstreams_bytes(raw: tuple[RawFake, BackgroundServer]) -> None:
+    fake, bridge = raw
+    fake.reset()
+    fake.content_type = "text/event-stream"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "x_choice": "kept"}
+        payload = {"id": "c1", "model": "fake-gpt", "choices": [choice], **extra}
+        return sse(payload)
+
+    events = (
+        chunk({"role": "assistant", "content": ""}, system_fingerprint="fp_1")
+        + b": a comment line\n\n"
+        + chunk({"content": "Bonjour"})
+        + chunk({}, "stop")
+    )
+    usage = sse({"id": "c1", "model": "fake-gpt", "choices": [], "usage": {"prompt_tokens": 4}})
+    fake.body = events + usage + sse("[DONE]")
+    for include_usage in (False, True):
+        body: dict[str, Any] = {"model": "gpt", "messages": USER, "stream": True}
+        if include_usage:
+            body["stream_options"] = {"include_usage": True}
+        response = await post(bridge, CHAT, body)
+        assert response.status_code == 200, response.text
+        expected = events + (usage if include_usage else b"") + sse("[DONE]")
+        expected = expected.replace(b'"model": "fake-gpt"', b'"model": "gpt"')
+        # Every byte as the upstream wrote it (comments, spacing, unknown members),
+        # but the usage chunk the bridge asked for and this client did not.
+        assert response.content.replace(b"\n", b"") == expected.replace(b"\n", b"")
+        assert response.content.count(b"[DONE]") == 1
+
+
+async def test_usage_is_logged_on_both_kinds_of_reply(
+    bridge: BackgroundServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="good_agent.server.access")
+    for path, model in ((CHAT, "gpt"), (MESSAGES, "claude")):
+        for stream in (False, True):
+            body = {"model": model, "messages": USER, "max_tokens": 50, "stream": stream}
+            response = await post(bridge, path, body)
+            assert response.status_code == 200, response.text
+    await anyio.sleep(0.05)
+    records = [r.__dict__ for r in caplog.records if r.name == "good_agent.server.access"]
+    assert len(records) == 4
+    for record in records:
+        assert record["status"] == 200
+        assert record["input_tokens"] > 0 and record["output_tokens"] > 0, record
+
+
+async def test_anthropic_headers_and_fields_are_forwarded(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["anthropic"][0]
+    body = {
+        "model": "claude",
+        "max_tokens": 50,
+        "messages": USER,
+        "metadata": {"user_id": "u-1"},
+        "service_tier": "auto",
+    }
+    response = await post(bridge, MESSAGES, body, **{"anthropic-beta": "tools-2099"})
+    assert response.status_code == 200, response.text
+    [sent] = fake.requests
+    assert sent == {**body, "model": "claude-sonnet-4-6"}
+    headers = fake.headers[-1]
+    assert headers["anthropic-beta"] == "tools-2099"
+    assert headers["x-api-key"] == UPSTREAM_KEY and headers["anthropic-version"]
+    assert response.json()["model"] == "claude"
+
+
+@pytest.mark.parametrize("path", [CHAT, MESSAGES])
+async def test_a_stream_ended_early_is_an_error(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], path: str
+) -> None:
+    fake = fakes["openai" if path == CHAT else "anthropic"][0]
+    fake.reply.text = "a long reply " * 5
+    fake.end_after = 3  # a clean end of the body, before the final event
+    model = "gpt" if path == CHAT else "claude"
+    body = {"model": model, "messages": USER, "max_tokens": 50, "stream": True}
+    response = await post(bridge, path, body)
+    assert response.status_code == 200
+    text = response.text
+    assert "[DONE]" not in text and "message_stop" not in text
+    last = json.loads(text.strip().splitlines()[-1][6:])
+    error = last["error"]
+    assert "ended before its final event" in error["message"]
+    if path == MESSAGES:
+        assert last["type"] == "error" and "event: error" in text
+    else:
+        assert error["code"] == "upstream_stream_cut"
+
+
+@pytest.fixture
+def sse_upstream(raw: tuple[RawFake, BackgroundServer]) -> Iterator[RawFake]:
+    raw[0].reset()
+    raw[0].content_type = "text/event-stream"
+    yield raw[0]
+    raw[0].reset()
+
+
+@pytest.mark.parametrize("path", [CHAT, MESSAGES])
+async def test_an_upstream_error_event_is_mapped_and_redacted(
+    raw: tuple[RawFake, BackgroundServer], sse_upstream: RawFake, path: str
+) -> None:
+    said = f"bad key {UPSTREAM_KEY} overloaded"
+    if path == CHAT:
+        start = sse({"id": "c", "choices": [{"index": 0, "delta": {"content": "Hi"}}]})
+        failure = sse({"error": {"message": said, "type": "server_error"}})
+    else:
+        message = {"id": "m", "type": "message", "role": "assistant", "content": []}
+        message |= {"model": "claude-sonnet-4-6", "usage": {"input_tokens": 3}}
+        start = sse({"type": "message_start", "message": message}, "message_start")
+        error = {"type": "error", "error": {"type": "overloaded_error", "message": said}}
+        failure = sse(error, "error")
+    sse_upstream.body = start + failure
+    model = "gpt" if path == CHAT else "claude"
+    body = {"model": model, "messages": USER, "max_tokens": 50, "stream": True}
+    response = await post(raw[1], path, body)
+    assert response.status_code == 200
+    assert UPSTREAM_KEY not in response.text
+    last = json.loads(response.text.strip().splitlines()[-1][6:])
+    assert "failed mid-stream: bad key *** overloaded" in last["error"]["message"]
+    assert "upstream 'gpt'" in last["error"]["message"] or path == MESSAGES
+    assert response.text.count("overloaded") == 1  # the upstream's own event is not relayed
+
+
+async def test_an_upstream_error_status_is_the_clients_error(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["anthropic"][0]
+    fake.fail_status = 529
+    for stream in (False, True):
+        body = {"model": "claude", "messages": USER, "max_tokens": 50, "stream": stream}
+        response = await post(bridge, MESSAGES, body)
+        assert response.status_code == 502, response.text
+        error = response.json()
+        assert error["type"] == "error" and error["request_id"].startswith("req_")
+        assert "upstream 'claude' (anthropic) failed: HTTP 529" in error["error"]["message"]
+
+
+def test_a_relay_holds_a_line_until_it_is_whole() -> None:
+    relay = ByteRelay("chat", "openai", include_usage=True)
+    event = sse({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    usage = sse({"id": "c", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}})
+    stream = event + usage + sse("[DONE]")
+    out = b""
+    for i in range(0, len(stream), 7):  # split anywhere, even inside "[DONE]"
+        out += relay.feed(stream[i : i + 7])
+    out += relay.close()
+    assert out == stream
+    assert relay.ended and relay.usage.input_tokens == 5 and relay.usage.output_tokens == 2
+
+
+async def test_bad_input_is_refused_before_anything_is_sent(
+    bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+) -> None:
+    fake = fakes["openai"][0]
+    bad_name = {"type": "function", "function": {"name": "no spaces", "parameters": {}}}
+    for body, param in (
+        ({"model": "gpt", "messages": USER, "tools": [bad_name]}, "tools[0].function.name"),
+        ({"model": "gpt", "messages": USER, "temperature": "hot"}, "temperature"),
+        ({"model": "gpt", "messages": [{"role": "robot", "content": "x"}]}, "messages[0].role"),
+    ):
+        response = await post(bridge, CHAT, body)
+        assert response.status_code == 400, response.text
+        assert response.json()["error"]["param"] == param
+    assert not fake.requests
