@@ -18,7 +18,7 @@ import logging
 import time
 from typing import Any
 
-from good_agent.models.base import ModelRequest
+from good_agent.models.base import LanguageModel, ModelRequest
 from good_agent.models.traits import request_mode
 from good_agent.types.messages import ToolCall, ToolResponse
 
@@ -33,7 +33,7 @@ def log_model_request(model: Any, request: ModelRequest, *, streamed: bool) -> N
     """Log one model request at DEBUG: model, mode, message and tool counts."""
     if not model_logger.isEnabledFor(logging.DEBUG):
         return
-    name = str(getattr(model, "model_name", type(model).__name__))
+    name = model.model_name if isinstance(model, LanguageModel) else type(model).__name__
     mode = request_mode(model, request) or "-"
     model_logger.debug(
         "model request: model=%s mode=%s messages=%d tools=%d streamed=%s",

@@ -22,6 +22,8 @@ import weakref
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from good_agent.models.traits import close_model
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -57,9 +59,7 @@ async def close_models(models: list[Any]) -> None:
     """Close each model's connections (those with an ``aclose``; they reconnect if used
     again)."""
     for model in models:
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            await close()
+        await close_model(model)
 
 
 async def _close_then_stop(models: list[Any]) -> None:

@@ -15,9 +15,10 @@ whole reply (`event_batches`).
 
 Besides ``send`` and ``stream``, a transport may have the optional members declared
 below, each its own small protocol (`Batching`, `Addressed`, `Retrying`, `Closing`,
-`KeepsStreamTimeout`). Callers never probe for them: they call the functions here
-(`event_batches`, `transport_address`, `one_attempt`, `aclose`, `limits_streams`),
-which answer for a transport without the member too.
+`KeepsStreamTimeout`, `KnowsUnusable`). Callers never probe for them: they call the
+functions here (`event_batches`, `transport_address`, `one_attempt`, `aclose`,
+`limits_streams`, `unusable_reason`), which answer for a transport without the member
+too.
 """
 
 from __future__ import annotations
@@ -110,6 +111,18 @@ class KeepsStreamTimeout(Protocol):
     """Optional: keeps a stream's time limit itself (the built-in HTTP transports)."""
 
     limits_streams: bool
+
+
+@runtime_checkable
+class KnowsUnusable(Protocol):
+    """Optional: knows before sending that it cannot send (no key for its provider)."""
+
+    unusable: Exception | None
+
+
+def unusable_reason(transport: AnyTransport) -> Exception | None:
+    """The error ``transport`` would raise on any request (no key), or ``None``."""
+    return transport.unusable if isinstance(transport, KnowsUnusable) else None
 
 
 def transport_address(transport: AnyTransport) -> str | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from good_agent.models.base import LanguageModel
+from good_agent.models.traits import model_provider
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
@@ -61,9 +63,5 @@ def response_price(model: Any, response: ModelResponse) -> Decimal | None:
     """The price of ``response`` from ``model`` (a language model object): priced
     under the model id the provider reported, else the model's own name, and the
     model's provider."""
-    provider = getattr(model, "provider", None)
-    if not isinstance(provider, str) or not provider:
-        profile = getattr(model, "profile", None)
-        provider = getattr(profile, "provider", None)
-    name = response.model or getattr(model, "model_name", None)
-    return price(response.usage, name, provider if isinstance(provider, str) else None)
+    name = response.model or (model.model_name if isinstance(model, LanguageModel) else None)
+    return price(response.usage, name, model_provider(model))

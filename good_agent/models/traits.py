@@ -1,6 +1,13 @@
 """What callers may ask of a model beyond the [`LanguageModel`][good_agent.LanguageModel]
-protocol, declared once: its profile, its tool-calling mode, whether its wire format
-takes a ``response_format``, the mode one request goes out in.
+protocol, declared once: its profile, its provider, its transport, its tool-calling
+mode, whether its wire format takes a ``response_format``, the mode one request goes out
+in.
+
+`LanguageModel` itself asks only ``model_name`` and ``request`` of a model of one's own
+(it is checked with ``isinstance``, so a member added there would refuse such models);
+the optional members are declared here instead, each a small protocol (`HasProvider`,
+`HasProfile`, `HasTransport`), and callers ask through the functions below, never
+with ``getattr``.
 
 A model of one's own needs only ``model_name`` and ``request``; the answers below are
 then the neutral ones (no profile, no mode, ``response_format`` assumed). The built-in
@@ -11,7 +18,7 @@ their strategy; a [`FallbackModel`][good_agent.FallbackModel] from the models it
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from good_agent.models.base import LanguageModel, ModelRequest
 from good_agent.models.fallback_chain import FallbackModel
@@ -21,7 +28,40 @@ if TYPE_CHECKING:
     from good_agent.models.provider_model import ProviderModel
     from good_agent.providers.profiles import ModelProfile
 
-__all__ = ["model_profile", "request_mode", "takes_response_format", "tool_calling_mode"]
+__all__ = [
+    "Closes",
+    "HasProfile",
+    "HasProvider",
+    "HasTransport",
+    "close_model",
+    "model_profile",
+    "model_provider",
+    "model_transport",
+    "request_mode",
+    "takes_response_format",
+    "tool_calling_mode",
+]
+
+
+@runtime_checkable
+class HasProvider(Protocol):
+    """Optional: names the provider it sends to (``openai``, ``anthropic``, ...)."""
+
+    provider: str
+
+
+@runtime_checkable
+class HasProfile(Protocol):
+    """Optional: has a model profile (what the model supports)."""
+
+    profile: Any
+
+
+@runtime_checkable
+class HasTransport(Protocol):
+    """Optional: sends through a transport (`good_agent.http.transport`)."""
+
+    transport: Any
 
 
 def _provider_model(model: LanguageModel) -> ProviderModel | None:
@@ -39,6 +79,42 @@ def model_profile(model: LanguageModel) -> ModelProfile | None:
     if (built_in := _provider_model(model)) is not None:
         return built_in.profile
     return None
+
+
+@runtime_checkable
+class Closes(Protocol):
+    """Optional: holds connections to close (they reconnect if used again)."""
+
+    async def aclose(self) -> None:
+        """Close the model's connections."""
+        ...
+
+
+async def close_model(model: Any) -> None:
+    """Close ``model``'s connections, when it holds any (`Closes`)."""
+    if isinstance(model, Closes):
+        await model.aclose()
+
+
+def model_provider(model: Any) -> str | None:
+    """The provider ``model`` sends to (a fallback chain: its first model's): its own
+    ``provider``, else its profile's; ``None`` when it names none."""
+    if isinstance(model, FallbackModel):
+        return model_provider(model.models[0])
+    if isinstance(model, HasProvider) and isinstance(model.provider, str) and model.provider:
+        return model.provider
+    if isinstance(model, HasProfile):
+        provider = getattr(model.profile, "provider", None)  # a profile of one's own
+        return provider if isinstance(provider, str) and provider else None
+    return None
+
+
+def model_transport(model: Any) -> Any | None:
+    """The transport ``model`` sends through (a fallback chain: its first model's), or
+    ``None`` for a model without one."""
+    if isinstance(model, FallbackModel):
+        return model_transport(model.models[0])
+    return model.transport if isinstance(model, HasTransport) else None
 
 
 def tool_calling_mode(model: LanguageModel) -> ToolCallingMode | None:

@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from good_agent._util.loading import load_object
-from good_agent.http.transport import transport_address
+from good_agent.http.transport import transport_address, unusable_reason
 from good_agent.http.wire_errors import shown_url
+from good_agent.models.base import LanguageModel
+from good_agent.models.traits import model_provider, model_transport
 from good_agent.server.common.auth import ClientKeys, is_loopback
 from good_agent.server.common.listen import check_port, hosts_for_bind
 from good_agent.server.common.redaction import redact
@@ -148,14 +150,14 @@ def _ping_postgres(url: str) -> None:
 def describe_model(model: Any) -> tuple[str, str | None]:
     """How the startup report names ``model`` (provider, model id and upstream URL), and
     why it cannot send (no key for its provider), if so."""
-    provider = str(getattr(model, "provider", "") or "")
-    name = str(getattr(model, "model_name", "") or type(model).__name__)
-    transport = getattr(model, "transport", None)
+    provider = model_provider(model)
+    name = model.model_name if isinstance(model, LanguageModel) else type(model).__name__
+    transport = model_transport(model)
     if not provider:
         return f"{name} ({type(model).__name__}, no upstream)", None
     address = transport_address(transport) if transport is not None else None
     upstream = shown_url(address) if address else "the provider's default endpoint"
-    unusable = getattr(transport, "unusable", None)
+    unusable = unusable_reason(transport) if transport is not None else None
     return f"{provider} {name}, upstream {upstream}", str(unusable) if unusable else None
 
 
