@@ -29,7 +29,6 @@ the upstream call (a client that leaves cancels it) and writes the access log.
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
@@ -41,10 +40,10 @@ from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.anthropic.codec import usage_counts
 from good_agent.providers.openai.chat_codec import cache_counts
 from good_agent.server.common.closing import close_shielded
-from good_agent.server.common.errors import BridgeError, from_model_error, internal_error
+from good_agent.server.common.errors import BridgeError
 from good_agent.server.common.utf8 import utf8
+from good_agent.server.streams import stream_error
 from good_agent.types.errors import (
-    ModelError,
     ModelIncompleteStreamError,
     ModelOverloadedError,
     ModelResponseError,
@@ -56,7 +55,6 @@ if TYPE_CHECKING:
     from good_agent.server.exchange import Exchange
     from good_agent.server.served import ServedModel
 
-logger = logging.getLogger("good_agent.server")
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
@@ -458,22 +456,6 @@ async def open_stream(
     return relay_bytes(exchange, route, opened, chunks, first, relay, deadline)
 
 
-def _error(exc: Exception, route: ServedModel, request_id: str) -> BridgeError:
-    """``exc`` as the client's error (as the translating path's relay maps it)."""
-    if isinstance(exc, BridgeError):
-        return exc
-    if isinstance(exc, ModelError):
-        return from_model_error(exc, route.name)
-    logger.error(
-        "request %s: the stream from '%s' failed: %s",
-        request_id,
-        route.name,
-        type(exc).__name__,
-        exc_info=exc,
-    )
-    return internal_error(request_id)
-
-
 def _stream_timeout(route: ServedModel) -> ModelTimeoutError:
     return ModelTimeoutError(
         f"the streamed reply took longer than {route.stream_timeout:g} s (server.stream_timeout)",
@@ -526,7 +508,7 @@ async def relay_bytes(
             yield out
         status = 200
     except Exception as exc:
-        error = _error(exc, route, exchange.request_id)
+        error = stream_error(exc, route, exchange.request_id)
         status = error.status
         yield pending + failure_event(relay.api, error, exchange.request_id)
     finally:

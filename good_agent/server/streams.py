@@ -131,7 +131,9 @@ def merge_usage(usage: Usage, delta: UsageDelta) -> Usage:
     )
 
 
-def _error(exc: Exception, served: ServedModel, request_id: str) -> BridgeError:
+def stream_error(exc: Exception, served: ServedModel, request_id: str) -> BridgeError:
+    """``exc``, raised while a reply streamed from ``served``, as the client's error: a
+    `ModelError` mapped, anything unexpected logged once and a 500 with the request id."""
     if isinstance(exc, BridgeError):
         return exc
     if isinstance(exc, ModelError):
@@ -181,7 +183,7 @@ async def relay(
         yield b"".join(out)
         status = 200
     except Exception as exc:
-        error = _error(exc, served, request_id)
+        error = stream_error(exc, served, request_id)
         status = error.status
         out.append(writer.failure(error, request_id))
         yield b"".join(out)
