@@ -62,10 +62,19 @@ ClientAPI = Literal["chat", "messages"]
 """A client API the pass-through path serves."""
 
 _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
-    "chat": (b"[DONE]", b'"usage"', b'"error"', b'"tool_calls"'),
+    "chat": (b"[DONE]", b'"usage"', b'"error"'),
     "messages": (b"message_stop", b'"usage"', b'"error"'),
 }
-"""The bytes a line must hold to be parsed, per client API."""
+"""The bytes a line must hold to be parsed, per client API (besides a Chat Completions
+tool-call delta without an ``index``, and a surrogate escape)."""
+
+_TOOL_CALLS = b'"tool_calls"'
+_INDEX = b'"index"'
+_FUNCTION = b'"function"'
+_NAME = b'"name"'
+_ID = b'"id"'
+_FUNCTION_TYPES = (b'"type": "function"', b'"type":"function"')
+"""A call's ``type``, whose value is also ``"function"`` (not a member)."""
 
 
 Renames = tuple[tuple[bytes, bytes], ...]
@@ -87,8 +96,7 @@ def model_renames(upstream: str, client: str) -> Renames:
 def renamed(data: bytes, renames: Renames) -> bytes:
     """``data`` with ``renames`` made."""
     for old, new in renames:
-        if old in data:
-            data = data.replace(old, new)
+        data = data.replace(old, new)  # the same object when ``old`` is not there
     return data
 
 
@@ -102,9 +110,11 @@ _BAD_INDEX = re.compile(rb'"index":(?! ?-?[0-9]+ ?[,}])')
 """An ``index`` member that is not an integer (a JSON member is written with bare
 quotes, which no string's text holds unescaped)."""
 
-_BAD_SHAPE = re.compile(rb'"choices":(?! ?\[ ?[{\]])|"delta":(?! ?\{)')
+_BAD_CHOICES = re.compile(rb'"choices":(?! ?\[ ?[{\]])')
+_BAD_DELTA = re.compile(rb'"delta":(?! ?\{)')
 """A ``choices`` member that is not a list of objects, a ``delta`` that is not an
-object: an event of the wrong shape."""
+object: an event of the wrong shape (two patterns, each a scan for its literal, are
+faster than one alternation, which stops at every quote)."""
 
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON escape of a UTF-16 surrogate: its event is written again (a lone one
@@ -184,7 +194,8 @@ class ByteRelay:
             _BAD_FIRST.match(data)
             or _BAD_DATA.search(data)
             or _BAD_INDEX.search(data)
-            or _BAD_SHAPE.search(data)
+            or _BAD_CHOICES.search(data)
+            or _BAD_DELTA.search(data)
         )
         if bad is not None:
             return self._malformed(data, bad.end() - 1)
@@ -192,11 +203,7 @@ class ByteRelay:
             self.answered = _FINISH[0] in data or _FINISH[1] in data
         if not self.started:
             self.started = self.began(data)
-        surrogate = _SURROGATE.search(data)
-        for marker in self.markers:
-            if marker in data or surrogate is not None:
-                return self._read(data, surrogate is not None)
-        return data
+        return self._read(data)
 
     def began(self, data: bytes) -> bool:
         """Whether ``data`` (passed on before a failure) holds the start of a reply:
@@ -220,7 +227,7 @@ class ByteRelay:
     def close(self) -> bytes:
         """The rest, once the upstream's body has ended; a
         `ModelIncompleteStreamError` when the final event never came."""
-        rest = self._read(renamed(self.held, self.renames), True) if self.held else b""
+        rest = self._read(renamed(self.held, self.renames)) if self.held else b""
         self.held = b""
         if self.failed is not None or self.ended:
             return rest
@@ -237,17 +244,46 @@ class ByteRelay:
             f"the {self.provider} stream ended before its final event", provider=self.provider
         )
 
-    def _read(self, data: bytes, surrogates: bool = False) -> bytes:
-        """``data`` with the lines holding a marker (or, with ``surrogates``, a
-        surrogate escape) read, and left out, written again, or cut short before a
-        failure where they say so."""
-        lines: set[tuple[int, int]] = set()
-        found = [m.start() for m in _SURROGATE.finditer(data)] if surrogates else []
+    def _read(self, data: bytes) -> bytes:
+        """``data`` (complete lines) with the lines the bridge must read read, and
+        left out, written again, or cut short before a failure where they say so;
+        ``data`` itself when it holds none (the usual case: one scan per marker)."""
+        found: list[int] = []
         for marker in self.markers:
             at = data.find(marker)
             while at >= 0:
                 found.append(at)
                 at = data.find(marker, at + len(marker))
+        if self.api == "chat":
+            # A tool-call delta is read when it may open a call (it names one, or
+            # holds an ``id`` besides the event's: the call ids are kept in order, so
+            # a call without an ``index`` gets its position) or a call on it may lack
+            # its ``index`` (the line has no more ``"index"`` members than
+            # ``"function"`` members: a choice has its own index, so calls that all
+            # have one make one more; a ``"function"`` not written as a ``type`` in
+            # the usual spellings counts as a member, and the line is read). The
+            # deltas that only carry arguments, nearly all of them, are not parsed.
+            at = data.find(_TOOL_CALLS)
+            while at >= 0:
+                end = data.find(b"\n", at)
+                end = len(data) if end < 0 else end
+                start = data.rfind(b"\n", 0, at) + 1
+                members = data.count(_FUNCTION, start, end)
+                for value in _FUNCTION_TYPES:
+                    members -= data.count(value, start, end)
+                if (
+                    data.find(_NAME, start, end) >= 0
+                    or data.count(_ID, start, end) > 1
+                    or data.count(_INDEX, start, end) <= members
+                ):
+                    found.append(at)
+                at = data.find(_TOOL_CALLS, end)
+        first = _SURROGATE.search(data)
+        if first is not None:
+            found.extend(m.start() for m in _SURROGATE.finditer(data, first.start()))
+        if not found:
+            return data
+        lines: set[tuple[int, int]] = set()
         for at in found:
             start = data.rfind(b"\n", 0, at) + 1
             end = data.find(b"\n", at)
@@ -259,8 +295,6 @@ class ByteRelay:
             if not line.startswith(b"data:"):
                 continue
             text = line[5:].strip()
-            if self._indexed_calls_only(text):
-                continue
             new = self._event(text)
             if self.failed is not None:
                 out.append(data[last:start])
@@ -274,16 +308,6 @@ class ByteRelay:
                 last = end
         out.append(data[last:])
         return b"".join(out)
-
-    def _indexed_calls_only(self, text: bytes) -> bool:
-        """Whether ``text`` is found only for its tool calls and each has an ``index``
-        (one per ``function`` member besides the choice's own): nothing to read."""
-        if self.api != "chat" or _SURROGATE.search(text) is not None:
-            return False
-        for marker in self.markers[:-1]:  # all but "tool_calls"
-            if marker in text:
-                return False
-        return text.count(b'"index"') > text.count(b'"function"')
 
     def _event(self, text: bytes) -> bytes | None:
         """Read one event's data: what is passed on (``text`` itself, the event

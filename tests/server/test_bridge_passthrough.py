@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +20,8 @@ import httpx2
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Fake, RawFake, sse
 from bridge_harness import CLIENT_KEY, USER, WEATHER, model_entries
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
@@ -298,3 +301,89 @@ async def test_bad_input_is_refused_before_anything_is_sent(
         assert response.status_code == 400, response.text
         assert response.json()["error"]["param"] == param
     assert not fake.requests
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None, compact: bool = False) -> bytes:
+    event = {
+        "id": "c",
+        "model": "up",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    if compact:
+        return f"data: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
+    return sse(event)
+
+
+def _stream(calls: list[tuple[str, bool]], text: str, compact: bool) -> bytes:
+    """A Chat Completions stream: text, then each call (with or without its index)."""
+    out = _chunk({"role": "assistant", "content": text}, compact=compact)
+    for position, (name, indexed) in enumerate(calls):
+        call: dict[str, Any] = {
+            "id": f"call_{position}",
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
+        more: dict[str, Any] = {"function": {"arguments": "{}"}}
+        if indexed:
+            call = {"index": position, **call}
+            more = {"index": position, **more}
+        out += _chunk({"tool_calls": [call]}, compact=compact)
+        if indexed:
+            out += _chunk({"tool_calls": [more]}, compact=compact)
+    usage = {"id": "c", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+    return out + _chunk({}, "tool_calls" if calls else "stop", compact) + sse(usage) + sse("[DONE]")
+
+
+def _relayed(stream: bytes, cuts: list[int]) -> tuple[bytes, ByteRelay]:
+    relay = ByteRelay(
+        "chat",
+        "openai",
+        include_usage=True,
+        renames=(
+            (b'"model":"up"', b'"model":"route"'),
+            (b'"model": "up"', b'"model": "route"'),
+        ),
+    )
+    out, last = b"", 0
+    for cut in sorted({min(c, len(stream)) for c in cuts}):
+        out += relay.feed(stream[last:cut])
+        last = cut
+    out += relay.feed(stream[last:]) + relay.close()
+    return out, relay
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    calls=st.lists(
+        st.tuples(st.from_regex(r"[a-z_]{1,12}", fullmatch=True), st.booleans()), max_size=3
+    ),
+    text=st.text(max_size=40),
+    compact=st.booleans(),
+    cuts=st.lists(st.integers(min_value=0, max_value=3000), max_size=8),
+)
+def test_a_relay_reads_the_same_stream_however_it_is_cut(
+    calls: list[tuple[str, bool]], text: str, compact: bool, cuts: list[int]
+) -> None:
+    """However the upstream's bytes are split into reads, the client gets the same
+    bytes: the upstream's own (the model renamed) where every call has its ``index``
+    and no surrogate pair is escaped,
+    and every call delta with an ``index`` (its call's position) where one had none."""
+    stream = _stream(calls, text, compact)
+    whole, relay = _relayed(stream, [])
+    cut, _ = _relayed(stream, cuts)
+    assert cut == whole
+    assert relay.ended and relay.failed is None
+    assert (relay.usage.input_tokens, relay.usage.output_tokens) == (7, 3)
+    expected = stream.replace(b'"model": "up"', b'"model": "route"').replace(
+        b'"model":"up"', b'"model":"route"'
+    )
+    if all(indexed for _, indexed in calls) and not re.search(rb"\\u[dD][89a-fA-F]", stream):
+        assert whole == expected  # (an escaped surrogate pair is written again, as UTF-8)
+    deltas = [
+        json.loads(line[6:])["choices"][0]["delta"]
+        for line in whole.split(b"\n")
+        if line.startswith(b"data: {") and b'"tool_calls"' in line and b'"delta"' in line
+    ]
+    given_calls = [call for delta in deltas for call in delta.get("tool_calls", [])]
+    assert [call["index"] for call in given_calls if "id" in call] == list(range(len(calls)))
+    assert all(isinstance(call.get("index"), int) for call in given_calls)
