@@ -4,7 +4,9 @@ Separate processes: a fast fake OpenAI-compatible upstream (``bridge_upstream.py
 canned replies with one tool call, the streamed one in 20 events; plain asyncio by
 default, ``--upstream uvicorn`` for Starlette on uvicorn), the floor
 (``bridge_floor.py``: a minimal pass-through proxy in aiohttp that forwards bytes and
-nothing else), the bridge (``good-agent serve --workers N``) and the load generator
+nothing else), the bridge's own stack doing nothing (``bridge_stack_floor.py``: a bare
+ASGI proxy on uvicorn with the bridge's HTTP client, to show what the stack costs apart
+from the bridge's work), the bridge (``good-agent serve --workers N``) and the load generator
 (``wrk`` from the system packages; a Python generator when ``wrk`` is missing). The
 bridge serves three routes on the same upstream, each a target of its own: ``fake``
 (native mode: the pass-through path), ``fake-translated`` (the same, with
@@ -69,6 +71,8 @@ TOOL = {
     },
 }
 FLOOR = "floor proxy"
+STACK = "stack alone"
+"""The bridge's server and client doing nothing (``bridge_stack_floor.py``)."""
 PASS_THROUGH = "bridge, pass-through"
 TRANSLATED = "bridge, translated"
 PROMPTED = "bridge, prompted"
@@ -357,10 +361,24 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
                 f"http://127.0.0.1:{floor_port}/v1/models",
             )
         )
+        stack_port = free_port()
+        stack.enter_context(
+            process(
+                [
+                    sys.executable,
+                    str(HERE / "bridge_stack_floor.py"),
+                    str(stack_port),
+                    f"http://127.0.0.1:{up}",
+                ],
+                f"http://127.0.0.1:{stack_port}/health",
+                env,
+            )
+        )
         bridge_url = f"http://127.0.0.1:{bridge_port}/v1/chat/completions"
         urls = {
             "direct": (f"http://127.0.0.1:{up}/v1/chat/completions", "fake-gpt"),
             FLOOR: (f"http://127.0.0.1:{floor_port}/v1/chat/completions", "fake-gpt"),
+            STACK: (f"http://127.0.0.1:{stack_port}/v1/chat/completions", "fake-gpt"),
             PASS_THROUGH: (bridge_url, "fake"),
             TRANSLATED: (bridge_url, "fake-translated"),
             PROMPTED: (bridge_url, "fake-prompted"),
@@ -432,8 +450,42 @@ def measure(args: argparse.Namespace) -> tuple[Results, list[str], dict[str, str
     return results, list(urls), notes
 
 
+def work_costs(repeats: int = 7, number: int = 2000) -> dict[str, float]:
+    """What the bridge's own checks cost, in process (µs, median of ``repeats`` runs
+    of ``number`` calls): the request parsed and checked as the pass-through path
+    does it, and the streamed reply's 20 events read by the pass-through relay."""
+    import timeit
+
+    sys.path[:0] = [str(HERE), str(REPO)]
+    from bridge_upstream import STREAMED_BODY
+
+    from good_agent.server.chat.wire import parse_chat_request
+    from good_agent.server.passthrough_stream import ByteRelay, model_renames
+
+    payload = json.dumps(body("fake", True))
+    renames = model_renames("fake-gpt", "fake")
+
+    def parse() -> None:
+        parse_chat_request(json.loads(payload))
+
+    def relay() -> None:
+        reader = ByteRelay("chat", "openai", renames=renames)
+        reader.feed(STREAMED_BODY)
+        reader.close()
+
+    def cost(work: Any) -> float:
+        runs = timeit.repeat(work, number=number, repeat=repeats)
+        return statistics.median(runs) / number * 1e6
+
+    return {"request": cost(parse), "relay": cost(relay)}
+
+
 def report(
-    results: Results, targets: list[str], notes: dict[str, str], args: argparse.Namespace
+    results: Results,
+    targets: list[str],
+    notes: dict[str, str],
+    args: argparse.Namespace,
+    costs: dict[str, float] | None = None,
 ) -> str:
     before = (
         f" The bridge before is {notes['before']}, run from a git worktree."
@@ -480,6 +532,22 @@ def report(
             f"{ADDED_P50_TARGET:g}x: **{'met' if times <= ADDED_P50_TARGET else 'MISSED'}**"
         )
     lines += ["", "Verdicts (against the floor, same run):", "", *verdicts]
+    lines += ["", "Where the bridge's time goes (same run):", ""]
+    for scenario in ("non-streamed", "streamed"):
+        floor_rps = results.rps(FLOOR, scenario, 32)
+        alone = results.rps(STACK, scenario, 32)
+        lines.append(
+            f"- {scenario}: the bridge's server and client doing nothing (`{STACK}`: a bare "
+            f"ASGI proxy on uvicorn with the bridge's HTTP client) serve {alone / floor_rps:.2f}x "
+            "the floor's requests/s: the stack is not what holds the bridge below the floor."
+        )
+    if costs:
+        lines.append(
+            f"- In process, per request: the request parsed and checked takes "
+            f"{costs['request']:.0f} µs; the pass-through relay's reading of the streamed reply "
+            f"(20 events: shapes, indexes, usage, errors, the end, the model renamed) "
+            f"{costs['relay']:.0f} µs. These are checks the bridge keeps on every path."
+        )
     if "before" in notes:
         lines += ["", "Before and after (requests/s at concurrency 32, same run):", ""]
         for scenario in ("non-streamed", "streamed"):
@@ -532,7 +600,7 @@ def main() -> None:
         python_loadgen(url, payload, int(concurrency), float(seconds))
         return
     results, targets, notes = measure(args)
-    text = report(results, targets, notes, args)
+    text = report(results, targets, notes, args, work_costs())
     print(text)
     if args.docs:
         write_docs(text)
