@@ -36,7 +36,7 @@ from pydantic import (
 )
 
 from good_agent.providers.profiles import IDENTITY_FIELDS, ModelProfile
-from good_agent.types.errors import GoodAgentError
+from good_agent.server.common.errors import ConfigError as ConfigError
 
 DEFAULT_HOST = "127.0.0.1"
 """The address the bridge binds to unless told otherwise (loopback)."""
@@ -46,10 +46,6 @@ DEFAULT_PORT = 7285
 
 Mode = Literal["auto", "native", "structured", "validated", "parsed"]
 """A tool-calling mode name (see `good_agent.providers.modes.ToolCallingMode`)."""
-
-
-class ConfigError(GoodAgentError, ValueError):
-    """The configuration file is missing, not TOML, or has an invalid field."""
 
 
 def check_allowed_host(host: str) -> str:

@@ -16,8 +16,8 @@ import ipaddress
 import os
 from collections.abc import Mapping
 
+from good_agent.server.common.errors import ConfigError
 from good_agent.server.common.redaction import Secrets
-from good_agent.server.config import ConfigError
 
 
 class ClientKeys:

@@ -27,6 +27,7 @@ from typing import Any
 from good_agent.providers.thinking import THINKING_PART
 from good_agent.server.common.redaction import redact
 from good_agent.types.errors import (
+    GoodAgentError,
     ModelAuthenticationError,
     ModelBadRequestError,
     ModelCapabilityError,
@@ -66,6 +67,11 @@ GOOGLE_STATUSES = {
     504: "DEADLINE_EXCEEDED",
 }
 """HTTP statuses mapped to the ``google.rpc.Code`` names Gemini's errors carry."""
+
+
+class ConfigError(GoodAgentError, ValueError):
+    """A server's configuration is missing, not TOML, or has an invalid field (the
+    bridge's file, or a served agent's options); also on `good_agent.server.config`."""
 
 
 @dataclass(slots=True)

@@ -7,7 +7,7 @@ import errno
 import socket
 
 from good_agent.server.common.auth import is_loopback
-from good_agent.server.config import ConfigError
+from good_agent.server.common.errors import ConfigError
 
 
 def hosts_for_bind(host: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
