@@ -7,11 +7,12 @@ it came. Linear scans (each pattern starts with a literal) refuse what the
 translating path's decoders refuse: a ``data:`` line that is not a JSON object, a
 ``choices`` that is not a list of objects, a ``delta`` that is not an object, an
 ``index`` that is not an integer. Only the lines that may carry what it reads (found
-by a byte search for ``"usage"``, ``"error"``, ``"tool_calls"`` and the API's final
-event, or holding a surrogate escape) are parsed: the usage for the access log, an
-upstream ``error`` event (replaced by the bridge's own error event, its message
-mapped and redacted as on the translating path), tool-call deltas without an
-``index`` (given one), a lone surrogate (the event written again with U+FFFD), the
+by a byte search for ``"usage"``, ``"error"`` and the API's final event, a tool-call
+delta that may open a call or lack its ``index``, or a line holding a surrogate
+escape) are parsed: the usage for the access log, an upstream ``error`` event
+(replaced by the bridge's own error event, its message mapped and redacted as on the
+translating path), the ids of the calls opened, tool-call deltas without an
+``index`` (given their call's position), a lone surrogate (the event written again with U+FFFD), the
 final event (``data: [DONE]`` or a finish reason, ``message_stop``). A stream that
 ends without its final event, or whose connection is cut, ends with the client API's
 error event, never as if it were complete; one that held no reply is an invalid
