@@ -1,7 +1,8 @@
 """The pass-through path: a request in its upstream's own API, forwarded as it is.
 
 When a client speaks its route's upstream API (Chat Completions to an
-OpenAI-compatible upstream, Messages to Anthropic) and nothing needs translating,
+OpenAI-compatible upstream, Messages to Anthropic, Responses to OpenAI's Responses
+API) and nothing needs translating,
 the bridge does not decode the request into its neutral form and encode it again,
 nor decode the reply into deltas and write them anew. It forwards the client's JSON
 body with only what it must change (``model`` becomes the upstream model, the
@@ -19,7 +20,7 @@ leaves cancels the upstream call.
 
 Which routes qualify is decided once, at startup (`plan_of`): a chat route whose
 transport is the built-in Chat Completions transport (or the Anthropic Messages
-one), in native tool calling, with no ``fallback`` entries, whose default
+one, or the Responses API's), in native tool calling, with no ``fallback`` entries, whose default
 ``settings`` are keys the client's API has under the same name, with
 ``pass_through`` on for the server and the route. Which requests take it is
 decided per request (`PassThrough.takes`): the request's API is the route's,
@@ -29,7 +30,15 @@ bridge checks, a tool marked ``strict`` whose schema the bridge makes strict,
 ``parallel_tool_calls: false`` (which the bridge enforces), media parts (checked
 against the model's profile), and tools for a route in ``auto`` mode, which may fall
 back to prompted calling or find calls written in the text). Anything else takes
-the translating path, unchanged.
+the translating path, unchanged; the Responses endpoint adds its own rule (a
+``previous_response_id`` among others: see `good_agent.server.responses.endpoint`).
+
+A Responses request is sent with ``store: false``: the bridge, not the upstream,
+keeps stored responses. `forward` hands the final response object (and the reply as
+its codec reads it) to the endpoint's ``keep``, which stores it for the caller's key
+under the upstream's id before the client is told the response is complete: a whole
+reply before its body is returned, a stream before its final event is relayed
+(`good_agent.server.passthrough_stream.ResponsesRelay`).
 """
 
 from __future__ import annotations

@@ -24,6 +24,13 @@ choice's delta, a ``message_start``) before the response does, so a refusal, a r
 limit, an error event at once or a stream that holds no reply still gets its HTTP
 status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
 the upstream call (a client that leaves cancels it) and writes the access log.
+
+A Responses stream is relayed by `ResponsesRelay`, the same reading for typed events
+(whole events passed on; ``response.created``, the final ``response.completed`` or
+``response.incomplete``, ``response.failed`` and ``error`` read). Its final response
+object is kept (stored for its owner) before the final event is passed on:
+``feed`` notes it and holds the event back, and `relay_bytes` awaits ``settle``, which
+keeps it and gives back the held bytes.
 """
 
 from __future__ import annotations

@@ -416,3 +416,60 @@ def test_a_relay_passes_whole_events_however_the_bytes_are_split() -> None:
         out += relay.close()
         assert out == stream
         assert relay.ended and relay.usage.input_tokens == 5 and relay.usage.output_tokens == 2
+
+
+async def test_the_final_event_waits_until_the_response_is_kept() -> None:
+    kept: list[dict[str, Any]] = []
+
+    async def keep(final: dict[str, Any]) -> None:
+        kept.append(final)
+
+    final = {"id": "resp_up", "model": "gpt-4.1", "output": [], "status": "completed"}
+    completed = sse(
+        {"type": "response.completed", "sequence_number": 2, "response": final},
+        "response.completed",
+    )
+    relay = ResponsesRelay("openai", keep=keep)
+    out = relay.feed(created() + text_delta(1, "Hi") + completed)
+    assert out == created() + text_delta(1, "Hi")  # the final event held back
+    assert relay.final == final and not kept
+    assert await relay.settle() == completed
+    assert kept == [final] and relay.final is None
+
+
+async def test_a_streamed_response_is_stored_before_the_client_sees_it_complete(
+    rbridge: BackgroundServer,
+) -> None:
+    async with (
+        client_for(rbridge) as client,
+        client.responses.stream(model=RESP, input="Hi") as stream,
+    ):
+        async for event in stream:
+            if event.type == "response.completed":
+                # The stream is still open: the response was stored before this event.
+                fetched = await client.responses.retrieve(event.response.id)
+                assert fetched.output_text == "Hello from the fake."
+
+
+async def test_a_final_response_of_the_wrong_shape_is_an_error_and_not_stored(
+    raw_responses: tuple[RawFake, BackgroundServer],
+) -> None:
+    fake, bridge = raw_responses
+    final = {"id": "resp_up", "object": "response", "status": "completed", "output": "text"}
+    completed = {"type": "response.completed", "sequence_number": 2, "response": final}
+    fake.body = created() + text_delta(1, "Hi") + sse(completed, "response.completed")
+    response = await post(bridge, {"model": "raw", "input": "Hi", "stream": True})
+    assert response.status_code == 200
+    events = events_of(response.text)
+    assert [e.type for e in events] == [
+        "response.created",
+        "response.output_text.delta",
+        "error",
+        "response.failed",
+    ]
+    assert events[-2].code == "upstream_invalid_reply"
+    assert (await fetch(bridge, "resp_up", AUTH)).status_code == 404
+    # With store: false nothing is kept, and the upstream's final event is relayed.
+    body = {"model": "raw", "input": "Hi", "stream": True, "store": False}
+    response = await post(bridge, body)
+    assert response.text.endswith(sse(completed, "response.completed").decode())

@@ -7,6 +7,12 @@ served models, fallbacks and stream priming as ``/v1/chat/completions``. Unless
 ``store`` is ``false``, the response and the conversation that led to it are
 stored, streamed or not, before the client is told the response is complete.
 Errors are OpenAI-shaped; a client that leaves cancels the upstream call.
+
+To a route whose upstream speaks the Responses API, a request that asks for nothing the
+bridge translates takes the pass-through path (`good_agent.server.passthrough`): the
+client's body goes upstream with ``store: false``, and the upstream's response (its id
+kept) is stored here, for the caller's key, as a translated one is. A request naming a
+``previous_response_id`` always translates: its conversation is in the store.
 """
 
 from __future__ import annotations
