@@ -72,6 +72,7 @@ ClientAPI = Literal["chat", "messages", "responses"]
 _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
     "chat": (b"[DONE]", b'"usage"', b'"error"', b'"tool_calls"'),
     "messages": (b"message_stop", b'"usage"', b'"error"'),
+    # The Responses types read (`ResponsesRelay`), then an ``"error"`` member.
     "responses": (
         b"response.created",
         b"response.completed",
@@ -728,7 +729,7 @@ class ResponsesRelay(ByteRelay):
     def _marked(self, event: bytes) -> bool:
         """Whether ``event`` holds something to read (an ``"error"`` member that is
         not ``null`` counts; every response object has one)."""
-        for marker in self.markers[:-1]:
+        for marker in self.markers[:-1]:  # the types read
             if marker in event:
                 return True
         errors = event.count(b'"error"')
