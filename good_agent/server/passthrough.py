@@ -73,7 +73,6 @@ from good_agent.server.passthrough_stream import (
 from good_agent.server.strict_answers import strict_schema
 from good_agent.types.errors import ModelResponseError
 from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse
-from good_agent.types.usage import Usage
 
 if TYPE_CHECKING:
     from good_agent.server.config import ServerConfig
@@ -296,7 +295,7 @@ async def forward(
     reply = await exchange.watch.run(post, within=route.request_timeout, expired=route.timed_out)
     if reply.status >= 400:
         raise transport.status_error(reply.status, reply.headers, reply.body, url=url)
-    body_out, decoded = _checked(plan, reply.body)
+    body_out, decoded = checked_reply(plan, reply.body)
     body_out = renamed(body_out, renames)
     if keep is not None:
         await keep(json.loads(body_out), decoded)
@@ -318,17 +317,12 @@ _LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON escape of a UTF-16 surrogate (one of a pair, or alone)."""
 
 
-def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, Usage]:
-    """A whole reply's bytes as the client gets them, and its usage: decoded once by
-    the route's codec, so a reply of the wrong shape is a `ModelResponseError` (a 502)
-    as on the translating path; the upstream's own bytes unless they escape a
-    surrogate (then written again, a lone one replaced by U+FFFD)."""
-    body, decoded = _checked(plan, body)
-    return body, decoded.usage
-
-
-def _checked(plan: PassThrough, body: bytes) -> tuple[bytes, ModelResponse]:
-    """`checked_reply`, with the reply as the codec reads it."""
+def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, ModelResponse]:
+    """A whole reply's bytes as the client gets them, and the reply as the route's
+    codec reads it (its usage, and what a Responses route stores): decoded once, so a
+    reply of the wrong shape is a `ModelResponseError` (a 502) as on the translating
+    path; the upstream's own bytes unless they escape a surrogate (then written again,
+    a lone one replaced by U+FFFD)."""
     provider = plan.transport.provider
     try:
         reply = json.loads(body)
