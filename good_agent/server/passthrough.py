@@ -2,14 +2,13 @@
 
 When a client speaks its route's upstream API (Chat Completions to an
 OpenAI-compatible upstream, Messages to Anthropic, Responses to OpenAI's Responses
-API) and nothing needs translating,
-the bridge does not decode the request into its neutral form and encode it again,
-nor decode the reply into deltas and write them anew. It forwards the client's JSON
-body with only what it must change (``model`` becomes the upstream model, the
-route's default ``settings`` are added where the body has none, a stream asks the
-upstream for its usage) and relays the upstream's reply bytes as they arrive
-(`good_agent.server.passthrough_stream`), reading only what it needs: the usage for
-the access log, the upstream's errors, the end of the stream.
+API) and nothing needs translating, the bridge does not decode the request into its
+neutral form and encode it again, nor decode the reply into deltas and write them
+anew. It forwards the client's JSON body with only what it must change (``model``
+becomes the upstream model, the route's default ``settings`` are added where the body
+has none, a stream asks the upstream for its usage) and relays the upstream's reply
+bytes as they arrive (`good_agent.server.passthrough_stream`), reading only what it
+needs: the usage for the access log, the upstream's errors, the end of the stream.
 
 Every check of the translating path still runs first: authentication, the body
 limits, the request parsed and validated by the same functions (so a bad field is
@@ -20,8 +19,8 @@ leaves cancels the upstream call.
 
 Which routes qualify is decided once, at startup (`plan_of`): a chat route whose
 transport is the built-in Chat Completions transport (or the Anthropic Messages
-one, or the Responses API's), in native tool calling, with no ``fallback`` entries, whose default
-``settings`` are keys the client's API has under the same name, with
+one, or the Responses API's), in native tool calling, with no ``fallback`` entries,
+whose default ``settings`` are keys the client's API has under the same name, with
 ``pass_through`` on for the server and the route. Which requests take it is
 decided per request (`PassThrough.takes`): the request's API is the route's,
 the model has not learned to fall back to prompted calling, and the request asks
