@@ -651,7 +651,7 @@ class ResponsesRelay(ByteRelay):
     def feed(self, chunk: bytes) -> bytes:
         """The complete events of what has arrived, to pass on (read where needed)."""
         data = self.held + chunk if self.held else chunk
-        cut = _event_start(data)
+        cut = len(data) if data.endswith(b"\n\n") else _event_start(data)
         if cut == 0:
             self.held = data
             return b""
@@ -677,9 +677,12 @@ class ResponsesRelay(ByteRelay):
         """The whole events ``data``, read where needed."""
         if not self.started:
             self.started = self.began(data)
-        if _SURROGATE.search(data) is None and not any(m in data for m in self.markers):
-            return data
-        return self._read_events(data)
+        if _SURROGATE.search(data) is not None:
+            return self._read_events(data)
+        for marker in self.markers:
+            if marker in data:
+                return self._read_events(data)
+        return data
 
     def began(self, data: bytes) -> bool:
         """Whether ``data`` holds the start of a reply (an output event), as the
