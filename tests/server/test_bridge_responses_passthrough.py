@@ -21,6 +21,8 @@ import httpx2
 import pytest
 from bridge_fakes import UPSTREAM_KEY, Fake, RawFake, Reply, ResponsesFake, sse
 from bridge_harness import CLIENT_KEY, upstream_entry
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openai import AsyncOpenAI, BadRequestError, NotFoundError
 from responses_harness import AUTH, OTHER, R_WEATHER, RESP, events_of, post, strict_response
 
@@ -473,3 +475,29 @@ async def test_a_final_response_of_the_wrong_shape_is_an_error_and_not_stored(
     body = {"model": "raw", "input": "Hi", "stream": True, "store": False}
     response = await post(bridge, body)
     assert response.text.endswith(sse(completed, "response.completed").decode())
+
+
+@settings(max_examples=80, deadline=None)
+@given(cuts=st.lists(st.integers(min_value=0, max_value=2_000), max_size=12), crlf=st.booleans())
+def test_a_relay_reads_the_same_stream_however_it_is_cut(cuts: list[int], crlf: bool) -> None:
+    final = {"id": "resp_up", "model": "gpt-4.1", "output": [], "error": None}
+    final |= {"status": "completed", "usage": {"input_tokens": 5, "output_tokens": 2}}
+    stream = (
+        created()
+        + text_delta(1, "Bonjour \\ud83d\\ude00")  # a pair of surrogate escapes
+        + sse({"type": "response.completed", "sequence_number": 2, "response": final}, "x")
+    )
+    if crlf:
+        stream = stream.replace(b"\n", b"\r\n")
+    relay = ResponsesRelay("openai")
+    out = b""
+    start = 0
+    for cut in sorted({min(c, len(stream)) for c in cuts}):
+        out += relay.feed(stream[start:cut])
+        start = cut
+    out += relay.feed(stream[start:]) + relay.close()
+    assert relay.ended and relay.failed is None and relay.sequence == 2
+    assert (relay.usage.input_tokens, relay.usage.output_tokens) == (5, 2)
+    assert [json.loads(line[5:]) for line in out.splitlines() if line.startswith(b"data:")] == [
+        json.loads(line[5:]) for line in stream.splitlines() if line.startswith(b"data:")
+    ]
