@@ -1,14 +1,14 @@
 """The pass-through path: a request in its upstream's own API, forwarded as it is.
 
 When a client speaks its route's upstream API (Chat Completions to an
-OpenAI-compatible upstream, Messages to Anthropic) and nothing needs translating,
-the bridge does not decode the request into its neutral form and encode it again,
-nor decode the reply into deltas and write them anew. It forwards the client's JSON
-body with only what it must change (``model`` becomes the upstream model, the
-route's default ``settings`` are added where the body has none, a stream asks the
-upstream for its usage) and relays the upstream's reply bytes as they arrive
-(`good_agent.server.passthrough_stream`), reading only what it needs: the usage for
-the access log, the upstream's errors, the end of the stream.
+OpenAI-compatible upstream, Messages to Anthropic, Responses to OpenAI's Responses
+API) and nothing needs translating, the bridge does not decode the request into its
+neutral form and encode it again, nor decode the reply into deltas and write them
+anew. It forwards the client's JSON body with only what it must change (``model``
+becomes the upstream model, the route's default ``settings`` are added where the body
+has none, a stream asks the upstream for its usage) and relays the upstream's reply
+bytes as they arrive (`good_agent.server.passthrough_stream`), reading only what it
+needs: the usage for the access log, the upstream's errors, the end of the stream.
 
 Every check of the translating path still runs first: authentication, the body
 limits, the request parsed and validated by the same functions (so a bad field is
@@ -19,8 +19,8 @@ leaves cancels the upstream call.
 
 Which routes qualify is decided once, at startup (`plan_of`): a chat route whose
 transport is the built-in Chat Completions transport (or the Anthropic Messages
-one), in native tool calling, with no ``fallback`` entries, whose default
-``settings`` are keys the client's API has under the same name, with
+one, or the Responses API's), in native tool calling, with no ``fallback`` entries,
+whose default ``settings`` are keys the client's API has under the same name, with
 ``pass_through`` on for the server and the route. Which requests take it is
 decided per request (`PassThrough.takes`): the request's API is the route's,
 the model has not learned to fall back to prompted calling, and the request asks
@@ -29,14 +29,22 @@ bridge checks, a tool marked ``strict`` whose schema the bridge makes strict,
 ``parallel_tool_calls: false`` (which the bridge enforces), media parts (checked
 against the model's profile), and tools for a route in ``auto`` mode, which may fall
 back to prompted calling or find calls written in the text). Anything else takes
-the translating path, unchanged.
+the translating path, unchanged; the Responses endpoint adds its own rule (a
+``previous_response_id`` among others: see `good_agent.server.responses.endpoint`).
+
+A Responses request is sent with ``store: false``: the bridge, not the upstream,
+keeps stored responses. `forward` hands the final response object (and the reply as
+its codec reads it) to the endpoint's ``keep``, which stores it for the caller's key
+under the upstream's id before the client is told the response is complete: a whole
+reply before its body is returned, a stream before its final event is relayed
+(`good_agent.server.passthrough_stream.ResponsesRelay`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,14 +64,14 @@ from good_agent.server.passthrough_stream import (
     ByteRelay,
     ClientAPI,
     Renames,
+    ResponsesRelay,
     model_renames,
     open_stream,
     renamed,
 )
 from good_agent.server.strict_answers import strict_schema
 from good_agent.types.errors import ModelResponseError
-from good_agent.types.messages import MEDIA_RESULT_KEY
-from good_agent.types.usage import Usage
+from good_agent.types.messages import MEDIA_RESULT_KEY, ModelResponse
 
 if TYPE_CHECKING:
     from good_agent.server.config import ServerConfig
@@ -101,11 +109,39 @@ CHAT_SETTINGS = frozenset(
 MESSAGES_SETTINGS = frozenset(("temperature", "top_p", "top_k", "max_tokens"))
 """Route settings a Messages body has under the same name."""
 
+RESPONSES_SETTINGS = frozenset(
+    (
+        "temperature",
+        "top_p",
+        "max_output_tokens",
+        "reasoning",
+        "user",
+        "include",
+        "service_tier",
+        "metadata",
+        "truncation",
+        "top_logprobs",
+        "max_tool_calls",
+        "prompt_cache_key",
+        "safety_identifier",
+    )
+)
+"""Route settings a Responses body has under the same name (``store`` is not one:
+the bridge keeps stored responses itself)."""
+
+Keep = Callable[[JSONDict, ModelResponse], Awaitable[None]]
+"""Called with a passed-through response's final object (as the client gets it) and
+the reply its codec reads in it, before the client is told the response is complete."""
+
+_STORED: Renames = ((b'"store":false', b'"store":true'), (b'"store": false', b'"store": true'))
+"""A response the bridge stores says so (``store: true``, as the client asked), though
+the upstream was asked not to store it."""
+
 _BODY_TEXT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _JSON = b"application/json"
 _REQUEST_ID = b"x-request-id"
-_FORWARDED_HEADERS = {"messages": ("anthropic-beta",), "chat": ()}
+_FORWARDED_HEADERS = {"messages": ("anthropic-beta",), "chat": (), "responses": ()}
 """Client headers forwarded upstream: Anthropic's beta switches (the API version is
 the bridge's own)."""
 
@@ -153,6 +189,11 @@ class PassThrough:
             options = dict(options) if isinstance(options, dict) else {}
             options["include_usage"] = True
             out["stream_options"] = options
+        elif self.api == "responses":
+            out["store"] = False  # the bridge keeps stored responses, not the upstream
+            tools = out.get("tools")
+            if isinstance(tools, list):
+                out["tools"] = [_not_strict(tool) for tool in tools]
         return _BODY_TEXT(out).encode()
 
     def headers(self, client: Mapping[str, str]) -> dict[str, str]:
@@ -186,12 +227,23 @@ def plan_of(route: ServedModel, server: ServerConfig) -> PassThrough | None:
         api, known = "chat", CHAT_SETTINGS
     elif codec == "anthropic_messages":
         api, known = "messages", MESSAGES_SETTINGS
+    elif codec == "openai_responses" and transport.profile_provider == "openai-responses":
+        api, known = "responses", RESPONSES_SETTINGS
     else:
         return None
     if not set(entry.settings) <= known:
         return None
     renames = model_renames(entry.model, entry.name)
     return PassThrough(api, route, transport, dict(entry.settings), renames)
+
+
+def _not_strict(tool: Any) -> Any:
+    """A Responses function tool with ``strict: false`` where the client left it out:
+    the Responses API's default is ``true``, the bridge's (on both paths) is a tool
+    strict only when marked."""
+    if isinstance(tool, dict) and tool.get("type") == "function" and tool.get("strict") is None:
+        return {**tool, "strict": False}
+    return tool
 
 
 def _has_media(request: ChatRequest) -> bool:
@@ -205,19 +257,32 @@ def _has_media(request: ChatRequest) -> bool:
 
 
 async def forward(
-    exchange: Exchange, plan: PassThrough, body: JSONDict, *, stream: bool, include_usage: bool
+    exchange: Exchange,
+    plan: PassThrough,
+    body: JSONDict,
+    *,
+    stream: bool,
+    include_usage: bool,
+    keep: Keep | None = None,
 ) -> ASGIApp:
-    """Answer the request by passing ``body`` through ``plan``'s route."""
+    """Answer the request by passing ``body`` through ``plan``'s route; a Responses
+    reply is handed to ``keep`` (to store it) before the client is told it is complete."""
     data = plan.body(body, stream=stream)
     headers = plan.headers(exchange.request.headers)
     transport = plan.transport
     if transport.unusable is not None:
         raise transport.unusable
     url = transport.url(body, stream=stream)
+    renames = plan.renames if keep is None else plan.renames + _STORED
     if stream:
-        relay = ByteRelay(
-            plan.api, transport.provider, include_usage=include_usage, renames=plan.renames
-        )
+        relay: ByteRelay
+        if plan.api == "responses":
+            kept = None if keep is None else _kept(plan, keep)
+            relay = ResponsesRelay(transport.provider, renames=renames, keep=kept)
+        else:
+            relay = ByteRelay(
+                plan.api, transport.provider, include_usage=include_usage, renames=renames
+            )
         chunks = await open_stream(exchange, plan.route, transport, url, data, headers, relay)
         return exchange.events(chunks)
     route = plan.route
@@ -229,20 +294,34 @@ async def forward(
     reply = await exchange.watch.run(post, within=route.request_timeout, expired=route.timed_out)
     if reply.status >= 400:
         raise transport.status_error(reply.status, reply.headers, reply.body, url=url)
-    body_out, usage = checked_reply(plan, reply.body)
-    exchange.log(200, usage, route)
-    return _raw_json(renamed(body_out, plan.renames), exchange.request_id)
+    body_out, decoded = checked_reply(plan, reply.body)
+    body_out = renamed(body_out, renames)
+    if keep is not None:
+        await keep(json.loads(body_out), decoded)
+    exchange.log(200, decoded.usage, route)
+    return _raw_json(body_out, exchange.request_id)
+
+
+def _kept(plan: PassThrough, keep: Keep) -> Callable[[JSONDict], Awaitable[None]]:
+    """``keep`` for a stream's final response object, read by the route's codec first
+    (a final object of the wrong shape is a `ModelResponseError`, and is not kept)."""
+
+    async def kept(final: JSONDict) -> None:
+        await keep(final, _decoded(plan, final))
+
+    return kept
 
 
 _LONE_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON escape of a UTF-16 surrogate (one of a pair, or alone)."""
 
 
-def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, Usage]:
-    """A whole reply's bytes as the client gets them, and its usage: decoded once by
-    the route's codec, so a reply of the wrong shape is a `ModelResponseError` (a 502)
-    as on the translating path; the upstream's own bytes unless they escape a
-    surrogate (then written again, a lone one replaced by U+FFFD)."""
+def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, ModelResponse]:
+    """A whole reply's bytes as the client gets them, and the reply as the route's
+    codec reads it (its usage, and what a Responses route stores): decoded once, so a
+    reply of the wrong shape is a `ModelResponseError` (a 502) as on the translating
+    path; the upstream's own bytes unless they escape a surrogate (then written again,
+    a lone one replaced by U+FFFD)."""
     provider = plan.transport.provider
     try:
         reply = json.loads(body)
@@ -252,6 +331,17 @@ def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, Usage]:
         ) from None
     if not isinstance(reply, dict):
         raise malformed_reply(reply, provider=provider)
+    decoded = _decoded(plan, reply)
+    if _LONE_SURROGATE.search(body) is not None:
+        body = utf8(_COMPACT(reply))
+    return body, decoded
+
+
+def _decoded(plan: PassThrough, reply: JSONDict) -> ModelResponse:
+    """``reply`` read by the route's codec; a reply of the wrong shape (for Messages,
+    one not of ``"type": "message"``; for Responses, one without its ``id``) is a
+    `ModelResponseError`."""
+    provider = plan.transport.provider
     try:
         decoded = plan.route.model.tool_strategy.codec.decode_response(reply, None)
     except ReplyShapeError as exc:
@@ -270,9 +360,13 @@ def checked_reply(plan: PassThrough, body: bytes) -> tuple[bytes, Usage]:
             provider=provider,
             body=reply,
         )
-    if _LONE_SURROGATE.search(body) is not None:
-        body = utf8(_COMPACT(reply))
-    return body, decoded.usage
+    if plan.api == "responses" and not (isinstance(reply.get("id"), str) and reply["id"]):
+        raise ModelResponseError(
+            f"{provider} sent a malformed reply: the response has no id",
+            provider=provider,
+            body=reply,
+        )
+    return decoded
 
 
 def _raw_json(body: bytes, request_id: str) -> Response:

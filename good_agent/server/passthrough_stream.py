@@ -25,13 +25,20 @@ choice's delta, a ``message_start``) before the response does, so a refusal, a r
 limit, an error event at once or a stream that holds no reply still gets its HTTP
 status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
 the upstream call (a client that leaves cancels it) and writes the access log.
+
+A Responses stream is relayed by `ResponsesRelay`, the same reading for typed events
+(whole events passed on; ``response.created``, the final ``response.completed`` or
+``response.incomplete``, ``response.failed`` and ``error`` read). Its final response
+object is kept (stored for its owner) before the final event is passed on:
+``feed`` notes it and holds the event back, and `relay_bytes` awaits ``settle``, which
+keeps it and gives back the held bytes.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,6 +47,7 @@ import anyio
 from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.anthropic.codec import usage_counts
 from good_agent.providers.openai.chat_codec import cache_counts
+from good_agent.providers.types import JSONDict
 from good_agent.server.common.closing import close_shielded
 from good_agent.server.common.errors import BridgeError
 from good_agent.server.common.utf8 import utf8
@@ -59,12 +67,20 @@ if TYPE_CHECKING:
 
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
-ClientAPI = Literal["chat", "messages"]
+ClientAPI = Literal["chat", "messages", "responses"]
 """A client API the pass-through path serves."""
 
 _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
     "chat": (b"[DONE]", b'"usage"', b'"error"'),
     "messages": (b"message_stop", b'"usage"', b'"error"'),
+    # The Responses types read (`ResponsesRelay`), then an ``"error"`` member.
+    "responses": (
+        b"response.created",
+        b"response.completed",
+        b"response.incomplete",
+        b"response.failed",
+        b'"error"',
+    ),
 }
 """The bytes a line must hold to be parsed, per client API (besides a Chat Completions
 tool-call delta without an ``index``, and a surrogate escape)."""
@@ -176,6 +192,19 @@ class ByteRelay:
         self.call_ids: list[str] = []
         """The tool-call ids seen, in order (their position is a call's index when the
         upstream leaves ``index`` out)."""
+
+    final: JSONDict | None = None
+    """A final response object read and not yet kept (a `ResponsesRelay` with a
+    ``keep`` sets it): `relay_bytes` awaits `settle` before its event is passed on."""
+
+    async def settle(self) -> bytes:
+        """The bytes held back with `final`, once it is kept (nothing here: only a
+        `ResponsesRelay` holds any)."""
+        return b""
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """The client API's error event ending the stream (`failure_event`)."""
+        return failure_event(self.api, error, request_id)
 
     def feed(self, chunk: bytes) -> bytes:
         """The complete lines of what has arrived, to pass on (read where needed)."""
@@ -505,8 +534,12 @@ async def relay_bytes(
         # Inside the wire's context, which types a failure of the connection (a
         # stream cut) as it does on the translating path.
         async with opened:
-            if first:
-                yield first
+            pending = first
+            if relay.final is not None:  # kept before its final event is passed on
+                pending += await relay.settle()
+            if pending:
+                out, pending = pending, b""
+                yield out
             if relay.failed is not None:
                 raise relay.failed
             while True:
@@ -522,12 +555,16 @@ async def relay_bytes(
                 pending = relay.feed(chunk)
                 if relay.failed is not None:
                     raise relay.failed
+                if relay.final is not None:
+                    pending += await relay.settle()
                 if pending:
                     out, pending = pending, b""
                     yield out
         pending = relay.close()
         if relay.failed is not None:
             raise relay.failed
+        if relay.final is not None:
+            pending += await relay.settle()
         if pending:
             out, pending = pending, b""
             yield out
@@ -535,9 +572,292 @@ async def relay_bytes(
     except Exception as exc:
         error = stream_error(exc, route, exchange.request_id)
         status = error.status
-        yield pending + failure_event(relay.api, error, exchange.request_id)
+        yield pending + relay.failure(error, exchange.request_id)
     finally:
         await close_shielded(chunks)
         with anyio.CancelScope(shield=True):
             await opened.aclose()
         exchange.log(status, relay.usage, route)
+
+
+# The Responses API's stream (``event: ...`` and ``data: {...}``, one event per block).
+
+Keep = Callable[[JSONDict], Awaitable[None]]
+"""Called with a passed-through response's final object (as the client gets it)
+before its final event is passed on."""
+
+_EVENT_END = re.compile(rb"\n\r?\n")
+"""The blank line that ends an event."""
+
+_NULL_ERRORS = (b'"error":null', b'"error": null')
+"""A response object's ``error`` member when nothing failed."""
+
+_SEQUENCE = re.compile(rb'"sequence_number": ?([0-9]{1,18})')
+"""An event's ``sequence_number`` (the last one in a chunk is found by a byte search)."""
+
+_FINAL_KINDS = ("response.completed", "response.incomplete")
+
+_FAILED_KINDS = ("error", "response.failed")
+
+
+def _event_start(data: bytes, at: int = -1) -> int:
+    """Where the event holding position ``at`` of ``data`` begins (with ``at`` left
+    out: where its last complete event ends; 0: none is complete)."""
+    at = len(data) if at < 0 else at
+    lf, crlf = data.rfind(b"\n\n", 0, at), data.rfind(b"\n\r\n", 0, at)
+    return max(lf + 2 if lf >= 0 else 0, crlf + 3 if crlf >= 0 else 0)
+
+
+def _data_of(event: bytes) -> tuple[int, bytes] | None:
+    """Where an event's ``data:`` lines begin and their text (``None``: no data)."""
+    start = event.find(b"data:")
+    while start > 0 and event[start - 1 : start] not in (b"\n", b"\r"):
+        start = event.find(b"data:", start + 5)
+    if start < 0:
+        return None
+    lines = [line[5:].strip() for line in event[start:].splitlines() if line.startswith(b"data:")]
+    return start, b"\n".join(lines)
+
+
+def responses_usage(usage: Any, before: Usage) -> Usage:
+    """The token counts of a Responses ``usage`` object, read as its codec reads them."""
+    if not isinstance(usage, dict):
+        return before
+    given, out = usage.get("input_tokens"), usage.get("output_tokens")
+    read, write = cache_counts(usage.get("input_tokens_details"))
+    return Usage(
+        int(given) if isinstance(given, int | float) else before.input_tokens,
+        int(out) if isinstance(out, int | float) else before.output_tokens,
+        before.cache_read_tokens if read is None else read,
+        before.cache_write_tokens if write is None else write,
+        before.cache_write_1h_tokens,
+    )
+
+
+class ResponsesRelay(ByteRelay):
+    """What the bridge reads from a passed-through Responses stream.
+
+    A Responses stream is typed events (``event: response.output_text.delta`` and its
+    ``data:`` object), so the relay passes on whole events (held back until the blank
+    line that ends one: an event it replaces was never half sent, and no ``event:``
+    line is left without its data). The same scans as for the other APIs refuse a
+    ``data:`` line that is not a JSON object. Only the events that may carry what the
+    bridge reads are parsed (found by a byte search for ``response.created``, the final
+    and failure types, an ``"error"`` member that is not ``null``, a surrogate escape):
+    ``response.created`` (its response object, for the error event that may end the
+    stream), ``response.completed`` / ``response.incomplete`` (the end: the usage, and
+    the final object handed to ``keep`` before the event is passed on),
+    ``response.failed`` and ``error`` (replaced by the bridge's own ``error`` and
+    ``response.failed`` events, mapped and redacted as on the translating path). The
+    last ``sequence_number`` is found by a byte search, so the bridge's events continue
+    the upstream's numbering.
+
+    Args:
+        provider: The upstream's name in errors.
+        renames: The upstream's model name replaced by the route's (and, for a response
+            the bridge stores, ``store: false`` by ``store: true``).
+        keep: Called with the final response object before its event is passed on
+            (storing it); ``None``: nothing is kept.
+    """
+
+    __slots__ = ("final", "keep", "kept", "response", "sequence")
+
+    def __init__(self, provider: str, *, renames: Renames = (), keep: Keep | None = None) -> None:
+        super().__init__("responses", provider, renames=renames)
+        self.keep = keep
+        self.final: JSONDict | None = None
+        self.kept = b""
+        """The bytes from the final event on, held until `final` is kept."""
+        self.response: JSONDict | None = None
+        """The response object of ``response.created``."""
+        self.sequence = -1
+        """The last ``sequence_number`` seen."""
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete events of what has arrived, to pass on (read where needed)."""
+        data = self.held + chunk if self.held else chunk
+        cut = len(data) if data.endswith(b"\n\n") else _event_start(data)
+        if cut == 0:
+            self.held = data
+            return b""
+        self.held = data[cut:]
+        data = data[:cut]
+        if self.renames:
+            data = renamed(data, self.renames)
+        if self.ended:  # after the final event: passed on as it comes
+            if self.final is not None:
+                self.kept += data
+                return b""
+            return data
+        bad = _BAD_FIRST.match(data) or _BAD_DATA.search(data)
+        out = self._passed(data) if bad is None else self._malformed(data, bad.end() - 1)
+        at = out.rfind(b'"sequence_number":')
+        if at >= 0:
+            number = _SEQUENCE.match(out, at)
+            if number is not None:
+                self.sequence = int(number.group(1))
+        return out
+
+    def _passed(self, data: bytes) -> bytes:
+        """The whole events ``data``, read where needed."""
+        if not self.started:
+            self.started = self.began(data)
+        if _SURROGATE.search(data) is not None:
+            return self._read_events(data)
+        for marker in self.markers:
+            if marker in data:
+                return self._read_events(data)
+        return data
+
+    def began(self, data: bytes) -> bool:
+        """Whether ``data`` holds the start of a reply (an output event), as the
+        translating path primes a stream until its first delta."""
+        return b"response.output" in data or b"response.function_call" in data
+
+    def _malformed(self, data: bytes, at: int) -> bytes:
+        """The events before the one holding the malformed line (read as any are);
+        the failure noted."""
+        before = super()._malformed(data, at)
+        failed, self.failed = self.failed, None
+        out = self._passed(before[: _event_start(before, len(before))])
+        self.failed = self.failed or failed
+        return out
+
+    def _read_events(self, data: bytes) -> bytes:
+        """``data`` with the events that hold a marker read, and passed on, written
+        again, left out (a failure: nothing after it is passed on) or held with what
+        follows (the final event, until `final` is kept)."""
+        out: list[bytes] = []
+        start = 0
+        for end in _EVENT_END.finditer(data):
+            event = data[start : end.end()]
+            start = end.end()
+            if self.final is not None:
+                self.kept += event
+                continue
+            if self.ended or (_SURROGATE.search(event) is None and not self._marked(event)):
+                out.append(event)
+                continue
+            found = _data_of(event)
+            if found is None:
+                out.append(event)
+                continue
+            offset, text = found
+            new = self._response_event(text)
+            if self.failed is not None:
+                break
+            if new is not text:
+                event = event[:offset] + b"data: " + new + b"\n\n"
+            if self.final is not None:
+                self.kept = event
+            else:
+                out.append(event)
+        return b"".join(out)
+
+    def _marked(self, event: bytes) -> bool:
+        """Whether ``event`` holds something to read (an ``"error"`` member that is
+        not ``null`` counts; every response object has one)."""
+        for marker in self.markers[:-1]:  # the types read
+            if marker in event:
+                return True
+        errors = event.count(b'"error"')
+        return errors > sum(event.count(null) for null in _NULL_ERRORS)
+
+    def _response_event(self, text: bytes) -> bytes:
+        """Read one event's data: ``text`` itself, or the event written again."""
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return text  # not the bridge's to judge: the client gets it as it came
+        if not isinstance(event, dict):
+            return text
+        kind = event.get("type")
+        if kind in _FAILED_KINDS or (kind is None and event.get("error")):
+            response = event.get("response")
+            failure = (response if isinstance(response, dict) else {}).get("error")
+            failure = failure or event.get("error") or event
+            message = failure.get("message", failure) if isinstance(failure, dict) else failure
+            self.failed = ModelOverloadedError(
+                f"{self.provider} failed mid-stream: {message}", provider=self.provider
+            )
+            return text
+        response = event.get("response")
+        if kind == "response.created" and isinstance(response, dict):
+            self.response = response
+        elif kind in _FINAL_KINDS:
+            if not isinstance(response, dict):
+                self.failed = ModelResponseError(
+                    f"{self.provider} sent a malformed stream event: {kind} holds no response",
+                    provider=self.provider,
+                )
+                return text
+            self.answered = self.started = self.ended = True
+            self.usage = responses_usage(response.get("usage"), self.usage)
+            if self.keep is not None:
+                self.final = response
+        if _SURROGATE.search(text) is not None:
+            return utf8(_COMPACT(event))
+        return text
+
+    def close(self) -> bytes:
+        """The rest, once the upstream's body has ended; a
+        `ModelIncompleteStreamError` when the final event never came."""
+        rest = b""
+        if self.held:
+            held, self.held = self.held, b""
+            if self.ended or _whole(held):  # a last event without its blank line
+                rest = self.feed(held + b"\n\n")
+            # else an event cut short: left out, the error event follows
+        if self.failed is not None or self.ended:
+            return rest
+        if not self.started:
+            raise ModelResponseError(
+                f"{self.provider} sent a stream that holds no reply", provider=self.provider
+            )
+        raise ModelIncompleteStreamError(
+            f"the {self.provider} stream ended before its final event", provider=self.provider
+        )
+
+    async def settle(self) -> bytes:
+        """The final event and what followed it, once `final` is kept."""
+        final, self.final = self.final, None
+        kept, self.kept = self.kept, b""
+        if final is not None and self.keep is not None:
+            await self.keep(final)
+        return kept
+
+    def failure(self, error: BridgeError, request_id: str) -> bytes:
+        """An ``error`` event and ``response.failed``, as the translating path ends a
+        failed stream (numbered after the upstream's last event; the response object
+        is ``response.created``'s, failed)."""
+        code = "rate_limit_exceeded" if error.status == 429 else "server_error"
+        body: JSONDict = dict(self.response or {"object": "response", "output": []})
+        body["status"] = "failed"
+        body["error"] = {"code": code, "message": error.message}
+        number = self.sequence + 1
+        said = {
+            "type": "error",
+            "sequence_number": number,
+            "code": error.code,
+            "message": error.message,
+            "param": error.param,
+        }
+        failed = {"type": "response.failed", "sequence_number": number + 1, "response": body}
+        return (  # after whole events only: no event is left open
+            b"event: error\ndata: "
+            + utf8(_COMPACT(said))
+            + b"\n\nevent: response.failed\ndata: "
+            + utf8(_COMPACT(failed))
+            + b"\n\n"
+        )
+
+
+def _whole(event: bytes) -> bool:
+    """Whether each ``data:`` line of ``event`` is a whole JSON value."""
+    for line in event.splitlines():
+        if line.startswith(b"data:"):
+            try:
+                json.loads(line[5:])
+            except ValueError:
+                return False
+    return True

@@ -647,6 +647,11 @@ class ResponsesFake(Fake):
 
     provider = "openai-responses"
 
+    def reset(self) -> None:
+        super().reset()
+        self.ids: list[str] = []
+        """The id of each response sent, in order."""
+
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/v1/responses", self.handle, methods=["POST"])])
 
@@ -714,38 +719,60 @@ class ResponsesFake(Fake):
         return items
 
     def whole(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+        self.ids.append(f"resp_{uuid.uuid4().hex}")  # the upstream's own id, fresh each time
         return {
-            "id": "resp_fake",
+            "id": self.ids[-1],
             "object": "response",
             "created_at": 1,
             "model": body["model"],
             "status": "completed",
+            "error": None,
+            "incomplete_details": None,
+            "instructions": body.get("instructions"),
+            "metadata": body.get("metadata") or {},
             "output": self.output(reply),
+            "parallel_tool_calls": body.get("parallel_tool_calls", True),
+            "store": body.get("store", True),
+            "temperature": body.get("temperature"),
+            "tool_choice": body.get("tool_choice", "auto"),
+            "tools": body.get("tools") or [],
+            "top_p": body.get("top_p"),
             "usage": {
                 "input_tokens": reply.input_tokens,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
                 "output_tokens": reply.output_tokens,
+                "output_tokens_details": {"reasoning_tokens": 0},
                 "total_tokens": reply.input_tokens + reply.output_tokens,
             },
         }
 
     async def stream(self, reply: Reply, body: dict[str, Any]) -> AsyncIterator[bytes]:
+        sequence = iter(range(10_000))
+
         def ev(payload: dict[str, Any]) -> bytes:
-            return sse(payload, payload["type"])
+            return sse({"sequence_number": next(sequence), **payload}, payload["type"])
 
         final = self.whole(reply, body)
-        yield ev({"type": "response.created", "response": {**final, "status": "in_progress"}})
+        started = {**final, "status": "in_progress", "output": [], "usage": None}
+        yield ev({"type": "response.created", "response": started})
+        yield ev({"type": "response.in_progress", "response": started})
         for index, item in enumerate(final["output"]):
             if item["type"] == "message":
-                for part in pieces(reply.text, self.chunk_size):
-                    yield ev(
-                        {
-                            "type": "response.output_text.delta",
-                            "item_id": item["id"],
-                            "output_index": index,
-                            "content_index": 0,
-                            "delta": part,
-                        }
-                    )
+                where = {"item_id": item["id"], "output_index": index, "content_index": 0}
+                opened = {**item, "status": "in_progress", "content": []}
+                yield ev(
+                    {"type": "response.output_item.added", "output_index": index, "item": opened}
+                )
+                part = {"type": "output_text", "text": "", "annotations": []}
+                yield ev({"type": "response.content_part.added", **where, "part": part})
+                for piece in pieces(reply.text, self.chunk_size):
+                    delta = {"type": "response.output_text.delta", **where, "delta": piece}
+                    yield ev({**delta, "logprobs": []})
+                done = {"type": "response.output_text.done", **where, "text": reply.text}
+                yield ev({**done, "logprobs": []})
+                part = item["content"][0]
+                yield ev({"type": "response.content_part.done", **where, "part": part})
+                yield ev({"type": "response.output_item.done", "output_index": index, "item": item})
                 continue
             yield ev(
                 {
@@ -807,6 +834,7 @@ def vendor_fakes() -> Iterator[dict[str, tuple[Fake, str]]]:
         "anthropic": AnthropicFake(),
         "gemini": GeminiFake(),
         "ollama": OllamaFake(),
+        "responses": ResponsesFake(),
     }
     servers = {name: BackgroundServer(fake.app()).start() for name, fake in instances.items()}
     try:

@@ -128,10 +128,13 @@ def raw(pass_through: bool) -> Iterator[tuple[RawFake, BackgroundServer]]:
 
 @pytest.fixture(scope="module")
 def rbridge(
-    fakes: dict[str, tuple[Fake, str]], tmp_path_factory: pytest.TempPathFactory
+    fakes: dict[str, tuple[Fake, str]],
+    tmp_path_factory: pytest.TempPathFactory,
+    pass_through: bool,
 ) -> Iterator[BackgroundServer]:
     """A bridge whose ``/v1/responses`` store is a SQLite file of its own."""
-    server = sqlite_bridge(fakes, tmp_path_factory.mktemp("responses"))
+    directory = tmp_path_factory.mktemp("responses")
+    server = sqlite_bridge(fakes, directory, pass_through=pass_through)
     yield server
     server.stop()
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx2
 from bridge_fakes import Fake
-from bridge_harness import CLIENT_KEY, TIME, WEATHER, model_entries
+from bridge_harness import CLIENT_KEY, TIME, WEATHER, fake_entry, model_entries
 from openai.types.responses import Response, ResponseStreamEvent
 from pydantic import TypeAdapter
 
@@ -28,21 +28,32 @@ def flat(tool: dict[str, Any]) -> dict[str, Any]:
 R_WEATHER, R_TIME = flat(WEATHER), flat(TIME)
 
 
+RESP = "resp"
+"""The route whose upstream speaks the Responses API (the ``responses`` fake): the one
+``/v1/responses`` passes requests through to."""
+
+
 def start_responses_bridge(
-    fakes: dict[str, tuple[Fake, str]], responses: dict[str, Any]
+    fakes: dict[str, tuple[Fake, str]], responses: dict[str, Any], *, pass_through: bool = True
 ) -> BackgroundServer:
+    """A bridge over the vendor fakes (``model_entries``) and :data:`RESP`, with
+    ``responses`` as its ``[responses]`` table."""
+    resp = fake_entry(fakes, RESP, "openai-responses", "responses", "gpt-4.1", mode="native")
     config = parse_config(
         {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS"},
-            "models": model_entries(fakes),
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "pass_through": pass_through},
+            "models": [*model_entries(fakes), resp],
             "responses": responses,
         }
     )
     return BackgroundServer(create_app(config)).start()
 
 
-def sqlite_bridge(fakes: dict[str, tuple[Fake, str]], directory: Path) -> BackgroundServer:
-    return start_responses_bridge(fakes, {"path": str(directory / "responses.sqlite3")})
+def sqlite_bridge(
+    fakes: dict[str, tuple[Fake, str]], directory: Path, *, pass_through: bool = True
+) -> BackgroundServer:
+    path = str(directory / "responses.sqlite3")
+    return start_responses_bridge(fakes, {"path": path}, pass_through=pass_through)
 
 
 async def post(bridge: BackgroundServer, body: Any, headers: dict[str, str] | None = None) -> Any:

@@ -25,7 +25,7 @@ from good_agent.server.responses.wire import parse_responses_request, whole_body
 from good_agent.types.messages import ModelResponse
 from good_agent.types.usage import Usage
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
 
 HERMES = (
     "Let me check. <tool_call>\n"
@@ -38,6 +38,7 @@ UPSTREAMS = {
     "gemini": "gemini",
     "ollama": "ollama",
     "structured": "openai",
+    "resp": "responses",  # a Responses upstream: passed through when the path is on
 }
 
 

@@ -10,6 +10,7 @@ import pytest
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY
 from openai import AsyncOpenAI
+from responses_harness import RESP, sqlite_bridge
 
 from good_agent.server.background import BackgroundServer
 
@@ -72,4 +73,56 @@ async def test_an_agents_sdk_agent_calls_a_tool_through_the_bridge(
         assert second[-1]["content"] == "21C"
     else:
         assert "21C" in json.dumps(second[-1])
+    assert not fake.problems, fake.problems
+
+
+@pytest.mark.parametrize("pass_through", [True, False], ids=["pass-through", "translated"])
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+async def test_an_agents_sdk_agent_over_a_responses_upstream(
+    fakes: dict[str, tuple[Fake, str]],
+    tmp_path: Any,
+    pass_through: bool,
+    streamed: bool,
+) -> None:
+    """A Responses route (passed through when the path is on: the tool is not strict)."""
+    fake = fakes["responses"][0]
+    fake.script = weather_then_answer("gpt")
+    seen: list[str] = []
+
+    @agents.function_tool(strict_mode=False)
+    def get_weather(city: str) -> str:
+        """The weather in a city."""
+        seen.append(city)
+        return "21C"
+
+    bridge = sqlite_bridge(fakes, tmp_path, pass_through=pass_through)
+    client = AsyncOpenAI(base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0)
+    agent = agents.Agent(
+        name="forecaster",
+        instructions="Answer with the tool.",
+        tools=[get_weather],
+        model=agents.OpenAIResponsesModel(model=RESP, openai_client=client),
+    )
+    config = agents.RunConfig(tracing_disabled=True)
+    try:
+        if streamed:
+            run = agents.Runner.run_streamed(agent, "Weather in Paris?", run_config=config)
+            _ = [event async for event in run.stream_events()]
+            output = run.final_output
+        else:
+            output = (
+                await agents.Runner.run(agent, "Weather in Paris?", run_config=config)
+            ).final_output
+    finally:
+        await client.close()
+        bridge.stop()
+    assert output == "It is 21C in Paris."
+    assert seen == ["Paris"]
+    first, second = fake.requests
+    if pass_through:  # the SDK's own request, with store: false
+        assert first["instructions"] == "Answer with the tool." and first["store"] is False
+    else:
+        assert first["input"][0] == {"role": "system", "content": "Answer with the tool."}
+    outputs = [item for item in second["input"] if item.get("type") == "function_call_output"]
+    assert [item["output"] for item in outputs] == ["21C"]
     assert not fake.problems, fake.problems

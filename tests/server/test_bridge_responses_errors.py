@@ -13,11 +13,14 @@ from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY, leave_early_cancels_upstream
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from responses_harness import AUTH, events_of, post
+from responses_harness import AUTH, RESP, events_of, post
 
 from good_agent.server.background import BackgroundServer
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
+UPSTREAM = {"gpt": "openai", RESP: "responses"}
+"""A Chat Completions route (always translated) and a Responses one (passed through
+when the path is on), with their fakes."""
 
 
 @pytest.mark.parametrize("case", RESPONSES_BAD)
@@ -55,30 +58,33 @@ def test_no_body_is_a_500(rbridge: BackgroundServer, values: dict[str, Any], ite
         assert response.json()["error"]["param"]
 
 
+@pytest.mark.parametrize("model", sorted(UPSTREAM))
 async def test_an_upstream_refusal_before_the_stream_is_an_openai_error(
-    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], model: str
 ) -> None:
-    fakes["openai"][0].fail_status = 503
+    fakes[UPSTREAM[model]][0].fail_status = 503
     async with openai.AsyncOpenAI(
         base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
     ) as client:
         with pytest.raises(openai.APIStatusError) as failed:
-            await client.responses.create(model="gpt", input="Hi")
+            await client.responses.create(model=model, input="Hi")
         assert failed.value.status_code == 502
         with pytest.raises(openai.APIStatusError) as streamed:
-            async with client.responses.stream(model="gpt", input="Hi") as stream:
+            async with client.responses.stream(model=model, input="Hi") as stream:
                 async for _ in stream:
                     pass
         assert streamed.value.status_code == 502
 
 
+@pytest.mark.parametrize("model", sorted(UPSTREAM))
 async def test_a_stream_cut_midway_ends_failed_never_completed(
-    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], model: str
 ) -> None:
-    fake = fakes["openai"][0]
+    fake = fakes[UPSTREAM[model]][0]
     fake.reply = Reply(text="a long answer that will not finish " * 3)
-    fake.break_after = 4
-    response = await post(rbridge, {"model": "gpt", "input": "Hi", "stream": True})
+    cut = 4 if model == "gpt" else 6  # a Responses stream opens its message in 4 events
+    fake.break_after = cut
+    response = await post(rbridge, {"model": model, "input": "Hi", "stream": True})
     assert response.status_code == 200
     events = events_of(response.text)
     kinds = [event.type for event in events]
@@ -92,12 +98,12 @@ async def test_a_stream_cut_midway_ends_failed_never_completed(
     async with httpx2.AsyncClient() as http:
         fetched = await http.get(f"{rbridge.url}/v1/responses/{ident}", headers=AUTH)
     assert fetched.status_code == 404
-    fake.break_after = 4
+    fake.break_after = cut
     async with (
         openai.AsyncOpenAI(
             base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0
         ) as client,
-        client.responses.stream(model="gpt", input="Hi") as stream,
+        client.responses.stream(model=model, input="Hi") as stream,
     ):
         kinds = [event.type async for event in stream]
         with pytest.raises(RuntimeError, match=r"response\.completed"):
@@ -105,9 +111,11 @@ async def test_a_stream_cut_midway_ends_failed_never_completed(
     assert kinds[-1] == "response.failed"
 
 
+@pytest.mark.parametrize("model", sorted(UPSTREAM))
 @pytest.mark.parametrize("stream", [True, False])
 async def test_client_disconnect_cancels_upstream(
-    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], stream: bool
+    rbridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]], stream: bool, model: str
 ) -> None:
-    body = {"model": "gpt", "input": "Hi", "stream": stream}
-    await leave_early_cancels_upstream(fakes["openai"][0], f"{rbridge.url}/v1/responses", body)
+    body = {"model": model, "input": "Hi", "stream": stream}
+    fake = fakes[UPSTREAM[model]][0]
+    await leave_early_cancels_upstream(fake, f"{rbridge.url}/v1/responses", body)

@@ -15,7 +15,7 @@ import pytest
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY
 from openai import AsyncOpenAI, BadRequestError, NotFoundError
-from responses_harness import AUTH, OTHER, R_WEATHER, post, start_responses_bridge
+from responses_harness import AUTH, OTHER, R_WEATHER, RESP, post, start_responses_bridge
 
 from good_agent.server.background import BackgroundServer
 from good_agent.server.common.auth import owner_of
@@ -25,7 +25,10 @@ from good_agent.server.responses.store import (
     StoredResponse,
 )
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.both_paths]
+MODELS = ["gpt", RESP]
+"""A Chat Completions route (always translated) and a Responses one (passed through
+when the path is on: stored by the bridge under the upstream's id)."""
 
 
 @pytest.fixture(scope="module", params=["sqlite", "redis"])
@@ -33,6 +36,7 @@ def store_bridge(
     request: pytest.FixtureRequest,
     fakes: dict[str, tuple[Fake, str]],
     tmp_path_factory: pytest.TempPathFactory,
+    pass_through: bool,
 ) -> Iterator[tuple[BackgroundServer, BackgroundServer]]:
     """Two bridges (two workers) sharing one store."""
     if request.param == "redis":
@@ -41,7 +45,9 @@ def store_bridge(
         config = {"store": "redis", "redis_url_env": "GA_TEST_RESPONSES_REDIS"}
     else:
         config = {"path": str(tmp_path_factory.mktemp("store") / "responses.sqlite3")}
-    servers = (start_responses_bridge(fakes, config), start_responses_bridge(fakes, config))
+    servers = tuple(
+        start_responses_bridge(fakes, config, pass_through=pass_through) for _ in range(2)
+    )
     yield servers
     for server in servers:
         server.stop()
@@ -51,67 +57,85 @@ def client_for(server: BackgroundServer, key: str = CLIENT_KEY) -> AsyncOpenAI:
     return AsyncOpenAI(base_url=f"{server.url}/v1", api_key=key, max_retries=0)
 
 
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("stream", [False, True])
 async def test_a_conversation_continues_on_another_worker(
     store_bridge: tuple[BackgroundServer, BackgroundServer],
     fakes: dict[str, tuple[Fake, str]],
     stream: bool,
+    model: str,
 ) -> None:
     first_worker, second_worker = store_bridge
-    fake = fakes["openai"][0]
+    fake = fakes["openai" if model == "gpt" else "responses"][0]
     fake.reply = Reply(calls=[("get_weather", {"city": "Paris"})])
     async with client_for(first_worker) as one, client_for(second_worker) as two:
         tools: Any = [R_WEATHER]
         if stream:
             async with one.responses.stream(
-                model="gpt", input="Weather?", instructions="Be brief.", tools=tools
+                model=model, input="Weather?", instructions="Be brief.", tools=tools
             ) as events:
                 first = await events.get_final_response()
         else:
             first = await one.responses.create(
-                model="gpt", input="Weather?", instructions="Be brief.", tools=tools
+                model=model, input="Weather?", instructions="Be brief.", tools=tools
             )
         call = next(item for item in first.output if item.type == "function_call")
         fake.reply = Reply(text="21C and sunny.")
         second = await two.responses.create(
-            model="gpt",
+            model=model,
             previous_response_id=first.id,
             input=[{"type": "function_call_output", "call_id": call.call_id, "output": "21C"}],
             tools=tools,
         )
         assert second.output_text == "21C and sunny."
         assert second.previous_response_id == first.id
-        sent = fake.requests[-1]["messages"]
         # The earlier instructions are not carried over, as OpenAI's API does.
-        assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
-        assert sent[1]["tool_calls"][0]["id"] == call.call_id
-        assert sent[2] == {"role": "tool", "tool_call_id": call.call_id, "content": "21C"}
+        if model == "gpt":
+            sent = fake.requests[-1]["messages"]
+            assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+            assert sent[1]["tool_calls"][0]["id"] == call.call_id
+            assert sent[2] == {"role": "tool", "tool_call_id": call.call_id, "content": "21C"}
+        else:
+            sent = fake.requests[-1]["input"]
+            assert [item.get("type", "message") for item in sent] == [
+                "message",
+                "function_call",
+                "function_call_output",
+            ]
+            assert sent[1]["call_id"] == call.call_id
+            assert sent[2] == {
+                "type": "function_call_output",
+                "call_id": call.call_id,
+                "output": "21C",
+            }
         fetched = await two.responses.retrieve(first.id)
         assert fetched.id == first.id and fetched.output[0].type == "function_call"
         assert not fake.problems, fake.problems
 
 
+@pytest.mark.parametrize("model", MODELS)
 async def test_a_key_sees_only_its_own_responses(
-    store_bridge: tuple[BackgroundServer, BackgroundServer],
+    store_bridge: tuple[BackgroundServer, BackgroundServer], model: str
 ) -> None:
     bridge = store_bridge[0]
     async with client_for(bridge) as mine, client_for(bridge, "second-client-key") as theirs:
-        kept = await mine.responses.create(model="gpt", input="Hi")
+        kept = await mine.responses.create(model=model, input="Hi")
         with pytest.raises(NotFoundError) as missing:
             await theirs.responses.retrieve(kept.id)
         assert missing.value.status_code == 404
         with pytest.raises(BadRequestError) as refused:
-            await theirs.responses.create(model="gpt", input="Go on", previous_response_id=kept.id)
+            await theirs.responses.create(model=model, input="Go on", previous_response_id=kept.id)
         assert refused.value.body["param"] == "previous_response_id"  # type: ignore[index]
         assert (await mine.responses.retrieve(kept.id)).id == kept.id
 
 
+@pytest.mark.parametrize("model", MODELS)
 async def test_store_false_keeps_nothing(
-    store_bridge: tuple[BackgroundServer, BackgroundServer],
+    store_bridge: tuple[BackgroundServer, BackgroundServer], model: str
 ) -> None:
     bridge = store_bridge[0]
     for stream in (False, True):
-        body = {"model": "gpt", "input": "Hi", "store": False, "stream": stream}
+        body = {"model": model, "input": "Hi", "store": False, "stream": stream}
         response = await post(bridge, body)
         text = response.text
         ident = json.loads(text)["id"] if not stream else text.split('"id": "', 1)[1].split('"')[0]

@@ -7,6 +7,12 @@ served models, fallbacks and stream priming as ``/v1/chat/completions``. Unless
 ``store`` is ``false``, the response and the conversation that led to it are
 stored, streamed or not, before the client is told the response is complete.
 Errors are OpenAI-shaped; a client that leaves cancels the upstream call.
+
+To a route whose upstream speaks the Responses API, a request that asks for nothing the
+bridge translates takes the pass-through path (`good_agent.server.passthrough`): the
+client's body goes upstream with ``store: false``, and the upstream's response (its id
+kept) is stored here, for the caller's key, as a translated one is. A request naming a
+``previous_response_id`` always translates: its conversation is in the store.
 """
 
 from __future__ import annotations
@@ -23,13 +29,16 @@ from good_agent.server.common.auth import owner_of
 from good_agent.server.common.errors import BridgeError, bad_request
 from good_agent.server.common.ids import REQUEST_ID_HEADER, new_request_id
 from good_agent.server.exchange import Exchange, ReplyJSON, error_response
+from good_agent.server.passthrough import forward
 from good_agent.server.responses.store import ResponseStore, StoredResponse
 from good_agent.server.responses.stream import ResponseEventWriter
 from good_agent.server.responses.wire import (
+    DROPPED_ITEMS,
     ResponsesCall,
     assistant_message,
     check_input_media,
     conversation,
+    output_items,
     parse_responses_request,
     response_id,
     whole_body,
@@ -37,6 +46,7 @@ from good_agent.server.responses.wire import (
 )
 from good_agent.server.served import BridgeRequest
 from good_agent.server.streams import relay
+from good_agent.types.messages import ModelResponse
 
 
 def _refuse(error: BridgeError, request_id: str) -> Response:
@@ -49,6 +59,30 @@ def _refuse(error: BridgeError, request_id: str) -> Response:
             param="text.format",
         )
     return error_response(error, False, request_id)
+
+
+def _translates(call: ResponsesCall, body: JSONDict) -> bool:
+    """Whether the request asks for what only the translating path does, whatever its
+    route: a ``previous_response_id`` (the conversation is in the bridge's store, as
+    neutral messages), ``background`` (the upstream would have to store the response),
+    and in ``input`` a ``reasoning`` item (left out upstream), a ``text`` part (read as
+    ``input_text``) or a ``function_call_output`` whose ``output`` is a list (read as
+    its text)."""
+    if call.previous_response_id is not None or body.get("background"):
+        return True
+    items = body.get("input")
+    for item in items if isinstance(items, list) else ():
+        kind = item.get("type")
+        if kind in DROPPED_ITEMS:
+            return True
+        if kind == "function_call_output" and not isinstance(item.get("output"), str):
+            return True
+        content = item.get("content")
+        if isinstance(content, list) and any(
+            isinstance(part, dict) and part.get("type") == "text" for part in content
+        ):
+            return True
+    return False
 
 
 class ResponsesEndpoint:
@@ -95,7 +129,8 @@ class ResponsesEndpoint:
         async def serve() -> ASGIApp:
             bridge.authorize(request)
             owner = owner_of(request.headers)
-            call = parse_responses_request(await bridge.read_json(request))
+            body = await bridge.read_json(request)
+            call = parse_responses_request(body)
             exchange.stream = call.stream
             history = await self._history(call, owner)
             neutral = BridgeRequest(
@@ -108,6 +143,28 @@ class ResponsesEndpoint:
             )
             check_input_media(call, bridge.media_limits, bridge.fetcher.hosts)
             exchange.route = bridge.route(call.model)
+            # The request is known and its route chosen: what follows calls the model.
+            plan = bridge.pass_through[call.model]
+            if (
+                plan is not None
+                and plan.takes("responses", neutral)
+                and not _translates(call, body)
+            ):
+
+                async def keep(final: JSONDict, reply: ModelResponse) -> None:
+                    # Under the upstream's id, with the conversation as the translating
+                    # path stores it (the reply's output as its codec reads it).
+                    messages = [*history, assistant_message(output_items(reply))]
+                    await self.store.put(final["id"], owner, StoredResponse(final, messages))
+
+                return await forward(
+                    exchange,
+                    plan,
+                    body,
+                    stream=call.stream,
+                    include_usage=False,
+                    keep=keep if call.store else None,
+                )
             if call.stream:
                 chosen, events, first, done = await exchange.open_stream(neutral)
 
