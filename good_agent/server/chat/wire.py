@@ -266,7 +266,7 @@ class ChunkWriter:
 
     def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""
-        if type(delta) is ToolCallStart:
+        if isinstance(delta, ToolCallStart):
             item = (
                 f'{{"index": {int(delta.index)}, "id": {_QUOTE(delta.id)}, "type": "function", '
                 f'"function": {{"name": {_QUOTE(delta.name)}, "arguments": ""}}}}'
