@@ -157,14 +157,17 @@ THOUGHT_NOTATION = (
 
 def json_listing(tool: JSONDict) -> str:
     """One tool as a line of JSON: name, description and parameter schema."""
-    return json.dumps(
+    return _LISTING(
         {
             "name": tool_name(tool),
             "description": tool_function(tool).get("description", ""),
             "parameters": tool_parameters(tool),
-        },
-        ensure_ascii=False,
+        }
     )
+
+
+_LISTING = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(..., ensure_ascii=False)`` with its encoder made once, not per call."""
 
 
 def typescript_declaration(tool: JSONDict) -> str:

@@ -49,6 +49,9 @@ MAX_VALUE_DEPTH = 1_000
 decoders stop earlier; a deeper value built in Python is a problem, not a crash)."""
 
 _CACHE: OrderedDict[str, Validator] = OrderedDict()
+_KEY = json.JSONEncoder(sort_keys=True, default=repr).encode
+"""A schema's cache key, ``json.dumps(schema, sort_keys=True, default=repr)`` with
+its encoder made once, not per call."""
 _CACHE_SIZE = 1_024
 _TOO_DEEP = ["arguments: nested too deeply to be checked"]
 _STRING_ONLY = frozenset({"minLength", "maxLength", "pattern", "format"})
@@ -61,7 +64,7 @@ def compile_schema(schema: dict[str, Any] | bool) -> Validator:
     ``$ref`` that does not resolve), so a bad tool definition fails when the tool is
     built, not when the model calls it. The same schema (by content) compiles once.
     """
-    key = json.dumps(schema, sort_keys=True, default=repr)
+    key = _KEY(schema)
     found = _CACHE.get(key)
     if found is not None:
         _CACHE.move_to_end(key)

@@ -56,3 +56,10 @@ def test_the_terminator_and_empty_data() -> None:
         with pytest.raises(ValueError):
             _sse_payload(broken)
     assert math.isnan(_sse_payload("NaN"))
+
+
+def test_what_the_fast_parser_refuses_is_read_as_json_loads_reads_it() -> None:
+    # pydantic-core refuses a lone surrogate escape and nesting past its limit;
+    # the standard library reads both, and so does an event.
+    for text in ('{"a": "\\ud800"}', "[" * 400 + "]" * 400, '{"k": ' * 300 + "1" + "}" * 300):
+        assert _sse_payload(text) == json.loads(text)

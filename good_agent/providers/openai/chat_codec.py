@@ -113,16 +113,26 @@ def encode_request(model: str, request: ChatRequest, names: ToolNameMap | None =
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.response_format is not None:
         body["response_format"] = request.response_format
-    body.update(thinking.openai_chat(request.settings))
-    search = builtin_tools.chat_web_search_options(builtin_tools.requested(request.settings))
+    if request.settings:  # none: nothing below adds a field
+        _put_settings(body, request.settings)
+    return body
+
+
+_BODY_KEYS = (*SETTING_KEYS, *PASSTHROUGH_KEYS)
+
+
+def _put_settings(body: JSONDict, settings: JSONDict) -> None:
+    """The fields ``settings`` put on a request body: thinking, web search, the
+    sampling and passed-through keys, then ``extra_body``."""
+    body.update(thinking.openai_chat(settings))
+    search = builtin_tools.chat_web_search_options(builtin_tools.requested(settings))
     if search is not None:
         body["web_search_options"] = search
-    for key in (*SETTING_KEYS, *PASSTHROUGH_KEYS):
-        if key in request.settings:
-            body[key] = request.settings[key]
+    for key in _BODY_KEYS:
+        if key in settings:
+            body[key] = settings[key]
     # Server-specific fields (vLLM's structured_outputs / guided_json...) go on the body.
-    body.update(request.settings.get("extra_body") or {})
-    return body
+    body.update(settings.get("extra_body") or {})
 
 
 def _wire_message(message: JSONDict, names: ToolNameMap) -> JSONDict:

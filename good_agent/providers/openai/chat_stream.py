@@ -73,7 +73,9 @@ class OpenAIChatDecoder(StreamDecoder):
             content = delta.get("content")
             if content:
                 self.text(content, out)
-            builtin_tools.chat_annotations(delta.get("annotations"), self._cited)
+            annotations = delta.get("annotations")
+            if annotations:
+                builtin_tools.chat_annotations(annotations, self._cited)
             calls = delta.get("tool_calls")
             if calls:
                 for item in calls:

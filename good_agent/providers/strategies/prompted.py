@@ -138,10 +138,13 @@ class PromptedStrategy(CodecStrategy):
     ) -> ModelResponse:
         """The reply from the plain reply and a finished parser (``ids``: given while streaming)."""
         result = parser.result()
+        tools = list(context.tools)
+        # The parser's calls (built and checked by it, then dropped) given their ids:
+        # a copy with one field changed needs no validation.
         calls = [
             self.check(
-                with_call_changes(call, id=ids[n] if n < len(ids) else new_call_id()),
-                list(context.tools),
+                call.model_copy(update={"id": ids[n] if n < len(ids) else new_call_id()}),
+                tools,
             )
             for n, call in enumerate(result.calls)
         ]

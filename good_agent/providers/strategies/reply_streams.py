@@ -106,17 +106,20 @@ class TextCallStream(ReplyStream):
         """Text goes through the parser; usage passes; the finish waits for the end."""
         out: list[ModelDelta] = []
         for delta in self.decoder.feed(event):
-            if isinstance(delta, TextDelta):
+            kind = type(delta)  # the decoders' own classes: no isinstance walk a delta
+            if type(delta) is TextDelta:
                 self._fed = True
-                out += self._convert(self.parser.feed(delta.text))
-            elif isinstance(delta, FinishDelta):
+                events = self.parser.feed(delta.text)
+                if events:
+                    out += self._convert(events)
+            elif kind is FinishDelta:
                 continue
-            elif isinstance(delta, ToolCallStart | ToolCallArgs | ToolCallEnd):
+            elif kind is ToolCallStart or kind is ToolCallArgs or kind is ToolCallEnd:
                 self._native_calls += 1
                 out.append(delta)
             else:
                 out.append(delta)
-        return self.limit(out)
+        return self.limit(out) if self._single else out
 
     def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """Flush the parser, close the last call, then the finish reason."""

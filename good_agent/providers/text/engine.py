@@ -139,10 +139,12 @@ class StreamingParser:
             and (
                 delta not in self._starter_chars
                 if len(delta) == 1
-                else not self._table.may_open(delta)
+                else self._table.plain(delta)
             )
         ):
-            # Plain text between calls: nothing pending, nothing to scan.
+            # Plain text between calls: nothing pending, no opening in it and none
+            # beginning at its end (a starter character alone, the "f" of "for",
+            # does not send it through the scan).
             out = self._content.push(delta)
             if not out:
                 return []
@@ -269,16 +271,17 @@ class StreamingParser:
                     self._parts.append(chunk)
                     self._values.append(ValueSpan(chunk, (value,)))
                     return self._value_done(i + len(chunk))
-            try:
-                value, end = _DECODER.raw_decode(text, i)
-            except (ValueError, RecursionError):
-                pass
-            else:
-                chunk = text[i:end]
-                if json_depth_ok(chunk):
-                    self._parts.append(chunk)
-                    self._values.append(ValueSpan(chunk, (value,)))
-                    return self._value_done(end)
+            if _may_be_whole(text, i):
+                try:
+                    value, end = _DECODER.raw_decode(text, i)
+                except (ValueError, RecursionError):
+                    pass
+                else:
+                    chunk = text[i:end]
+                    if json_depth_ok(chunk):
+                        self._parts.append(chunk)
+                        self._values.append(ValueSpan(chunk, (value,)))
+                        return self._value_done(end)
         self._scanner = BracketScanner()
         self._value_parts = []
         self._state = _VALUE
@@ -486,6 +489,18 @@ class StreamingParser:
         self._flush_content()
         events, self._events = self._events, []
         return events
+
+
+def _may_be_whole(text: str, i: int) -> bool:
+    """Whether the JSON value at ``text[i]`` may be complete in ``text``: there is a
+    value, and an object or array has a closing bracket of its kind after it (where
+    none has arrived yet, decoding could only fail)."""
+    head = text[i : i + 1]
+    if head == "{":
+        return text.find("}", i) >= 0
+    if head == "[":
+        return text.find("]", i) >= 0
+    return bool(head)
 
 
 def _contains_any(text: str, words: tuple[str, ...]) -> bool:

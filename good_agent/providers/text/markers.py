@@ -172,6 +172,14 @@ class MarkerTable:
         """Whether ``text`` contains a character that can start an opening."""
         return self._starters.search(text) is not None
 
+    def plain(self, text: str) -> bool:
+        """Whether ``text``, read where no opening is pending, is content only: it
+        holds no complete opening and does not end in the start of one (`search`
+        finds nothing and `hold_from` holds nothing back)."""
+        if self._starters.search(text) is None:
+            return True
+        return self._heads.search(text) is None and self.hold_from(text, 0) == len(text)
+
     def could_grow(self, text: str, start: int) -> bool:
         """Whether all of ``text[start:]`` is (a prefix of) some opening."""
         if len(text) - start > self.window:

@@ -234,20 +234,18 @@ class ChunkWriter:
         self.created = int(time.time())
         self.model = model
         self.include_usage = include_usage
-        head = JSON.encode(
-            {
-                "id": self.id,
-                "object": "chat.completion.chunk",
-                "created": self.created,
-                "model": model,
-            }
+        # What `JSON` writes for the chunk's first fields, written out (no encoder
+        # call for a dict of four fields).
+        self._head = (
+            f'data: {{"id": {_QUOTE(self.id)}, "object": "chat.completion.chunk", '
+            f'"created": {self.created}, "model": {_QUOTE(model)}, '
+            '"choices": [{"index": 0, "delta": '
         )
-        self._head = f'data: {head[:-1]}, "choices": [{{"index": 0, "delta": '
         self._usage = ', "usage": null' if include_usage else ""
         self._tail = self._end(None)
 
     def _end(self, finish_reason: str | None) -> str:
-        reason = JSON.encode(finish_reason)
+        reason = "null" if finish_reason is None else _QUOTE(finish_reason)
         return f', "finish_reason": {reason}, "logprobs": null}}]{self._usage}}}\n\n'
 
     def role(self) -> bytes:
@@ -269,11 +267,12 @@ class ChunkWriter:
     def call(self, delta: ToolCallStart | ToolCallArgs) -> bytes:
         """A tool-call delta (id, type and name on the call's first delta)."""
         if isinstance(delta, ToolCallStart):
-            start: JSONDict = {"index": delta.index, "id": delta.id, "type": "function"}
-            start["function"] = {"name": delta.name, "arguments": ""}
-            item = JSON.encode(start)
+            item = (
+                f'{{"index": {int(delta.index)}, "id": {_QUOTE(delta.id)}, "type": "function", '
+                f'"function": {{"name": {_QUOTE(delta.name)}, "arguments": ""}}}}'
+            )
         else:
-            function = f'{{"arguments": {JSON.encode(delta.arguments)}}}'
+            function = f'{{"arguments": {_QUOTE(delta.arguments)}}}'
             item = f'{{"index": {int(delta.index)}, "function": {function}}}'
         return utf8(f'{self._head}{{"tool_calls": [{item}]}}{self._tail}')
 
