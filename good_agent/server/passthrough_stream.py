@@ -344,12 +344,9 @@ class ByteRelay:
         written again, or ``None`` for nothing)."""
         if text == b"[DONE]":
             return text if self._end() else None
-        try:
-            event = json.loads(text)
-        except ValueError:
+        event = json_object(text)
+        if event is None:
             return text  # not the bridge's to judge: the client gets it as it came
-        if not isinstance(event, dict):
-            return text
         keep = self._read_event(event)
         if not keep:
             return None
@@ -420,6 +417,15 @@ class ByteRelay:
         self.usage = usage_of("chat", usage, self.usage)
         # The usage chunk the bridge asked for, which this client did not.
         return not (self.drop_usage_chunk and event.get("choices") == [])
+
+
+def json_object(text: bytes) -> dict[str, Any] | None:
+    """An event's data as a JSON object; ``None`` when it is not one."""
+    try:
+        event = json.loads(text)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
 
 
 def usage_of(api: ClientAPI, usage: Any, before: Usage | None = None) -> Usage:
@@ -765,12 +771,9 @@ class ResponsesRelay(ByteRelay):
 
     def _response_event(self, text: bytes) -> bytes:
         """Read one event's data: ``text`` itself, or the event written again."""
-        try:
-            event = json.loads(text)
-        except ValueError:
+        event = json_object(text)
+        if event is None:
             return text  # not the bridge's to judge: the client gets it as it came
-        if not isinstance(event, dict):
-            return text
         kind = event.get("type")
         if kind in _FAILED_KINDS or (kind is None and event.get("error")):
             response = event.get("response")

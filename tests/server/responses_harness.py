@@ -76,3 +76,14 @@ def events_of(text: str) -> list[Any]:
         assert parsed.type == lines["event"]
         out.append(parsed)
     return out
+
+
+async def respond(client: Any, stream: bool, **request: Any) -> Response:
+    """The response to ``request`` through the openai SDK's ``client``: its final
+    response when streamed (``responses.stream``), else ``responses.create``'s."""
+    if stream:
+        async with client.responses.stream(**request) as events:
+            final: Response = await events.get_final_response()
+            return final
+    created: Response = await client.responses.create(**request)
+    return created

@@ -30,6 +30,29 @@ def weather_then_answer(model: str) -> Any:
     return lambda body: replies.pop(0)
 
 
+async def run_forecaster(url: str, model: str, tool: Any, streamed: bool) -> Any:
+    """An Agents SDK agent with ``tool`` on the bridge at ``url`` (its Responses
+    model), run once (streamed or not); its final output."""
+    client = AsyncOpenAI(base_url=f"{url}/v1", api_key=CLIENT_KEY, max_retries=0)
+    agent = agents.Agent(
+        name="forecaster",
+        instructions="Answer with the tool.",
+        tools=[tool],
+        model=agents.OpenAIResponsesModel(model=model, openai_client=client),
+    )
+    config = agents.RunConfig(tracing_disabled=True)
+    try:
+        if streamed:
+            run = agents.Runner.run_streamed(agent, "Weather in Paris?", run_config=config)
+            kinds = [event.type async for event in run.stream_events()]
+            assert "raw_response_event" in kinds
+            return run.final_output
+        result = await agents.Runner.run(agent, "Weather in Paris?", run_config=config)
+        return result.final_output
+    finally:
+        await client.close()
+
+
 @pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
 @pytest.mark.parametrize("model", ["gpt", "local"])
 async def test_an_agents_sdk_agent_calls_a_tool_through_the_bridge(
@@ -45,25 +68,7 @@ async def test_an_agents_sdk_agent_calls_a_tool_through_the_bridge(
         seen.append(city)
         return "21C"
 
-    client = AsyncOpenAI(base_url=f"{rbridge.url}/v1", api_key=CLIENT_KEY, max_retries=0)
-    agent = agents.Agent(
-        name="forecaster",
-        instructions="Answer with the tool.",
-        tools=[get_weather],
-        model=agents.OpenAIResponsesModel(model=model, openai_client=client),
-    )
-    config = agents.RunConfig(tracing_disabled=True)
-    try:
-        if streamed:
-            run = agents.Runner.run_streamed(agent, "Weather in Paris?", run_config=config)
-            kinds = [event.type async for event in run.stream_events()]
-            assert "raw_response_event" in kinds
-            output = run.final_output
-        else:
-            result = await agents.Runner.run(agent, "Weather in Paris?", run_config=config)
-            output = result.final_output
-    finally:
-        await client.close()
+    output = await run_forecaster(rbridge.url, model, get_weather, streamed)
     assert output == "It is 21C in Paris."
     assert seen == ["Paris"]
     second = fake.requests[-1]["messages"]
@@ -96,25 +101,9 @@ async def test_an_agents_sdk_agent_over_a_responses_upstream(
         return "21C"
 
     bridge = sqlite_bridge(fakes, tmp_path, pass_through=pass_through)
-    client = AsyncOpenAI(base_url=f"{bridge.url}/v1", api_key=CLIENT_KEY, max_retries=0)
-    agent = agents.Agent(
-        name="forecaster",
-        instructions="Answer with the tool.",
-        tools=[get_weather],
-        model=agents.OpenAIResponsesModel(model=RESP, openai_client=client),
-    )
-    config = agents.RunConfig(tracing_disabled=True)
     try:
-        if streamed:
-            run = agents.Runner.run_streamed(agent, "Weather in Paris?", run_config=config)
-            _ = [event async for event in run.stream_events()]
-            output = run.final_output
-        else:
-            output = (
-                await agents.Runner.run(agent, "Weather in Paris?", run_config=config)
-            ).final_output
+        output = await run_forecaster(bridge.url, RESP, get_weather, streamed)
     finally:
-        await client.close()
         bridge.stop()
     assert output == "It is 21C in Paris."
     assert seen == ["Paris"]

@@ -24,7 +24,16 @@ from bridge_harness import CLIENT_KEY, upstream_entry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai import AsyncOpenAI, BadRequestError, NotFoundError
-from responses_harness import AUTH, OTHER, R_WEATHER, RESP, events_of, post, strict_response
+from responses_harness import (
+    AUTH,
+    OTHER,
+    R_WEATHER,
+    RESP,
+    events_of,
+    post,
+    respond,
+    strict_response,
+)
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
@@ -32,6 +41,8 @@ from good_agent.server.passthrough_stream import ResponsesRelay
 
 pytestmark = pytest.mark.anyio
 TOOL = {**R_WEATHER, "strict": False}
+FAILED_AFTER_TEXT = ["response.created", "response.output_text.delta", "error", "response.failed"]
+"""A stream that failed after its first text: the bridge's error and failed events last."""
 
 
 def upstream(fakes: dict[str, tuple[Fake, str]]) -> ResponsesFake:
@@ -140,15 +151,9 @@ async def test_a_passed_through_response_continues_on_the_translating_path(
     fake.reply = Reply(calls=[("get_weather", {"city": "Paris"})])
     tools: Any = [TOOL]
     async with client_for(rbridge) as mine, client_for(rbridge, "second-client-key") as theirs:
-        if stream:
-            async with mine.responses.stream(
-                model=RESP, input="Weather?", instructions="Be brief.", tools=tools
-            ) as events:
-                first = await events.get_final_response()
-        else:
-            first = await mine.responses.create(
-                model=RESP, input="Weather?", instructions="Be brief.", tools=tools
-            )
+        first = await respond(
+            mine, stream, model=RESP, input="Weather?", instructions="Be brief.", tools=tools
+        )
         assert "previous_response_id" not in fake.requests[-1]
         assert first.id == fake.ids[-1]
         call = next(item for item in first.output if item.type == "function_call")
@@ -333,12 +338,7 @@ async def test_an_upstream_failure_event_is_mapped_and_redacted(
     assert response.status_code == 200
     assert UPSTREAM_KEY not in response.text
     events = events_of(response.text)
-    assert [e.type for e in events] == [
-        "response.created",
-        "response.output_text.delta",
-        "error",
-        "response.failed",
-    ]
+    assert [e.type for e in events] == FAILED_AFTER_TEXT
     assert "failed mid-stream: bad key *** overloaded" in events[-2].message
     assert "upstream 'raw'" in events[-2].message
     assert [e.sequence_number for e in events] == [0, 1, 2, 3]
@@ -463,12 +463,7 @@ async def test_a_final_response_of_the_wrong_shape_is_an_error_and_not_stored(
     response = await post(bridge, {"model": "raw", "input": "Hi", "stream": True})
     assert response.status_code == 200
     events = events_of(response.text)
-    assert [e.type for e in events] == [
-        "response.created",
-        "response.output_text.delta",
-        "error",
-        "response.failed",
-    ]
+    assert [e.type for e in events] == FAILED_AFTER_TEXT
     assert events[-2].code == "upstream_invalid_reply"
     assert (await fetch(bridge, "resp_up", AUTH)).status_code == 404
     # With store: false nothing is kept, and the upstream's final event is relayed.

@@ -15,7 +15,7 @@ import pytest
 from bridge_fakes import Fake, Reply
 from bridge_harness import CLIENT_KEY
 from openai import AsyncOpenAI, BadRequestError, NotFoundError
-from responses_harness import AUTH, OTHER, R_WEATHER, RESP, post, start_responses_bridge
+from responses_harness import AUTH, OTHER, R_WEATHER, RESP, post, respond, start_responses_bridge
 
 from good_agent.server.background import BackgroundServer
 from good_agent.server.common.auth import owner_of
@@ -70,15 +70,9 @@ async def test_a_conversation_continues_on_another_worker(
     fake.reply = Reply(calls=[("get_weather", {"city": "Paris"})])
     async with client_for(first_worker) as one, client_for(second_worker) as two:
         tools: Any = [R_WEATHER]
-        if stream:
-            async with one.responses.stream(
-                model=model, input="Weather?", instructions="Be brief.", tools=tools
-            ) as events:
-                first = await events.get_final_response()
-        else:
-            first = await one.responses.create(
-                model=model, input="Weather?", instructions="Be brief.", tools=tools
-            )
+        first = await respond(
+            one, stream, model=model, input="Weather?", instructions="Be brief.", tools=tools
+        )
         call = next(item for item in first.output if item.type == "function_call")
         fake.reply = Reply(text="21C and sunny.")
         second = await two.responses.create(
