@@ -264,9 +264,12 @@ async def forward(
     stream: bool,
     include_usage: bool,
     keep: Keep | None = None,
+    shell: Callable[[], JSONDict] | None = None,
 ) -> ASGIApp:
     """Answer the request by passing ``body`` through ``plan``'s route; a Responses
-    reply is handed to ``keep`` (to store it) before the client is told it is complete."""
+    reply is handed to ``keep`` (to store it) before the client is told it is complete,
+    and a Responses stream that fails before its ``response.created`` reports ``shell()``
+    (the request's response object) as failed."""
     data = plan.body(body, stream=stream)
     headers = plan.headers(exchange.request.headers)
     transport = plan.transport
@@ -278,7 +281,7 @@ async def forward(
         relay: ByteRelay
         if plan.api == "responses":
             kept = None if keep is None else _kept(plan, keep)
-            relay = ResponsesRelay(transport.provider, renames=renames, keep=kept)
+            relay = ResponsesRelay(transport.provider, renames=renames, keep=kept, shell=shell)
         else:
             relay = ByteRelay(
                 plan.api, transport.provider, include_usage=include_usage, renames=renames

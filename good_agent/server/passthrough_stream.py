@@ -664,13 +664,25 @@ class ResponsesRelay(ByteRelay):
             the bridge stores, ``store: false`` by ``store: true``).
         keep: Called with the final response object before its event is passed on
             (storing it); ``None``: nothing is kept.
+        shell: Makes the response object a failure reports when no
+            ``response.created`` came (the request's, as the translating path writes it).
     """
 
-    __slots__ = ("final", "keep", "kept", "response", "sequence")
+    __slots__ = ("final", "keep", "kept", "response", "sequence", "shell")
 
-    def __init__(self, provider: str, *, renames: Renames = (), keep: Keep | None = None) -> None:
+    def __init__(
+        self,
+        provider: str,
+        *,
+        renames: Renames = (),
+        keep: Keep | None = None,
+        shell: Callable[[], JSONDict] | None = None,
+    ) -> None:
         super().__init__("responses", provider, renames=renames)
         self.keep = keep
+        self.shell = shell
+        """Makes the response object a failure reports when the upstream sent no
+        ``response.created`` (a whole one, as the translating path writes it)."""
         self.final: JSONDict | None = None
         self.kept = b""
         """The bytes from the final event on, held until `final` is kept."""
@@ -834,7 +846,8 @@ class ResponsesRelay(ByteRelay):
         failed stream (numbered after the upstream's last event; the response object
         is ``response.created``'s, failed)."""
         code = "rate_limit_exceeded" if error.status == 429 else "server_error"
-        body: JSONDict = dict(self.response or {"object": "response", "output": []})
+        shell = self.shell() if self.response is None and self.shell is not None else None
+        body: JSONDict = dict(self.response or shell or {"object": "response", "output": []})
         body["status"] = "failed"
         body["error"] = {"code": code, "message": error.message}
         number = self.sequence + 1

@@ -359,6 +359,25 @@ async def test_a_failure_before_any_output_is_an_http_error(
     assert "failed mid-stream" in response.json()["error"]["message"]
 
 
+async def test_a_failure_without_response_created_reports_a_whole_response(
+    raw_responses: tuple[RawFake, BackgroundServer],
+) -> None:
+    """An upstream that starts its output without ``response.created`` and then fails:
+    the bridge's ``response.failed`` carries a whole response object (the openai SDK's
+    types take it), the request's own."""
+    fake, bridge = raw_responses
+    failure = {"type": "error", "sequence_number": 1, "message": "overloaded"}
+    fake.body = text_delta(0, "Hi") + sse(failure, "error")
+    body = {"model": "raw", "input": "Hi", "stream": True, "instructions": "Be brief."}
+    response = await post(bridge, body)
+    assert response.status_code == 200
+    events = events_of(response.text)  # each validated as the SDK's event types
+    assert [e.type for e in events] == ["response.output_text.delta", "error", "response.failed"]
+    failed = events[-1].response
+    assert failed.status == "failed" and failed.model == "raw" and failed.id.startswith("resp_")
+    assert failed.instructions == "Be brief." and failed.error.code == "server_error"
+
+
 async def test_a_malformed_event_or_reply_is_refused(
     raw_responses: tuple[RawFake, BackgroundServer],
 ) -> None:

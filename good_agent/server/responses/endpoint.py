@@ -18,6 +18,7 @@ kept) is stored here, for the caller's key, as a translated one is. A request na
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -40,6 +41,7 @@ from good_agent.server.responses.wire import (
     conversation,
     output_items,
     parse_responses_request,
+    response_body,
     response_id,
     whole_body,
     with_instructions,
@@ -164,6 +166,9 @@ class ResponsesEndpoint:
                     stream=call.stream,
                     include_usage=False,
                     keep=keep if call.store else None,
+                    shell=lambda: response_body(
+                        call, response_id(), int(time.time()), status="in_progress", output=[]
+                    ),
                 )
             if call.stream:
                 chosen, events, first, done = await exchange.open_stream(neutral)
