@@ -99,26 +99,21 @@ class TextCallStream(ReplyStream):
         self._finalize = finalize
         self._new_id = new_id
         self.ids: list[str] = []
-        self._native_calls = 0
         self._fed = False
 
     def feed(self, event: dict[str, object]) -> list[ModelDelta]:
         """Text goes through the parser; usage passes; the finish waits for the end."""
         out: list[ModelDelta] = []
         for delta in self.decoder.feed(event):
-            kind = type(delta)  # the decoders' own classes: no isinstance walk a delta
+            # The decoders' own classes: no isinstance walk a delta (``type(delta) is``
+            # written out, so mypy narrows it).
             if type(delta) is TextDelta:
                 self._fed = True
                 events = self.parser.feed(delta.text)
                 if events:
                     out += self._convert(events)
-            elif kind is FinishDelta:
-                continue
-            elif kind is ToolCallStart or kind is ToolCallArgs or kind is ToolCallEnd:
-                self._native_calls += 1
-                out.append(delta)
-            else:
-                out.append(delta)
+            elif type(delta) is not FinishDelta:
+                out.append(delta)  # native calls and usage pass as they are
         return self.limit(out) if self._single else out
 
     def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
