@@ -428,19 +428,28 @@ def json_object(text: bytes) -> dict[str, Any] | None:
     return event if isinstance(event, dict) else None
 
 
+_USAGE_KEYS = {
+    "chat": ("prompt_tokens_details", "prompt_tokens", "completion_tokens"),
+    "responses": ("input_tokens_details", "input_tokens", "output_tokens"),
+}
+"""Where a Chat Completions or Responses ``usage`` object keeps its cache details, its
+input and its output counts."""
+
+
 def usage_of(api: ClientAPI, usage: Any, before: Usage | None = None) -> Usage:
     """The token counts of an upstream ``usage`` object of ``api``, read as the
     codecs read them (the counts it does not carry kept from ``before``)."""
     before = before or Usage()
     if not isinstance(usage, dict):
         return before
-    if api == "chat":
-        read, write = cache_counts(usage.get("prompt_tokens_details"))
-        given, out = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if api == "messages":
+        total, output, read, write = usage_counts(usage)
+    else:  # Chat Completions and Responses: the same counts under their own names
+        details, given_key, out_key = _USAGE_KEYS[api]
+        read, write = cache_counts(usage.get(details))
+        given, out = usage.get(given_key), usage.get(out_key)
         total = int(given) if isinstance(given, int | float) else None
         output = int(out) if isinstance(out, int | float) else None
-    else:
-        total, output, read, write = usage_counts(usage)
     return Usage(
         before.input_tokens if total is None else total,
         before.output_tokens if output is None else output,
@@ -625,21 +634,6 @@ def _data_of(event: bytes) -> tuple[int, bytes] | None:
     return start, b"\n".join(lines)
 
 
-def responses_usage(usage: Any, before: Usage) -> Usage:
-    """The token counts of a Responses ``usage`` object, read as its codec reads them."""
-    if not isinstance(usage, dict):
-        return before
-    given, out = usage.get("input_tokens"), usage.get("output_tokens")
-    read, write = cache_counts(usage.get("input_tokens_details"))
-    return Usage(
-        int(given) if isinstance(given, int | float) else before.input_tokens,
-        int(out) if isinstance(out, int | float) else before.output_tokens,
-        before.cache_read_tokens if read is None else read,
-        before.cache_write_tokens if write is None else write,
-        before.cache_write_1h_tokens,
-    )
-
-
 class ResponsesRelay(ByteRelay):
     """What the bridge reads from a passed-through Responses stream.
 
@@ -807,7 +801,7 @@ class ResponsesRelay(ByteRelay):
                 )
                 return text
             self.answered = self.started = self.ended = True
-            self.usage = responses_usage(response.get("usage"), self.usage)
+            self.usage = usage_of("responses", response.get("usage"), self.usage)
             if self.keep is not None:
                 self.final = response
         if _SURROGATE.search(text) is not None:
