@@ -36,19 +36,20 @@ keeps it and gives back the held bytes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal
 
-import anyio
+from pydantic_core import from_json
 
 from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.anthropic.codec import usage_counts
 from good_agent.providers.openai.chat_codec import cache_counts
 from good_agent.providers.types import JSONDict
-from good_agent.server.common.closing import close_shielded
+from good_agent.server.common.closing import close_shielded, shielded
 from good_agent.server.common.errors import BridgeError
 from good_agent.server.common.utf8 import utf8
 from good_agent.server.streams import stream_error
@@ -420,12 +421,17 @@ class ByteRelay:
 
 
 def json_object(text: bytes) -> dict[str, Any] | None:
-    """An event's data as a JSON object; ``None`` when it is not one."""
+    """An event's data as a JSON object; ``None`` when it is not one. pydantic-core
+    reads it; the standard library reads what that refuses and JSON allows (a lone
+    surrogate escape), as the translating path's decoder does."""
     try:
-        event = json.loads(text)
+        event = from_json(text)
     except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return None
+    return event if type(event) is dict else None
 
 
 _USAGE_KEYS = {
@@ -481,7 +487,8 @@ async def open_stream(
     response), and return the client's bytes (`relay_bytes`)."""
     provider = transport.provider
     total = transport.stream_timeout if transport.limits_streams else None
-    deadline = None if total is not None else anyio.current_time() + route.stream_timeout
+    loop_time = asyncio.get_running_loop().time
+    deadline = None if total is not None else loop_time() + route.stream_timeout
     opened = AsyncExitStack()
 
     async def start() -> tuple[AsyncIterator[bytes], bytes]:
@@ -519,7 +526,7 @@ async def open_stream(
             raise relay.failed  # nothing relayed before it: the error's own status
     except BaseException as exc:
         # Through the wire's context, which types a failure of the connection.
-        with anyio.CancelScope(shield=True):
+        with shielded():
             await opened.__aexit__(type(exc), exc, exc.__traceback__)
         raise
     return relay_bytes(exchange, route, opened, chunks, first, relay, deadline)
@@ -561,10 +568,14 @@ async def relay_bytes(
                 if deadline is None:
                     chunk = await anext(chunks, None)
                 else:
-                    with anyio.CancelScope(deadline=deadline) as scope:
-                        chunk = await anext(chunks, None)
-                    if scope.cancelled_caught:
-                        raise _stream_timeout(route)
+                    timeout = asyncio.timeout_at(deadline)
+                    try:
+                        async with timeout:
+                            chunk = await anext(chunks, None)
+                    except TimeoutError:
+                        if not timeout.expired():
+                            raise  # the wire's own
+                        raise _stream_timeout(route) from None
                 if chunk is None:
                     break
                 pending = relay.feed(chunk)
@@ -590,7 +601,7 @@ async def relay_bytes(
         yield pending + relay.failure(error, exchange.request_id)
     finally:
         await close_shielded(chunks)
-        with anyio.CancelScope(shield=True):
+        with shielded():
             await opened.aclose()
         exchange.log(status, relay.usage, route)
 

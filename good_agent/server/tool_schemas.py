@@ -23,11 +23,12 @@ https://json-schema.org/draft/2020-12/json-schema-validation
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import OrderedDict
 from typing import Any
+
+from pydantic_core import to_json
 
 from good_agent.providers.schema_validation import compile_schema
 from good_agent.server.common.errors import bad_request
@@ -37,11 +38,9 @@ MAX_SCHEMA_DEPTH = 64
 
 # Clients send the same tools on every turn: schemas already accepted are
 # remembered (the most recent 1,024 of up to 16,000 characters each).
-_ACCEPTED: OrderedDict[str, None] = OrderedDict()
+_ACCEPTED: OrderedDict[bytes, None] = OrderedDict()
 _CACHED_SCHEMAS = 1024
 _CACHED_SCHEMA_CHARS = 16_000
-_KEY_TEXT = json.JSONEncoder(separators=(",", ":")).encode
-"""The cache key's text of a schema (the encoder made once, not per call)."""
 
 _TYPES = frozenset({"string", "number", "integer", "boolean", "object", "array", "null"})
 _ONE_SCHEMA = frozenset(
@@ -104,8 +103,8 @@ def check_tool_schema(schema: Any, param: str) -> None:
         raise bad_request(f"{param} must be a JSON Schema object", param)
     if schema.get("type", "object") != "object":
         raise bad_request(f"{param} must have type 'object', got {schema.get('type')!r}", param)
-    key = _KEY_TEXT(schema)
-    if key in _ACCEPTED:
+    key = _key_text(schema)
+    if key is not None and key in _ACCEPTED:
         _ACCEPTED.move_to_end(key)
         return
     found = schema_problem(schema) or ref_loop(schema)
@@ -116,10 +115,19 @@ def check_tool_schema(schema: Any, param: str) -> None:
         compile_schema(schema)
     except (ValueError, TypeError, KeyError, RecursionError) as exc:
         raise bad_request(f"{param} is not a valid JSON Schema: {exc}", param) from None
-    if len(key) <= _CACHED_SCHEMA_CHARS:
+    if key is not None and len(key) <= _CACHED_SCHEMA_CHARS:
         _ACCEPTED[key] = None
         if len(_ACCEPTED) > _CACHED_SCHEMAS:
             _ACCEPTED.popitem(last=False)
+
+
+def _key_text(schema: dict[str, Any]) -> bytes | None:
+    """The cache key of a schema: its JSON text, written by pydantic-core (a schema
+    from a request body holds nothing it cannot write; one that does is not cached)."""
+    try:
+        return to_json(schema)
+    except ValueError:
+        return None
 
 
 def check_output_schema(schema: Any, param: str) -> None:

@@ -19,7 +19,6 @@ import math
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-import anyio
 from starlette.types import Receive
 
 T = TypeVar("T")
@@ -41,13 +40,13 @@ class DisconnectWatch:
         receive: The request's ASGI ``receive``, its body already read.
     """
 
-    __slots__ = ("_scope", "gone")
+    __slots__ = ("_timeout", "gone")
 
     def __init__(self, receive: Receive) -> None:
         self.gone = False
         """Whether ``http.disconnect`` has arrived (the client left, or the reply
         was sent)."""
-        self._scope: anyio.CancelScope | None = None
+        self._timeout: asyncio.Timeout | None = None
         task = asyncio.get_running_loop().create_task(_until_disconnect(receive))
         task.add_done_callback(self._ended)
 
@@ -59,8 +58,9 @@ class DisconnectWatch:
     def left(self) -> None:
         """The client is gone: cancel the work running through `run`."""
         self.gone = True
-        if self._scope is not None:
-            self._scope.cancel()
+        timeout = self._timeout
+        if timeout is not None and not timeout.expired():
+            timeout.reschedule(-math.inf)  # cancelled at its next wait
 
     async def run(
         self,
@@ -73,16 +73,21 @@ class DisconnectWatch:
         leaves first (or has left: then ``work`` is cancelled at its first wait, so
         that its own ``finally`` blocks still run). With ``within``, ``work`` is also
         cancelled after that many seconds, and ``expired()`` raised (``TimeoutError``
-        without it): one cancel scope serves both."""
-        deadline = math.inf if within is None else anyio.current_time() + within
-        with anyio.CancelScope(deadline=deadline) as scope:
-            self._scope = scope
-            if self.gone:
-                scope.cancel()
-            try:
-                return await work()
-            finally:
-                self._scope = None
+        without it): one `asyncio.Timeout` serves both (the bridge runs on asyncio; a
+        timeout is a fraction of an anyio cancel scope's cost)."""
+        timeout = asyncio.timeout(within)
+        try:
+            async with timeout:
+                self._timeout = timeout
+                if self.gone:
+                    timeout.reschedule(-math.inf)
+                try:
+                    return await work()
+                finally:
+                    self._timeout = None
+        except TimeoutError:
+            if not timeout.expired():
+                raise  # the work's own
         if self.gone:
             raise ClientGone
         raise expired() if expired is not None else TimeoutError

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import AsyncIterable, Callable
 from functools import partial
 from typing import Any
@@ -30,11 +29,36 @@ MAX_BODY_DEPTH = 200
 
 _RULE = "text must be valid Unicode and numbers finite and readable"
 
-MAYBE_INFINITE = re.compile(rb"[0-9][eE]\+?[0-9]{3}|[0-9]{200}")
-"""Matches the text of every JSON number too large for a float (and more): one is
-either written with an exponent of three digits or more, or has more than 200 digits
-before its exponent (of two digits at most: below 10**299 otherwise). A body it does
-not match holds no infinite number, so its parsed value is not searched for one."""
+
+def _number_shapes() -> bytes:
+    table = bytearray(b" " * 256)
+    for digit in b"0123456789":
+        table[digit] = ord("0")
+    table[ord("e")] = table[ord("E")] = ord("e")
+    table[ord("+")] = ord("+")
+    return bytes(table)
+
+
+_NUMBER_SHAPES = _number_shapes()
+"""Each byte as what it is to a number's text: a digit ``0``, an exponent mark ``e``,
+a ``+``, anything else a space."""
+
+_MANY_DIGITS = b"0" * 200
+
+
+def maybe_infinite(data: bytes) -> bool:
+    """Whether ``data`` may hold the text of a JSON number too large for a float: one
+    is either written with an exponent of three digits or more, or has more than 200
+    digits before its exponent (of two digits at most: below 10**299 otherwise). A
+    body for which this is false holds no infinite number, so its parsed value is not
+    searched for one.
+
+    The regular expression ``[0-9][eE]\\+?[0-9]{3}|[0-9]{200}`` says the same; the
+    text mapped to its number shapes (one ``bytes.translate``) and searched for
+    ``0e000``, ``0e+000`` and 200 ``0`` takes a small fraction of its time, which
+    tries a match at every digit."""
+    shapes = data.translate(_NUMBER_SHAPES)
+    return b"0e000" in shapes or b"0e+000" in shapes or _MANY_DIGITS in shapes
 
 
 async def read_json_body(request: Request, limit: int) -> Any:
@@ -76,7 +100,7 @@ def parse_body(data: bytes) -> Any:
         value = from_json(data, allow_inf_nan=False)
     except ValueError as exc:
         raise _refusal(data, str(exc)) from None
-    suspect = MAYBE_INFINITE.search(data) is not None and _has_non_finite(value)
+    suspect = maybe_infinite(data) and _has_non_finite(value)
     where = find_unsendable(value, strings=False) if suspect else None
     if where is not None:
         raise bad_request(f"{where[0]} holds {where[1]}; {_RULE}", where[0])
