@@ -243,10 +243,11 @@ def plan_of(route: ServedModel, server: ServerConfig) -> PassThrough | None:
 
 def _sendable(settings: Mapping[str, Any]) -> bool:
     """Whether ``settings`` can be sent as JSON (no non-finite number, no lone
-    surrogate): a route whose settings cannot translates, and fails as it always has."""
+    surrogate, no TOML date): a route whose settings cannot translates, and fails as it
+    always has."""
     try:
         _BODY_TEXT(dict(settings)).encode()
-    except ValueError:
+    except (TypeError, ValueError):
         return False
     return True
 

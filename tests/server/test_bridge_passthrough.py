@@ -54,6 +54,8 @@ def test_which_routes_pass_through(fakes: dict[str, tuple[Fake, str]]) -> None:
         {**entries[0], "name": "gpt-plain-settings", "settings": {"temperature": 0.2}},
         {**entries[0], "name": "gpt-translated-settings", "settings": {"thinking": "low"}},
         {**entries[1], "name": "claude-top-k", "settings": {"top_k": 5}},
+        # Settings that cannot be written as JSON (TOML allows nan): translated.
+        {**entries[0], "name": "gpt-nan", "settings": {"temperature": float("nan")}},
     ]
     config = parse_config({"models": [*entries, *extra]})
     app = create_app(config)
@@ -75,6 +77,7 @@ def test_which_routes_pass_through(fakes: dict[str, tuple[Fake, str]]) -> None:
         "gpt-plain-settings": "chat",
         "gpt-translated-settings": None,
         "claude-top-k": "messages",
+        "gpt-nan": None,
     }
     off = create_app(parse_config({"server": {"pass_through": False}, "models": entries}))
     assert not any(off.state.bridge.pass_through.values())
