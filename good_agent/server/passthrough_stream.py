@@ -487,8 +487,9 @@ async def open_stream(
     response), and return the client's bytes (`relay_bytes`)."""
     provider = transport.provider
     total = transport.stream_timeout if transport.limits_streams else None
-    loop_time = asyncio.get_running_loop().time
-    deadline = None if total is not None else loop_time() + route.stream_timeout
+    deadline = None  # the wire keeps ``total``; otherwise the relay keeps the deadline
+    if total is None:
+        deadline = asyncio.get_running_loop().time() + route.stream_timeout
     opened = AsyncExitStack()
 
     async def start() -> tuple[AsyncIterator[bytes], bytes]:

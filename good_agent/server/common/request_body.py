@@ -30,18 +30,9 @@ MAX_BODY_DEPTH = 200
 _RULE = "text must be valid Unicode and numbers finite and readable"
 
 
-def _number_shapes() -> bytes:
-    table = bytearray(b" " * 256)
-    for digit in b"0123456789":
-        table[digit] = ord("0")
-    table[ord("e")] = table[ord("E")] = ord("e")
-    table[ord("+")] = ord("+")
-    return bytes(table)
-
-
-_NUMBER_SHAPES = _number_shapes()
-"""Each byte as what it is to a number's text: a digit ``0``, an exponent mark ``e``,
-a ``+``, anything else a space."""
+_NUMBER_SHAPES = bytes.maketrans(b"123456789E", b"000000000e")
+"""Each digit as ``0`` and ``E`` as ``e``: a number's text as its shape (``0``, ``e`` and
+``+`` mean only that in it; every other byte is left as it is, and is none of them)."""
 
 _MANY_DIGITS = b"0" * 200
 
