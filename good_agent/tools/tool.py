@@ -8,7 +8,6 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, overload
 
-import anyio.to_thread
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from good_agent.tools.function_schema import function_schema
@@ -246,7 +245,9 @@ class Tool:
                 kwargs[param] = (injections or {}).get(kind)
         if self.is_async:
             return await self.function(**kwargs)
-        return await anyio.to_thread.run_sync(
+        from anyio import to_thread  # loaded by the first sync tool that runs
+
+        return await to_thread.run_sync(
             functools.partial(self.function, **kwargs), abandon_on_cancel=abandon_on_cancel
         )
 

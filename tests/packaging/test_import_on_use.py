@@ -104,6 +104,28 @@ def test_import_good_agent_loads_the_agent_core() -> None:
     assert_none_loaded(code)
 
 
+def test_import_good_agent_leaves_anyio_streams_and_threads_to_the_first_run() -> None:
+    """Where anyio loads its own parts on use (4.10 and later), the agent core asks for
+    its memory streams, task groups and worker threads only when a run does."""
+    code = (
+        "import sys\n"
+        "import anyio\n"
+        "lazy = 'anyio.streams.memory' not in sys.modules\n"
+        "import good_agent\n"
+        "parts = ('anyio.streams.memory', 'anyio.abc', 'anyio.to_thread')\n"
+        "print([p for p in parts if p in sys.modules] if lazy else 'eager')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    found = result.stdout.strip()
+    if found == "eager":
+        pytest.skip("this anyio loads all of its parts when imported")
+    assert found == "[]"
+
+
 def test_the_probe_sees_a_lazy_module_when_one_is_loaded() -> None:
     assert "good_agent.extensions._cache" in loaded_after("from good_agent import ToolCache")
 
@@ -338,6 +360,30 @@ def test_the_benchmark_gives_a_verdict_against_the_target() -> None:
     )
     subjects[0].seconds = [0.1] * 3
     assert "**NOT met**" in "\n".join(bench.table(subjects, 3))
+
+
+def test_the_benchmark_places_the_target_against_the_floor_of_one_model() -> None:
+    bench = load_benchmark()
+    ours = bench.Subject("`import good_agent`", "good_agent", "python", seconds=[0.13] * 3)
+    peer = bench.Subject("`import pydantic_ai`", "pydantic_ai", "python", seconds=[0.5] * 3)
+    floor = bench.Subject(bench.MODEL_FLOOR, "pydantic", "python", seconds=[0.1] * 3)
+    text = "\n".join(bench.table([ours, peer, floor], 3))
+    assert "the floor is 0.20x pydantic_ai's time, above the 0.15x target" in text
+    assert "`import good_agent` adds 30 ms above it" in text
+    floor.seconds = [0.05] * 3
+    assert "0.10x pydantic_ai's time, below the 0.15x target" in "\n".join(
+        bench.table([ours, peer, floor], 3)
+    )
+
+
+def test_one_model_defined_loads_more_of_pydantic_than_importing_it() -> None:
+    """The second floor is a floor: defining a model loads modules the import does not."""
+    bench = load_benchmark()
+    base = bench.Subject(
+        "base", "pydantic", sys.executable, statement="from pydantic import BaseModel"
+    )
+    model = bench.Subject(bench.MODEL_FLOOR, "pydantic", sys.executable, statement=bench.ONE_MODEL)
+    assert model.run()["modules"] > base.run()["modules"]
 
 
 def test_the_benchmark_rewrites_only_its_part_of_the_page(tmp_path: Path) -> None:
