@@ -327,9 +327,12 @@ class ProviderModel:
                         for event in batch:
                             deltas += self._feed(replies, event)
                     except BaseException:
-                        if deltas:  # the deltas before a malformed event are still given
+                        # The deltas before a malformed event are still given.
+                        deltas += replies.flush()
+                        if deltas:
                             yield deltas
                         raise
+                    deltas += replies.flush()
                     if deltas:
                         yield deltas
                     try:

@@ -518,3 +518,56 @@ async def test_deltas_before_a_malformed_event_of_the_same_read_still_arrive(
             if isinstance(item, TextDelta):
                 seen.append(item.text)
     assert seen == ["Hel"]
+
+
+async def test_prompted_text_before_a_malformed_event_of_the_same_read_still_arrives(
+    raw_upstream: tuple[RawFake, str],
+) -> None:
+    """A prompted reply's text is parsed per read; a malformed event still lets the
+    text before it through, and a call written in text before it is not lost."""
+    fake, url = raw_upstream
+    model = OpenAIChatModel("m", base_url=f"{url}/v1", api_key="k", mode="validated")
+    BUILT.append(model)
+    bad = 'data: {"choices": [{"delta": 3}]}\n\n'  # refused by the decoder, mid-batch
+    fake.body = (_text_chunk("Hel") + _text_chunk("lo there") + bad).encode()
+    seen: list[str] = []
+    with pytest.raises(ModelResponseError, match="malformed stream event"):
+        async for item in model.stream(ask()):
+            if isinstance(item, TextDelta):
+                seen.append(item.text)
+    assert "".join(seen) == "Hello there"
+    call = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+    fake.body = (_text_chunk("Sure. ") + _text_chunk(call) + bad).encode()
+    seen.clear()
+    started: list[str] = []
+    with pytest.raises(ModelResponseError, match="malformed stream event"):
+        async for item in model.stream(ask()):
+            if isinstance(item, TextDelta):
+                seen.append(item.text)
+            elif isinstance(item, ToolCallStart):
+                started.append(item.name)
+    assert "".join(seen).strip() == "Sure."
+    assert started == ["get_weather"]
+
+
+async def test_a_prompted_reply_read_at_once_is_parsed_as_when_it_trickles(
+    upstreams: dict[str, tuple[Fake, str]],
+) -> None:
+    """The same reply, its events read together or one read each (the parser is fed
+    the text of one read at once): the same text, calls and reply."""
+    fake = upstreams["text"][0]
+    fake.reply = Reply(text=PROMPTED_REPLIES[0])
+    fake.chunk_size = 3
+    model = build("prompted", upstreams)
+    results = []
+    for delay in (0.0, 0.002):
+        fake.chunk_delay = delay
+        batches = [batch async for batch in model.stream_batches(ask())]
+        deltas = [d for batch in batches[:-1] for d in batch]
+        *tail, final = batches[-1]
+        deltas += tail
+        results.append((text_of(deltas), calls_in(deltas), final.content))
+    assert results[0] == results[1]
+    assert results[0][1] == [("get_weather", {"city": "Paris"})]
+    whole = await model.request(ask())
+    assert results[0][2] == whole.content and whole.tool_calls[0].name == "get_weather"

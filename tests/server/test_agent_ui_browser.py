@@ -9,8 +9,10 @@ under ``CI`` that is a failure instead.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ import pytest
 from ui_harness import served
 
 from good_agent import Agent, tool
+from good_agent.models.base import ModelRequest, ModelStreamItem
+from good_agent.providers.streaming import TextDelta
 from good_agent.server.ui import agent_app
 from good_agent.testing import ScriptedModel
 
@@ -64,8 +68,19 @@ def delete_file(path: str) -> str:
     return f"deleted {path}"
 
 
+class PacedModel(ScriptedModel):
+    """Its text pieces a few frames apart, as a model writes them: the page draws a
+    growing answer at most once a frame, so pieces sent at once are drawn once."""
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelStreamItem]:
+        async for item in super().stream(request):
+            yield item
+            if isinstance(item, TextDelta):
+                await asyncio.sleep(0.05)
+
+
 def scripted_agent() -> tuple[Agent, dict[str, Any]]:
-    model = ScriptedModel(
+    model = PacedModel(
         [
             ScriptedModel.streamed(
                 "Let me check ",

@@ -49,6 +49,11 @@ class ReplyStream:
         deltas = self.decoder.feed(event)
         return self.limit(deltas) if self._single else deltas
 
+    def flush(self) -> list[ModelDelta]:
+        """The deltas held back from the events fed so far (none here), given once the
+        events of one read have all been fed."""
+        return []
+
     def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """The last deltas and the whole reply (raises if the stream was cut)."""
         return [], self.limited(self.decoder.finish())
@@ -77,6 +82,10 @@ CallCheck = Callable[[ToolCall], ToolCall]
 class TextCallStream(ReplyStream):
     """Calls parsed out of streamed text by an incremental parser.
 
+    The text of the events fed together (one read of the connection) goes to the
+    parser at once, when `flush` is called or a delta that is not text comes: the
+    parser's cost is per piece fed, and a reply's text arrives in many small events.
+
     Args:
         decoder: The vendor's stream decoder.
         context: The request's context.
@@ -100,25 +109,42 @@ class TextCallStream(ReplyStream):
         self._new_id = new_id
         self.ids: list[str] = []
         self._fed = False
+        self._pending: list[str] = []
 
     def feed(self, event: dict[str, object]) -> list[ModelDelta]:
-        """Text goes through the parser; usage passes; the finish waits for the end."""
+        """Text is held for the parser; usage and native calls pass (after the text
+        before them is parsed); the finish waits for the end."""
         out: list[ModelDelta] = []
         for delta in self.decoder.feed(event):
             # The decoders' own classes: no isinstance walk a delta (``type(delta) is``
             # written out, so mypy narrows it).
             if type(delta) is TextDelta:
                 self._fed = True
-                events = self.parser.feed(delta.text)
-                if events:
-                    out += self._convert(events)
+                self._pending.append(delta.text)
             elif type(delta) is not FinishDelta:
+                if self._pending:
+                    out += self._parse_pending()
                 out.append(delta)  # native calls and usage pass as they are
-        return self.limit(out) if self._single else out
+        return self.limit(out) if self._single and out else out
+
+    def flush(self) -> list[ModelDelta]:
+        """The parser's deltas for the text held back."""
+        out = self._parse_pending()
+        return self.limit(out) if self._single and out else out
+
+    def _parse_pending(self) -> list[ModelDelta]:
+        pending = self._pending
+        if not pending:
+            return []
+        text = pending[0] if len(pending) == 1 else "".join(pending)
+        self._pending = []
+        events = self.parser.feed(text)
+        return self._convert(events) if events else []
 
     def finish(self) -> tuple[list[ModelDelta], ModelResponse]:
         """Flush the parser, close the last call, then the finish reason."""
-        tail = self._convert(self.parser.finish())
+        tail = self._parse_pending()
+        tail += self._convert(self.parser.finish())
         plain = self.decoder.finish()
         response = self._finalize(plain, self.parser, self.ids) if self._fed else plain
         response = self.limited(response)
