@@ -125,12 +125,11 @@ class TextCallStream(ReplyStream):
                 if self._pending:
                     out += self._parse_pending()
                 out.append(delta)  # native calls and usage pass as they are
-        return self.limit(out) if self._single and out else out
+        return self.limit(out) if self._single else out
 
     def flush(self) -> list[ModelDelta]:
         """The parser's deltas for the text held back."""
-        out = self._parse_pending()
-        return self.limit(out) if self._single and out else out
+        return self.limit(self._parse_pending())
 
     def _parse_pending(self) -> list[ModelDelta]:
         pending = self._pending
