@@ -138,6 +138,14 @@ _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON escape of a UTF-16 surrogate: its event is written again (a lone one
 replaced by U+FFFD, as the translating path writes it)."""
 
+_ARGUMENTS_ONLY = re.compile(
+    rb'"tool_calls": ?\[\{"index": ?[0-9]+, ?"function": ?\{"arguments": ?'
+    rb'"[^"\\]*(?:\\.[^"\\]*)*"\}\}\]'
+)
+"""A tool-call delta in its usual shape when it only carries arguments: one call, its
+``index`` and its arguments' text, nothing else (no name, no ``id``). One match says
+that such a delta need not be read; any other shape is judged member by member."""
+
 _FINISH = (b'"finish_reason":"', b'"finish_reason": "')
 """A Chat Completions finish reason that is set (a string, not ``null``)."""
 
@@ -293,9 +301,14 @@ class ByteRelay:
             # ``"function"`` members: a choice has its own index, so calls that all
             # have one make one more; a ``"function"`` not written as a ``type`` in
             # the usual spellings counts as a member, and the line is read). The
-            # deltas that only carry arguments, nearly all of them, are not parsed.
+            # deltas that only carry arguments, nearly all of them, are not parsed:
+            # in their usual shape one match (`_ARGUMENTS_ONLY`) says so.
             at = data.find(_TOOL_CALLS)
             while at >= 0:
+                usual = _ARGUMENTS_ONLY.match(data, at)
+                if usual is not None:
+                    at = data.find(_TOOL_CALLS, usual.end())
+                    continue
                 end = data.find(b"\n", at)
                 end = len(data) if end < 0 else end
                 start = data.rfind(b"\n", 0, at) + 1

@@ -317,8 +317,11 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, compact: bool = Fal
     return sse(event)
 
 
-def _stream(calls: list[tuple[str, bool]], text: str, compact: bool) -> bytes:
-    """A Chat Completions stream: text, then each call (with or without its index)."""
+def _stream(
+    calls: list[tuple[str, bool]], text: str, compact: bool, arguments: str = "{}"
+) -> bytes:
+    """A Chat Completions stream: text, then each call (with or without its index),
+    its ``arguments`` in a delta of their own."""
     out = _chunk({"role": "assistant", "content": text}, compact=compact)
     for position, (name, indexed) in enumerate(calls):
         call: dict[str, Any] = {
@@ -326,13 +329,12 @@ def _stream(calls: list[tuple[str, bool]], text: str, compact: bool) -> bytes:
             "type": "function",
             "function": {"name": name, "arguments": ""},
         }
-        more: dict[str, Any] = {"function": {"arguments": "{}"}}
+        more: dict[str, Any] = {"function": {"arguments": arguments}}
         if indexed:
             call = {"index": position, **call}
             more = {"index": position, **more}
         out += _chunk({"tool_calls": [call]}, compact=compact)
-        if indexed:
-            out += _chunk({"tool_calls": [more]}, compact=compact)
+        out += _chunk({"tool_calls": [more]}, compact=compact)
     usage = {"id": "c", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
     return out + _chunk({}, "tool_calls" if calls else "stop", compact) + sse(usage) + sse("[DONE]")
 
@@ -363,15 +365,16 @@ def _relayed(stream: bytes, cuts: list[int]) -> tuple[bytes, ByteRelay]:
     text=st.text(max_size=40),
     compact=st.booleans(),
     cuts=st.lists(st.integers(min_value=0, max_value=3000), max_size=8),
+    arguments=st.text(max_size=30),
 )
 def test_a_relay_reads_the_same_stream_however_it_is_cut(
-    calls: list[tuple[str, bool]], text: str, compact: bool, cuts: list[int]
+    calls: list[tuple[str, bool]], text: str, compact: bool, cuts: list[int], arguments: str
 ) -> None:
     """However the upstream's bytes are split into reads, the client gets the same
     bytes: the upstream's own (the model renamed) where every call has its ``index``
     and no surrogate pair is escaped,
     and every call delta with an ``index`` (its call's position) where one had none."""
-    stream = _stream(calls, text, compact)
+    stream = _stream(calls, text, compact, arguments)
     whole, relay = _relayed(stream, [])
     cut, _ = _relayed(stream, cuts)
     assert cut == whole
