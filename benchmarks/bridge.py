@@ -1,7 +1,8 @@
 """What the bridge costs, against a pass-through proxy that does nothing (the floor).
 
 Separate processes: a fast fake OpenAI-compatible upstream (``bridge_upstream.py``:
-canned replies with one tool call, the streamed one in 20 events; plain asyncio by
+canned replies with one tool call, the streamed one in 20 events with the usage the
+bridge asks for, as OpenAI writes it (19 without); plain asyncio by
 default, ``--upstream uvicorn`` for Starlette on uvicorn), the floor
 (``bridge_floor.py``: a minimal pass-through proxy in aiohttp that forwards bytes and
 nothing else), the bridge's own stack doing nothing (``bridge_stack_floor.py``: a bare

@@ -1,8 +1,12 @@
 """A fast fake OpenAI-compatible upstream for benchmarks/bridge.py, in its own process.
 
 ``POST /v1/chat/completions`` answers a canned reply: one tool call, whole (JSON) or
-streamed (SSE, ``"stream": true`` in the body: 20 events, all in one write), with
-usage. Two servers give the
+streamed (SSE, ``"stream": true`` in the body: 20 events, all in one write, when the
+usage is asked for; 19 when not), with usage. A stream's usage comes as OpenAI sends it
+(https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options):
+only when the request asks for it (``stream_options.include_usage``, as the bridge
+does), in one more chunk before ``[DONE]``, with ``"usage": null`` on every other
+chunk. Two servers give the
 same bytes: ``uvicorn`` (a Starlette app on uvicorn, what a fast Python model server
 looks like) and ``raw`` (plain asyncio over HTTP/1.1 keep-alive, no framework: the
 floor). Run: ``python benchmarks/bridge_upstream.py PORT [uvicorn|raw] [agent]``.
@@ -54,7 +58,14 @@ def _whole() -> bytes:
     return json.dumps(body).encode()
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None, usage: Any = None) -> bytes:
+USAGE = {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30}
+
+
+def _chunk(
+    delta: dict[str, Any], finish: str | None = None, usage: Any = None, *, asked: bool = False
+) -> bytes:
+    """One event; with ``asked`` (the usage was asked for), its ``usage`` member even
+    when it is ``null``."""
     payload: dict[str, Any] = {
         "id": "chatcmpl-fake",
         "object": "chat.completion.chunk",
@@ -64,33 +75,35 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, usage: Any = None) 
         if delta or finish
         else [],
     }
-    if usage is not None:
+    if asked:
         payload["usage"] = usage
     return b"data: " + json.dumps(payload).encode() + b"\n\n"
 
 
-def _streamed() -> bytes:
+def _end(asked: bool) -> list[bytes]:
+    """The events that end a stream: the usage chunk when it was asked for, ``[DONE]``."""
+    usage = [_chunk({}, None, USAGE, asked=True)] if asked else []
+    return [*usage, b"data: [DONE]\n\n"]
+
+
+def _streamed(asked: bool) -> bytes:
     head = {
         "index": 0,
         "id": "call_1",
         "type": "function",
         "function": {"name": "get_weather", "arguments": ""},
     }
-    parts = [_chunk({"role": "assistant", "content": ""})]
-    pieces = len(TEXT) // 2 - 2  # 12 text chunks: 20 events a reply with [DONE]
+    parts = [_chunk({"role": "assistant", "content": ""}, asked=asked)]
+    pieces = len(TEXT) // 2 - 2  # 12 text chunks: 20 events with the usage and [DONE]
     cuts = [len(TEXT) * i // pieces for i in range(pieces + 1)]
-    parts += [_chunk({"content": TEXT[a:b]}) for a, b in itertools.pairwise(cuts)]
-    parts.append(_chunk({"tool_calls": [head]}))
+    parts += [_chunk({"content": TEXT[a:b]}, asked=asked) for a, b in itertools.pairwise(cuts)]
+    parts.append(_chunk({"tool_calls": [head]}, asked=asked))
     parts += [
-        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
+        _chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}, asked=asked)
         for piece in ('{"city"', ': "Pa', 'ris"}')
     ]
-    parts.append(_chunk({}, "tool_calls"))
-    parts.append(
-        _chunk({}, None, {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30})
-    )
-    parts.append(b"data: [DONE]\n\n")
-    return b"".join(parts)
+    parts.append(_chunk({}, "tool_calls", asked=asked))
+    return b"".join(parts + _end(asked))
 
 
 PROMPTED_TEXT = (
@@ -112,21 +125,20 @@ def _prompted_whole() -> bytes:
     return json.dumps(body).encode()
 
 
-def _prompted_streamed() -> bytes:
-    pieces = 16  # 20 events a reply with the role, finish, usage and [DONE]
+def _prompted_streamed(asked: bool) -> bytes:
+    pieces = 16  # 20 events with the role, finish, usage and [DONE]
     cuts = [len(PROMPTED_TEXT) * i // pieces for i in range(pieces + 1)]
-    parts = [_chunk({"role": "assistant", "content": ""})]
-    parts += [_chunk({"content": PROMPTED_TEXT[a:b]}) for a, b in itertools.pairwise(cuts)]
-    parts.append(_chunk({}, "stop"))
-    parts.append(
-        _chunk({}, None, {"prompt_tokens": 20, "completion_tokens": 10, "total_tokens": 30})
-    )
-    parts.append(b"data: [DONE]\n\n")
-    return b"".join(parts)
+    parts = [_chunk({"role": "assistant", "content": ""}, asked=asked)]
+    parts += [
+        _chunk({"content": PROMPTED_TEXT[a:b]}, asked=asked) for a, b in itertools.pairwise(cuts)
+    ]
+    parts.append(_chunk({}, "stop", asked=asked))
+    return b"".join(parts + _end(asked))
 
 
 WHOLE_BODY = _whole()
-STREAMED_BODY = _streamed()
+STREAMED_BODY = _streamed(asked=True)
+"""A stream as the bridge gets it (it asks for the usage)."""
 
 
 def _response(body: bytes, content_type: bytes) -> bytes:
@@ -158,9 +170,12 @@ def _answer() -> bytes:
 
 WHOLE = _response(WHOLE_BODY, b"application/json")
 ANSWER = _response(_answer(), b"application/json")
-STREAMED = _response(STREAMED_BODY, b"text/event-stream")
+STREAMED = {asked: _response(_streamed(asked), b"text/event-stream") for asked in (False, True)}
 PROMPTED_WHOLE = _response(_prompted_whole(), b"application/json")
-PROMPTED_STREAMED = _response(_prompted_streamed(), b"text/event-stream")
+PROMPTED_STREAMED = {
+    asked: _response(_prompted_streamed(asked), b"text/event-stream") for asked in (False, True)
+}
+_USAGE_ASKED = (b'"include_usage":true', b'"include_usage": true')
 _PROMPTED_MODEL = (b'"model":"fake-prompted"', b'"model": "fake-prompted"')
 MODELS = _response(
     b'{"object": "list", "data": [{"id": "fake-gpt", "object": "model"}]}', b"application/json"
@@ -199,11 +214,12 @@ class Upstream(asyncio.Protocol):
                 b'"role":"tool"' in body or b'"role": "tool"' in body
             ):
                 self.transport.write(ANSWER)
-            elif any(name in body for name in _PROMPTED_MODEL):
-                streamed = b'"stream": true' in body or b'"stream":true' in body
-                self.transport.write(PROMPTED_STREAMED if streamed else PROMPTED_WHOLE)
             elif b'"stream": true' in body or b'"stream":true' in body:
-                self.transport.write(STREAMED)
+                asked = any(option in body for option in _USAGE_ASKED)
+                prompted = any(name in body for name in _PROMPTED_MODEL)
+                self.transport.write((PROMPTED_STREAMED if prompted else STREAMED)[asked])
+            elif any(name in body for name in _PROMPTED_MODEL):
+                self.transport.write(PROMPTED_WHOLE)
             else:
                 self.transport.write(WHOLE)
 
@@ -226,7 +242,8 @@ def run_uvicorn(port: int) -> None:
     async def chat(request: Request) -> Response:
         body = await request.body()
         if b'"stream": true' in body or b'"stream":true' in body:
-            return Response(STREAMED_BODY, media_type="text/event-stream")
+            asked = any(option in body for option in _USAGE_ASKED)
+            return Response(_streamed(asked), media_type="text/event-stream")
         return Response(WHOLE_BODY, media_type="application/json")
 
     async def models(request: Request) -> Response:

@@ -86,6 +86,11 @@ _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
 """The bytes a line must hold to be parsed, per client API (besides a Chat Completions
 tool-call delta without an ``index``, and a surrogate escape)."""
 
+_MEMBERS = (b'"usage"', b'"error"')
+_NULL = (b":null,", b":null}", b": null,", b": null}")
+"""What follows a member whose value is ``null`` (in the usual spellings; any other
+is read)."""
+
 _TOOL_CALLS = b'"tool_calls"'
 _INDEX = b'"index"'
 _FUNCTION = b'"function"'
@@ -288,11 +293,17 @@ class ByteRelay:
         left out, written again, or cut short before a failure where they say so;
         ``data`` itself when it holds none (the usual case: one scan per marker)."""
         found: list[int] = []
+        nullable = self.api == "chat"
         for marker in self.markers:
             at = data.find(marker)
             while at >= 0:
-                found.append(at)
-                at = data.find(marker, at + len(marker))
+                end = at + len(marker)
+                # A Chat Completions ``usage`` or ``error`` member that is ``null``
+                # holds nothing to read (OpenAI writes ``"usage":null`` on every
+                # chunk of a stream whose usage was asked for, as the bridge asks).
+                if not (nullable and data.startswith(_NULL, end) and marker in _MEMBERS):
+                    found.append(at)
+                at = data.find(marker, end)
         if self.api == "chat":
             # A tool-call delta is read when it may open a call (it names one, or
             # holds an ``id`` besides the event's: the call ids are kept in order, so

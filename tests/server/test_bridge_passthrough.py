@@ -290,6 +290,61 @@ def test_a_relay_holds_a_line_until_it_is_whole() -> None:
     assert relay.ended and relay.usage.input_tokens == 5 and relay.usage.output_tokens == 2
 
 
+class _Reading(ByteRelay):
+    """A relay that notes the events it parses."""
+
+    def __init__(self, api: Any, **options: Any) -> None:
+        super().__init__(api, "openai", **options)
+        self.read: list[bytes] = []
+
+    def _event(self, text: bytes) -> bytes | None:
+        self.read.append(text)
+        return super()._event(text)
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_a_null_usage_or_error_member_is_passed_on_unread(compact: bool) -> None:
+    # OpenAI writes ``"usage":null`` on every chunk of a stream whose usage was asked
+    # for (the bridge asks): those chunks are relayed as they came, not parsed.
+    def event(choices: list[Any], **members: Any) -> bytes:
+        body = {"id": "c", "choices": choices, **members}
+        separators = (",", ":") if compact else (", ", ": ")
+        return f"data: {json.dumps(body, separators=separators)}\n\n".encode()
+
+    def choice(delta: dict[str, Any], finish: str | None = None) -> list[Any]:
+        return [{"index": 0, "delta": delta, "finish_reason": finish}]
+
+    usage = event([], usage={"prompt_tokens": 5, "completion_tokens": 2})
+    stream = (
+        event(choice({"role": "assistant", "content": ""}), usage=None)
+        + event(choice({"content": "Hi"}), usage=None, error=None)
+        + event(choice({}, "stop"), usage=None)
+        + usage
+        + b"data: [DONE]\n\n"
+    )
+    relay = _Reading("chat", include_usage=True)
+    assert relay.feed(stream) + relay.close() == stream
+    assert relay.read == [usage[6:-2], b"[DONE]"]
+    assert relay.ended and (relay.usage.input_tokens, relay.usage.output_tokens) == (5, 2)
+    # A member that is not null is read: an error fails the stream.
+    failing = _Reading("chat")
+    failing.feed(event(choice({"content": "Hi"}), usage=None, error={"message": "overloaded"}))
+    assert failing.read and isinstance(failing.failed, Exception)
+
+
+def test_a_messages_usage_member_is_read_even_when_null() -> None:
+    # Only Chat Completions leaves null members unread: a Messages ``message_start``
+    # is read for the start of the reply whatever its usage holds.
+    start = {"type": "message_start", "message": {"id": "m", "usage": None}}
+    stream = (
+        b"event: message_start\ndata: " + json.dumps(start).encode() + b"\n\n"
+        b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+    )
+    relay = _Reading("messages")
+    assert relay.feed(stream) + relay.close() == stream
+    assert len(relay.read) == 2 and relay.ended and relay.failed is None
+
+
 async def test_bad_input_is_refused_before_anything_is_sent(
     bridge: BackgroundServer, fakes: dict[str, tuple[Fake, str]]
 ) -> None:
@@ -306,23 +361,32 @@ async def test_bad_input_is_refused_before_anything_is_sent(
     assert not fake.requests
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None, compact: bool = False) -> bytes:
-    event = {
+def _chunk(
+    delta: dict[str, Any], finish: str | None = None, compact: bool = False, nulls: bool = False
+) -> bytes:
+    event: dict[str, Any] = {
         "id": "c",
         "model": "up",
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
     }
+    if nulls:  # as OpenAI writes a chunk when the usage was asked for
+        event["usage"] = None
     if compact:
         return f"data: {json.dumps(event, separators=(',', ':'))}\n\n".encode()
     return sse(event)
 
 
 def _stream(
-    calls: list[tuple[str, bool]], text: str, compact: bool, arguments: str = "{}"
+    calls: list[tuple[str, bool]],
+    text: str,
+    compact: bool,
+    arguments: str = "{}",
+    nulls: bool = False,
 ) -> bytes:
     """A Chat Completions stream: text, then each call (with or without its index),
-    its ``arguments`` in a delta of their own."""
-    out = _chunk({"role": "assistant", "content": text}, compact=compact)
+    its ``arguments`` in a delta of their own; with ``nulls``, a ``"usage": null``
+    member on each chunk but the usage chunk."""
+    out = _chunk({"role": "assistant", "content": text}, compact=compact, nulls=nulls)
     for position, (name, indexed) in enumerate(calls):
         call: dict[str, Any] = {
             "id": f"call_{position}",
@@ -333,10 +397,11 @@ def _stream(
         if indexed:
             call = {"index": position, **call}
             more = {"index": position, **more}
-        out += _chunk({"tool_calls": [call]}, compact=compact)
-        out += _chunk({"tool_calls": [more]}, compact=compact)
+        out += _chunk({"tool_calls": [call]}, compact=compact, nulls=nulls)
+        out += _chunk({"tool_calls": [more]}, compact=compact, nulls=nulls)
     usage = {"id": "c", "choices": [], "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
-    return out + _chunk({}, "tool_calls" if calls else "stop", compact) + sse(usage) + sse("[DONE]")
+    end = _chunk({}, "tool_calls" if calls else "stop", compact, nulls)
+    return out + end + sse(usage) + sse("[DONE]")
 
 
 def _relayed(stream: bytes, cuts: list[int]) -> tuple[bytes, ByteRelay]:
@@ -366,15 +431,21 @@ def _relayed(stream: bytes, cuts: list[int]) -> tuple[bytes, ByteRelay]:
     compact=st.booleans(),
     cuts=st.lists(st.integers(min_value=0, max_value=3000), max_size=8),
     arguments=st.text(max_size=30),
+    nulls=st.booleans(),
 )
 def test_a_relay_reads_the_same_stream_however_it_is_cut(
-    calls: list[tuple[str, bool]], text: str, compact: bool, cuts: list[int], arguments: str
+    calls: list[tuple[str, bool]],
+    text: str,
+    compact: bool,
+    cuts: list[int],
+    arguments: str,
+    nulls: bool,
 ) -> None:
     """However the upstream's bytes are split into reads, the client gets the same
     bytes: the upstream's own (the model renamed) where every call has its ``index``
     and no surrogate pair is escaped,
     and every call delta with an ``index`` (its call's position) where one had none."""
-    stream = _stream(calls, text, compact, arguments)
+    stream = _stream(calls, text, compact, arguments, nulls)
     whole, relay = _relayed(stream, [])
     cut, _ = _relayed(stream, cuts)
     assert cut == whole
