@@ -9,7 +9,8 @@ translating path's decoders refuse: a ``data:`` line that is not a JSON object, 
 ``index`` that is not an integer. Only the lines that may carry what it reads (found
 by a byte search for ``"usage"``, ``"error"`` and the API's final event, a tool-call
 delta that may open a call or lack its ``index``, or a line holding a surrogate
-escape) are parsed: the usage for the access log, an upstream ``error`` event
+escape; a Chat Completions ``usage`` or ``error`` that is ``null`` carries nothing)
+are parsed: the usage for the access log, an upstream ``error`` event
 (replaced by the bridge's own error event, its message mapped and redacted as on the
 translating path), the ids of the calls opened, tool-call deltas without an
 ``index`` (given their call's position), a lone surrogate (the event written again with U+FFFD), the
