@@ -137,7 +137,9 @@ def _prompted_streamed(asked: bool) -> bytes:
 
 
 WHOLE_BODY = _whole()
-STREAMED_BODY = _streamed(asked=True)
+STREAMED_BODIES = {asked: _streamed(asked) for asked in (False, True)}
+"""The stream, by whether the usage was asked for."""
+STREAMED_BODY = STREAMED_BODIES[True]
 """A stream as the bridge gets it (it asks for the usage)."""
 
 
@@ -170,7 +172,7 @@ def _answer() -> bytes:
 
 WHOLE = _response(WHOLE_BODY, b"application/json")
 ANSWER = _response(_answer(), b"application/json")
-STREAMED = {asked: _response(_streamed(asked), b"text/event-stream") for asked in (False, True)}
+STREAMED = {asked: _response(body, b"text/event-stream") for asked, body in STREAMED_BODIES.items()}
 PROMPTED_WHOLE = _response(_prompted_whole(), b"application/json")
 PROMPTED_STREAMED = {
     asked: _response(_prompted_streamed(asked), b"text/event-stream") for asked in (False, True)
@@ -243,7 +245,7 @@ def run_uvicorn(port: int) -> None:
         body = await request.body()
         if b'"stream": true' in body or b'"stream":true' in body:
             asked = any(option in body for option in _USAGE_ASKED)
-            return Response(_streamed(asked), media_type="text/event-stream")
+            return Response(STREAMED_BODIES[asked], media_type="text/event-stream")
         return Response(WHOLE_BODY, media_type="application/json")
 
     async def models(request: Request) -> Response:

@@ -641,7 +641,7 @@ before its final event is passed on."""
 _EVENT_END = re.compile(rb"\n\r?\n")
 """The blank line that ends an event."""
 
-_NULL_ERRORS = (b'"error":null', b'"error": null')
+_NULL_ERRORS = tuple(b'"error"' + null for null in _NULL)
 """A response object's ``error`` member when nothing failed."""
 
 _SEQUENCE = re.compile(rb'"sequence_number": ?([0-9]{1,18})')
