@@ -461,7 +461,7 @@ def work_costs(repeats: int = 7, number: int = 2000) -> dict[str, float]:
     from bridge_upstream import STREAMED_BODY
 
     from good_agent.server.chat.wire import parse_chat_request
-    from good_agent.server.passthrough_stream import ByteRelay, model_renames
+    from good_agent.server.passthrough_stream import ChatRelay, model_renames
 
     payload = json.dumps(body("fake", True))
     renames = model_renames("fake-gpt", "fake")
@@ -470,7 +470,7 @@ def work_costs(repeats: int = 7, number: int = 2000) -> dict[str, float]:
         parse_chat_request(json.loads(payload))
 
     def relay() -> None:
-        reader = ByteRelay("chat", "openai", renames=renames)
+        reader = ChatRelay("openai", renames=renames)
         reader.feed(STREAMED_BODY)
         reader.close()
 

@@ -63,6 +63,7 @@ from good_agent.server.common.utf8 import utf8
 from good_agent.server.media import media_parts
 from good_agent.server.passthrough_stream import (
     ByteRelay,
+    ChatRelay,
     ClientAPI,
     Renames,
     ResponsesRelay,
@@ -297,10 +298,10 @@ async def forward(
         if plan.api == "responses":
             kept = None if keep is None else _kept(plan, keep)
             relay = ResponsesRelay(transport.provider, renames=renames, keep=kept, shell=shell)
+        elif plan.api == "chat":
+            relay = ChatRelay(transport.provider, include_usage=include_usage, renames=renames)
         else:
-            relay = ByteRelay(
-                plan.api, transport.provider, include_usage=include_usage, renames=renames
-            )
+            relay = ByteRelay(plan.api, transport.provider, renames=renames)
         chunks = await open_stream(exchange, plan.route, transport, url, data, headers, relay)
         return exchange.events(chunks)
     route = plan.route

@@ -1,25 +1,32 @@
 """A passed-through stream: the upstream's event bytes relayed as they arrive.
 
-`ByteRelay` looks at each chunk the upstream sends only as much as the bridge
-needs. It holds back a line not yet complete (so an event it must read is whole,
-and an event it replaces was never half sent) and passes every complete line on as
-it came. Linear scans (each pattern starts with a literal) refuse what the
-translating path's decoders refuse: a ``data:`` line that is not a JSON object, a
-``choices`` that is not a list of objects, a ``delta`` that is not an object, an
-``index`` that is not an integer. Only the lines that may carry what it reads (found
-by a byte search for ``"usage"``, ``"error"`` and the API's final event, a tool-call
-delta that may open a call or lack its ``index``, or a line holding a surrogate
-escape; a Chat Completions ``usage`` or ``error`` that is ``null`` carries nothing)
-are parsed: the usage for the access log, an upstream ``error`` event
-(replaced by the bridge's own error event, its message mapped and redacted as on the
-translating path), the ids of the calls opened, tool-call deltas without an
-``index`` (given their call's position), a lone surrogate (the event written again with U+FFFD), the
-final event (``data: [DONE]`` or a finish reason, ``message_stop``). A stream that
-ends without its final event, or whose connection is cut, ends with the client API's
-error event, never as if it were complete; one that held no reply is an invalid
-reply. A Chat Completions client that did not ask for usage
+A relay looks at each chunk the upstream sends only as much as the bridge needs. It
+holds back a line not yet complete (so an event it must read is whole, and an event
+it replaces was never half sent) and passes every complete line on as it came unless
+the line must change.
+
+`ChatRelay` (Chat Completions) reads every ``data:`` line with one pydantic-core
+validator, which checks the shape the translating path's decoder needs (a JSON
+object; ``choices`` a list of objects, each ``index`` an integer, ``delta`` an
+object, its ``tool_calls`` a list of objects) and builds only the members the bridge
+reads, not the reply's text. It reads the usage for the access log, an upstream
+``error`` (replaced by the bridge's own error event, its message mapped and redacted
+as on the translating path), the ids of the calls opened, tool-call deltas without
+an ``index`` (given their call's position: the event written again), a lone
+surrogate escape (the event written again with U+FFFD) and the end (``data: [DONE]``
+or a finish reason). A line that is not a chunk of that shape is a malformed event,
+as on the translating path. A client that did not ask for usage
 (``stream_options.include_usage``) does not get the usage chunk the bridge asked the
 upstream for.
+
+`ByteRelay` (Messages) parses only the lines that may carry what it reads, found by
+a byte search (``"usage"``, ``"error"``, ``message_stop``, a surrogate escape); linear
+scans (each pattern starts with a literal) refuse a ``data:`` line that is not a JSON
+object, an ``index`` that is not an integer and a ``delta`` that is not an object.
+
+A stream that ends without its final event, or whose connection is cut, ends with the
+client API's error event, never as if it were complete; one that held no reply is an
+invalid reply.
 
 `open_stream` starts the upstream call and reads it until the reply begins (a
 choice's delta, a ``message_start``) before the response does, so a refusal, a rate
@@ -27,7 +34,7 @@ limit, an error event at once or a stream that holds no reply still gets its HTT
 status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
 the upstream call (a client that leaves cancels it) and writes the access log.
 
-A Responses stream is relayed by `ResponsesRelay`, the same reading for typed events
+A Responses stream is relayed by `ResponsesRelay`, `ByteRelay`'s reading for typed events
 (whole events passed on; ``response.created``, the final ``response.completed`` or
 ``response.incomplete``, ``response.failed`` and ``error`` read). Its final response
 object is kept (stored for its owner) before the final event is passed on:
@@ -42,9 +49,9 @@ import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from pydantic_core import from_json
+from pydantic_core import SchemaValidator, core_schema, from_json
 
 from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.anthropic.codec import usage_counts
@@ -73,7 +80,7 @@ ClientAPI = Literal["chat", "messages", "responses"]
 """A client API the pass-through path serves."""
 
 _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
-    "chat": (b"[DONE]", b'"usage"', b'"error"'),
+    "chat": (),  # `ChatRelay` reads every event
     "messages": (b"message_stop", b'"usage"', b'"error"'),
     # The Responses types read (`ResponsesRelay`), then an ``"error"`` member.
     "responses": (
@@ -84,21 +91,11 @@ _MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
         b'"error"',
     ),
 }
-"""The bytes a line must hold to be parsed, per client API (besides a Chat Completions
-tool-call delta without an ``index``, and a surrogate escape)."""
+"""The bytes a line must hold to be parsed, per client API (besides a surrogate
+escape)."""
 
-_MEMBERS = (b'"usage"', b'"error"')
 _NULL = (b":null,", b":null}", b": null,", b": null}")
-"""What follows a member whose value is ``null`` (in the usual spellings; any other
-is read)."""
-
-_TOOL_CALLS = b'"tool_calls"'
-_INDEX = b'"index"'
-_FUNCTION = b'"function"'
-_NAME = b'"name"'
-_ID = b'"id"'
-_FUNCTION_TYPES = (b'"type": "function"', b'"type":"function"')
-"""A call's ``type``, whose value is also ``"function"`` (not a member)."""
+"""What follows a member whose value is ``null`` (in the usual spellings)."""
 
 
 Renames = tuple[tuple[bytes, bytes], ...]
@@ -134,42 +131,27 @@ _BAD_INDEX = re.compile(rb'"index":(?! ?-?[0-9]+ ?[,}])')
 """An ``index`` member that is not an integer (a JSON member is written with bare
 quotes, which no string's text holds unescaped)."""
 
-_BAD_CHOICES = re.compile(rb'"choices":(?! ?\[ ?[{\]])')
 _BAD_DELTA = re.compile(rb'"delta":(?! ?\{)')
-"""A ``choices`` member that is not a list of objects, a ``delta`` that is not an
-object: an event of the wrong shape (two patterns, each a scan for its literal, are
-faster than one alternation, which stops at every quote)."""
+"""A ``delta`` member that is not an object: an event of the wrong shape."""
 
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON escape of a UTF-16 surrogate: its event is written again (a lone one
 replaced by U+FFFD, as the translating path writes it)."""
 
-_ARGUMENTS_ONLY = re.compile(
-    rb'"tool_calls": ?\[\{"index": ?[0-9]+, ?"function": ?\{"arguments": ?'
-    rb'"[^"\\]*(?:\\.[^"\\]*)*"\}\}\]'
-)
-"""A tool-call delta in its usual shape when it only carries arguments: one call, its
-``index`` and its arguments' text, nothing else (no name, no ``id``). One match says
-that such a delta need not be read; any other shape is judged member by member."""
-
-_FINISH = (b'"finish_reason":"', b'"finish_reason": "')
-"""A Chat Completions finish reason that is set (a string, not ``null``)."""
-
 
 class ByteRelay:
-    """What the bridge reads from one passed-through stream (see the module docstring).
+    """What the bridge reads from one passed-through Messages stream (see the module
+    docstring); the base of `ChatRelay` and `ResponsesRelay`.
 
     Args:
-        api: The client API (``chat`` or ``messages``).
+        api: The client API.
         provider: The upstream's name in errors.
-        include_usage: Whether a Chat Completions client asked for the usage chunk.
+        renames: The upstream's model name replaced by the route's.
     """
 
     __slots__ = (
         "answered",
         "api",
-        "call_ids",
-        "drop_usage_chunk",
         "ended",
         "failed",
         "held",
@@ -180,18 +162,10 @@ class ByteRelay:
         "usage",
     )
 
-    def __init__(
-        self,
-        api: ClientAPI,
-        provider: str,
-        *,
-        include_usage: bool = False,
-        renames: Renames = (),
-    ) -> None:
+    def __init__(self, api: ClientAPI, provider: str, *, renames: Renames = ()) -> None:
         self.api = api
         self.renames = renames
         self.provider = provider
-        self.drop_usage_chunk = api == "chat" and not include_usage
         self.markers = _MARKERS[api]
         self.usage = Usage()
         """The reply's usage so far."""
@@ -204,9 +178,6 @@ class ByteRelay:
         """Whether the stream holds a reply (a finish reason, a ``message_start``)."""
         self.started = False
         """Whether a reply has begun (a choice's delta, a ``message_start``)."""
-        self.call_ids: list[str] = []
-        """The tool-call ids seen, in order (their position is a call's index when the
-        upstream leaves ``index`` out)."""
 
     final: JSONDict | None = None
     """A final response object read and not yet kept (a `ResponsesRelay` with a
@@ -221,8 +192,8 @@ class ByteRelay:
         """The client API's error event ending the stream (`failure_event`)."""
         return failure_event(self.api, error, request_id)
 
-    def feed(self, chunk: bytes) -> bytes:
-        """The complete lines of what has arrived, to pass on (read where needed)."""
+    def _lines(self, chunk: bytes) -> bytes:
+        """The complete lines of what has arrived (renamed); the rest held."""
         data = self.held + chunk if self.held else chunk
         cut = data.rfind(b"\n") + 1
         if cut == 0:
@@ -233,41 +204,46 @@ class ByteRelay:
             data = data[:cut]
         else:
             self.held = b""
-        if self.renames:
-            data = renamed(data, self.renames)
+        return renamed(data, self.renames) if self.renames else data
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete lines of what has arrived, to pass on (read where needed)."""
+        data = self._lines(chunk)
+        if not data:
+            return b""
         bad = (
             _BAD_FIRST.match(data)
             or _BAD_DATA.search(data)
             or _BAD_INDEX.search(data)
-            or _BAD_CHOICES.search(data)
             or _BAD_DELTA.search(data)
         )
         if bad is not None:
             return self._malformed(data, bad.end() - 1)
-        if not self.answered and self.api == "chat":
-            self.answered = _FINISH[0] in data or _FINISH[1] in data
         if not self.started:
             self.started = self.began(data)
         return self._read(data)
 
     def began(self, data: bytes) -> bool:
-        """Whether ``data`` (passed on before a failure) holds the start of a reply:
-        a choice's delta, a ``message_start``. Without one, a failure at the start
-        is answered with its own status, as on the translating path."""
-        return (b'"delta"' if self.api == "chat" else b"message_start") in data
+        """Whether ``data`` (passed on before a failure) holds the start of a reply
+        (a ``message_start``). Without one, a failure at the start is answered with
+        its own status, as on the translating path."""
+        return b"message_start" in data
 
     def _malformed(self, data: bytes, at: int) -> bytes:
         """The lines before the malformed one at ``at``; the failure noted."""
         start = data.rfind(b"\n", 0, at) + 1
         end = data.find(b"\n", at)
-        line = data[start : len(data) if end < 0 else end]
+        self._refuse(data[start : len(data) if end < 0 else end])
+        before = data[:start]
+        self.started = self.started or self.began(before)
+        return before
+
+    def _refuse(self, line: bytes) -> None:
+        """Note a malformed event (``line``, shown in part) as the failure."""
         shown = line.decode("utf-8", "replace")[:200]
         self.failed = ModelResponseError(
             f"{self.provider} sent a malformed stream event: {shown!r}", provider=self.provider
         )
-        before = data[:start]
-        self.started = self.started or self.began(before)
-        return before
 
     def close(self) -> bytes:
         """The rest, once the upstream's body has ended; a
@@ -276,11 +252,10 @@ class ByteRelay:
         self.held = b""
         if self.failed is not None or self.ended:
             return rest
-        if self.api == "chat" and self.answered:
-            # A finish reason ends a Chat Completions reply; ``[DONE]`` is written
-            # for the client as the translating path writes it.
-            self.ended = True
-            return rest + b"data: [DONE]\n\n"
+        return rest + self._unended()
+
+    def _unended(self) -> bytes:
+        """What ends a stream whose final event never came: an error."""
         if not self.started:
             raise ModelResponseError(
                 f"{self.provider} sent a stream that holds no reply", provider=self.provider
@@ -291,49 +266,14 @@ class ByteRelay:
 
     def _read(self, data: bytes) -> bytes:
         """``data`` (complete lines) with the lines the bridge must read read, and
-        left out, written again, or cut short before a failure where they say so;
-        ``data`` itself when it holds none (the usual case: one scan per marker)."""
+        written again or cut short before a failure where they say so; ``data``
+        itself when it holds none (the usual case: one scan per marker)."""
         found: list[int] = []
-        nullable = self.api == "chat"
         for marker in self.markers:
             at = data.find(marker)
             while at >= 0:
-                end = at + len(marker)
-                # A Chat Completions ``usage`` or ``error`` member that is ``null``
-                # holds nothing to read (OpenAI writes ``"usage":null`` on every
-                # chunk of a stream whose usage was asked for, as the bridge asks).
-                if not (nullable and data.startswith(_NULL, end) and marker in _MEMBERS):
-                    found.append(at)
-                at = data.find(marker, end)
-        if self.api == "chat":
-            # A tool-call delta is read when it may open a call (it names one, or
-            # holds an ``id`` besides the event's: the call ids are kept in order, so
-            # a call without an ``index`` gets its position) or a call on it may lack
-            # its ``index`` (the line has no more ``"index"`` members than
-            # ``"function"`` members: a choice has its own index, so calls that all
-            # have one make one more; a ``"function"`` not written as a ``type`` in
-            # the usual spellings counts as a member, and the line is read). The
-            # deltas that only carry arguments, nearly all of them, are not parsed:
-            # in their usual shape one match (`_ARGUMENTS_ONLY`) says so.
-            at = data.find(_TOOL_CALLS)
-            while at >= 0:
-                usual = _ARGUMENTS_ONLY.match(data, at)
-                if usual is not None:
-                    at = data.find(_TOOL_CALLS, usual.end())
-                    continue
-                end = data.find(b"\n", at)
-                end = len(data) if end < 0 else end
-                start = data.rfind(b"\n", 0, at) + 1
-                members = data.count(_FUNCTION, start, end)
-                for value in _FUNCTION_TYPES:
-                    members -= data.count(value, start, end)
-                if (
-                    data.find(_NAME, start, end) >= 0
-                    or data.count(_ID, start, end) > 1
-                    or data.count(_INDEX, start, end) <= members
-                ):
-                    found.append(at)
-                at = data.find(_TOOL_CALLS, end)
+                found.append(at)
+                at = data.find(marker, at + len(marker))
         first = _SURROGATE.search(data)
         if first is not None:
             found.extend(m.start() for m in _SURROGATE.finditer(data, first.start()))
@@ -355,76 +295,42 @@ class ByteRelay:
             if self.failed is not None:
                 out.append(data[last:start])
                 return b"".join(out)
-            if new is None:  # left out with its line end
-                out.append(data[last:start])
-                last = end + 1
-            elif new is not text:  # written again
+            if new is not text:  # written again
                 out.append(data[last:start])
                 out.append(b"data: " + new)
                 last = end
         out.append(data[last:])
         return b"".join(out)
 
-    def _event(self, text: bytes) -> bytes | None:
-        """Read one event's data: what is passed on (``text`` itself, the event
-        written again, or ``None`` for nothing)."""
-        if text == b"[DONE]":
-            return text if self._end() else None
+    def _event(self, text: bytes) -> bytes:
+        """Read one event's data: what is passed on (``text`` itself, or the event
+        written again)."""
         event = json_object(text)
         if event is None:
             return text  # not the bridge's to judge: the client gets it as it came
-        keep = self._read_event(event)
-        if not keep:
-            return None
-        changed = self.api == "chat" and self._indexed(event)
-        if changed or _SURROGATE.search(text) is not None:
+        self._read_event(event)
+        if _SURROGATE.search(text) is not None:
             return utf8(_COMPACT(event))
         return text
 
-    def _indexed(self, event: dict[str, Any]) -> bool:
-        """Give each tool-call delta of a chat event its ``index`` where the upstream
-        left it out (distinct ids are distinct calls, as the translating path reads
-        them); whether any was given."""
-        changed = False
-        for choice in event.get("choices") or ():
-            delta = choice.get("delta") if isinstance(choice, dict) else None
-            calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-            for call in calls if isinstance(calls, list) else ():
-                if not isinstance(call, dict):
-                    continue
-                ident = call.get("id")
-                if isinstance(ident, str) and ident and ident not in self.call_ids:
-                    self.call_ids.append(ident)
-                if "index" not in call:
-                    position = len(self.call_ids) - 1
-                    if isinstance(ident, str) and ident in self.call_ids:
-                        position = self.call_ids.index(ident)
-                    call["index"] = max(position, 0)
-                    changed = True
-        return changed
-
-    def _read_event(self, event: dict[str, Any]) -> bool:
-        """Read one event's members the bridge needs; whether it is passed on."""
+    def _read_event(self, event: dict[str, Any]) -> None:
+        """Read one Messages event's members the bridge needs."""
+        kind = event.get("type")
         error = event.get("error")
-        if error and (self.api == "chat" or event.get("type") == "error"):
+        if error and kind == "error":
             message = error.get("message", error) if isinstance(error, dict) else error
             self.failed = ModelOverloadedError(
                 f"{self.provider} failed mid-stream: {message}", provider=self.provider
             )
-            return False
-        if self.api == "chat":
-            return self._chat_usage(event)
-        kind = event.get("type")
-        if kind == "message_stop":
-            return self._end()
-        if kind == "message_start":
+        elif kind == "message_stop":
+            self._end()
+        elif kind == "message_start":
             self.answered = True
             message = event.get("message")
             if isinstance(message, dict):
                 self.usage = usage_of("messages", message.get("usage"), self.usage)
         elif kind == "message_delta":
             self.usage = usage_of("messages", event.get("usage"), self.usage)
-        return True
 
     def _end(self) -> bool:
         """The final event: the stream ends (with an error when it held no reply)."""
@@ -436,13 +342,199 @@ class ByteRelay:
         self.ended = True
         return True
 
-    def _chat_usage(self, event: dict[str, Any]) -> bool:
-        usage = event.get("usage")
-        if not isinstance(usage, dict):
-            return True
-        self.usage = usage_of("chat", usage, self.usage)
-        # The usage chunk the bridge asked for, which this client did not.
-        return not (self.drop_usage_chunk and event.get("choices") == [])
+
+def _member(schema: core_schema.CoreSchema) -> core_schema.TypedDictField:
+    return core_schema.typed_dict_field(schema, required=False)
+
+
+def _object(**members: core_schema.CoreSchema) -> core_schema.TypedDictSchema:
+    """An object with these members, each optional; others ignored (not built)."""
+    fields = {name: _member(schema) for name, schema in members.items()}
+    return core_schema.typed_dict_schema(fields, extra_behavior="ignore")
+
+
+_INTEGER = core_schema.int_schema(strict=True)
+_CHUNK_SHAPE = SchemaValidator(
+    _object(
+        choices=core_schema.list_schema(
+            _object(
+                index=_INTEGER,
+                delta=_object(
+                    tool_calls=core_schema.nullable_schema(
+                        core_schema.list_schema(
+                            _object(index=_INTEGER, id=core_schema.any_schema())
+                        )
+                    )
+                ),
+                finish_reason=core_schema.any_schema(),
+            )
+        ),
+        usage=core_schema.any_schema(),
+        error=core_schema.any_schema(),
+    )
+)
+"""A Chat Completions chunk as the relay reads it: ``choices`` a list of objects, each
+``index`` an integer, ``delta`` an object, its ``tool_calls`` a list of objects (or
+``null``); only the members read are built (the text is not)."""
+
+_CHUNK = _CHUNK_SHAPE.validate_json
+_LEAVE, _PASS, _INDEX = 0, 1, 2
+"""What becomes of a chunk read: left out, passed on as it came, written again with
+its calls' indexes."""
+
+
+class ChatRelay(ByteRelay):
+    """What the bridge reads from a passed-through Chat Completions stream.
+
+    Every ``data:`` line is read by one pydantic-core validator (`_CHUNK_SHAPE`: it
+    checks the shape the translating path's decoder needs and builds only the
+    members read, not the text), and passed on as it came unless it must change:
+    ``[DONE]`` (the end), a non-``null`` ``error`` (the bridge's own error event,
+    mapped and redacted), the usage (for the access log; the usage chunk left out
+    when the client did not ask for it), a finish reason, a choice's delta (the
+    reply began), tool-call ids (kept in order) and a tool-call delta without an
+    ``index`` (given its call's position: the event written again). A line that is
+    not a JSON object of that shape is a malformed event; one the validator refuses
+    and the standard library reads (a lone surrogate escape) is written again with
+    U+FFFD, as the translating path writes it.
+
+    Args:
+        provider: The upstream's name in errors.
+        include_usage: Whether the client asked for the usage chunk.
+        renames: The upstream's model name replaced by the route's.
+    """
+
+    __slots__ = ("call_ids", "drop_usage_chunk")
+
+    def __init__(
+        self, provider: str, *, include_usage: bool = False, renames: Renames = ()
+    ) -> None:
+        super().__init__("chat", provider, renames=renames)
+        self.drop_usage_chunk = not include_usage
+        self.call_ids: list[str] = []
+        """The tool-call ids seen, in order (their position is a call's index when the
+        upstream leaves ``index`` out)."""
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete lines of what has arrived, to pass on (each event read)."""
+        data = self._lines(chunk)
+        return self._read(data) if data else b""
+
+    def _unended(self) -> bytes:
+        # A finish reason ends a Chat Completions reply; ``[DONE]`` is written for
+        # the client as the translating path writes it.
+        if self.answered:
+            self.ended = True
+            return b"data: [DONE]\n\n"
+        return super()._unended()
+
+    def _read(self, data: bytes) -> bytes:
+        lines = cast("list[bytes | None]", data.split(b"\n"))
+        changed = False
+        for at, line in enumerate(lines):
+            if line is None or not line.startswith(b"data:"):
+                continue  # (a line is only left out once read)
+            text = line[5:]
+            new: bytes | None = text
+            try:
+                chunk = _CHUNK(text)
+            except ValueError:
+                new = self._unusual(text)
+            else:
+                outcome = self._chunk(chunk)
+                if outcome == _LEAVE:
+                    new = None
+                elif outcome == _INDEX:
+                    new = self._indexed(text)
+            if self.failed is not None:
+                kept = [line for line in lines[:at] if line is not None]
+                return b"\n".join(kept) + b"\n" if kept else b""
+            if new is None:  # left out, with the blank line that ends its event
+                lines[at] = None
+                if at + 1 < len(lines) and lines[at + 1] == b"":
+                    lines[at + 1] = None
+                changed = True
+            elif new is not text:
+                lines[at] = b"data: " + new
+                changed = True
+        if not changed:
+            return data
+        return b"\n".join([line for line in lines if line is not None])
+
+    def _unusual(self, text: bytes) -> bytes | None:
+        """An event's data the validator refused: ``[DONE]``, an empty line, an event
+        the standard library reads (a lone surrogate: written again), or a
+        malformed event (the failure noted)."""
+        data = text.strip()
+        if data == b"[DONE]":
+            return text if self._end() else None
+        if not data:
+            return text
+        event = json_object(data)
+        if event is not None:
+            try:
+                chunk = _CHUNK_SHAPE.validate_python(event)
+            except ValueError:
+                pass
+            else:
+                if self._chunk(chunk) == _LEAVE:
+                    return None
+                return self._with_indexes(event)
+        self._refuse(b"data: " + data)
+        return None
+
+    def _chunk(self, chunk: dict[str, Any]) -> int:
+        """Read one chunk's members (`_CHUNK_SHAPE`); what becomes of it."""
+        error = chunk.get("error")
+        if error:
+            message = error.get("message", error) if isinstance(error, dict) else error
+            self.failed = ModelOverloadedError(
+                f"{self.provider} failed mid-stream: {message}", provider=self.provider
+            )
+            return _LEAVE
+        outcome = _PASS
+        choices = chunk.get("choices")
+        usage = chunk.get("usage")
+        if type(usage) is dict:
+            self.usage = usage_of("chat", usage, self.usage)
+            # The usage chunk the bridge asked for, which this client did not.
+            if self.drop_usage_chunk and choices == []:
+                return _LEAVE
+        for choice in choices or ():
+            if choice.get("finish_reason"):
+                self.answered = True
+            delta = choice.get("delta")
+            if delta is None:
+                continue
+            self.started = True
+            for call in delta.get("tool_calls") or ():
+                ident = call.get("id")
+                if type(ident) is str and ident and ident not in self.call_ids:
+                    self.call_ids.append(ident)
+                if "index" not in call:
+                    outcome = _INDEX
+        return outcome
+
+    def _indexed(self, text: bytes) -> bytes:
+        """An event (read by `_CHUNK`) written again with its calls' indexes."""
+        event = json_object(text)
+        assert event is not None  # the validator read it
+        return self._with_indexes(event)
+
+    def _with_indexes(self, event: dict[str, Any]) -> bytes:
+        """``event`` written again, each tool-call delta given its ``index`` where the
+        upstream left it out (distinct ids are distinct calls, as the translating
+        path reads them)."""
+        for choice in event.get("choices") or ():
+            calls = (choice.get("delta") or {}).get("tool_calls")
+            for call in calls or ():
+                if "index" not in call:
+                    ident = call.get("id")
+                    position = len(self.call_ids) - 1
+                    if isinstance(ident, str) and ident in self.call_ids:
+                        position = self.call_ids.index(ident)
+                    call["index"] = max(position, 0)
+        return utf8(_COMPACT(event))
 
 
 def json_object(text: bytes) -> dict[str, Any] | None:

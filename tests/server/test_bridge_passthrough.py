@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,7 +24,12 @@ from hypothesis import strategies as st
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
-from good_agent.server.passthrough_stream import ByteRelay
+from good_agent.server.passthrough_stream import ByteRelay, ChatRelay
+from good_agent.types.errors import (
+    ModelIncompleteStreamError,
+    ModelOverloadedError,
+    ModelResponseError,
+)
 
 pytestmark = pytest.mark.anyio
 AUTH = {"authorization": f"Bearer {CLIENT_KEY}"}
@@ -278,7 +282,7 @@ async def test_an_upstream_error_status_is_the_clients_error(
 
 
 def test_a_relay_holds_a_line_until_it_is_whole() -> None:
-    relay = ByteRelay("chat", "openai", include_usage=True)
+    relay = ChatRelay("openai", include_usage=True)
     event = sse({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     usage = sse({"id": "c", "choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}})
     stream = event + usage + sse("[DONE]")
@@ -291,21 +295,21 @@ def test_a_relay_holds_a_line_until_it_is_whole() -> None:
 
 
 class _Reading(ByteRelay):
-    """A relay that notes the events it parses."""
+    """A Messages relay that notes the events it parses."""
 
-    def __init__(self, api: Any, **options: Any) -> None:
-        super().__init__(api, "openai", **options)
+    def __init__(self) -> None:
+        super().__init__("messages", "anthropic")
         self.read: list[bytes] = []
 
-    def _event(self, text: bytes) -> bytes | None:
+    def _event(self, text: bytes) -> bytes:
         self.read.append(text)
         return super()._event(text)
 
 
 @pytest.mark.parametrize("compact", [False, True])
-def test_a_null_usage_or_error_member_is_passed_on_unread(compact: bool) -> None:
+def test_null_usage_and_error_members_are_passed_on(compact: bool) -> None:
     # OpenAI writes ``"usage":null`` on every chunk of a stream whose usage was asked
-    # for (the bridge asks): those chunks are relayed as they came, not parsed.
+    # for (the bridge asks): those chunks are relayed as they came.
     def event(choices: list[Any], **members: Any) -> bytes:
         body = {"id": "c", "choices": choices, **members}
         separators = (",", ":") if compact else (", ", ": ")
@@ -322,25 +326,100 @@ def test_a_null_usage_or_error_member_is_passed_on_unread(compact: bool) -> None
         + usage
         + b"data: [DONE]\n\n"
     )
-    relay = _Reading("chat", include_usage=True)
+    relay = ChatRelay("openai", include_usage=True)
     assert relay.feed(stream) + relay.close() == stream
-    assert relay.read == [usage[6:-2], b"[DONE]"]
     assert relay.ended and (relay.usage.input_tokens, relay.usage.output_tokens) == (5, 2)
-    # A member that is not null is read: an error fails the stream.
-    failing = _Reading("chat")
-    failing.feed(event(choice({"content": "Hi"}), usage=None, error={"message": "overloaded"}))
-    assert failing.read and isinstance(failing.failed, Exception)
+    # Without the client asking, the usage chunk is counted and left out.
+    unasked = ChatRelay("openai")
+    assert unasked.feed(stream) + unasked.close() == stream.replace(usage, b"")
+    assert unasked.usage.input_tokens == 5
+    # A member that is not null is read: an error fails the stream, after the
+    # events before it.
+    failing = ChatRelay("openai")
+    first = event(choice({"content": "Hi"}), usage=None)
+    out = failing.feed(first + event(choice({}), usage=None, error={"message": "overloaded"}))
+    assert out == first and isinstance(failing.failed, ModelOverloadedError)
+    assert "overloaded" in str(failing.failed)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"data: 42",
+        b'data: {"id": "c", "choices": [{"index": 0, "delta": {"content": "Hi"}',  # cut
+        b'data: {"id": "c", "choices": {"index": 0}}',
+        b'data: {"id": "c", "choices": [{"index": "0", "delta": {}}]}',
+        b'data: {"id": "c", "choices": [{"index": 0, "delta": "Hi"}]}',
+        b'data: {"choices": [{"delta": {"tool_calls": [{"index": 1.5}]}}]}',
+        b'data: {"choices": [{"delta": {"tool_calls": [{"index": null}]}}]}',
+        b'data: {"choices": [{"delta": {"tool_calls": "f"}}]}',
+    ],
+)
+def test_a_chat_event_of_the_wrong_shape_is_malformed(line: bytes) -> None:
+    # Every event is read as the translating path's decoder reads it: one that is
+    # not JSON, or not of a chunk's shape, fails the stream after the events before.
+    before = sse({"id": "c", "choices": [{"index": 0, "delta": {"content": "a"}}]})
+    relay = ChatRelay("openai")
+    assert relay.feed(before + line + b"\n\n" + sse("[DONE]")) == before
+    assert isinstance(relay.failed, ModelResponseError)
+    assert "malformed stream event" in str(relay.failed) and relay.started
+
+
+_KEYS = st.sampled_from(
+    ["choices", "delta", "index", "tool_calls", "id", "usage", "error", "finish_reason", "x"]
+)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(events=st.lists(st.dictionaries(_KEYS, _JSON, max_size=4), max_size=4))
+def test_a_chat_relay_reads_any_json_event_without_raising(events: list[Any]) -> None:
+    # Whatever JSON objects an upstream sends, each is passed on, written again, left
+    # out, or fails the stream with a typed error: nothing else escapes the relay.
+    relay = ChatRelay("openai", include_usage=True)  # (no usage chunk left out)
+    stream = b"".join(sse(event) for event in events)
+    out = relay.feed(stream)
+    passed = [json.loads(line[5:]) for line in out.split(b"\n") if line.startswith(b"data:")]
+    assert all(type(event) is dict for event in passed)
+    assert len(passed) <= len(events)
+    if relay.failed is not None:
+        assert isinstance(relay.failed, ModelResponseError | ModelOverloadedError)
+        return
+    assert len(passed) == len(events)
+    try:
+        relay.close()
+    except (ModelResponseError, ModelIncompleteStreamError):
+        assert not relay.answered
+
+
+def test_a_lone_surrogate_is_written_as_the_translating_path_writes_it() -> None:
+    def event(content: bytes) -> bytes:
+        return (
+            b'data: {"id": "c", "choices": [{"index": 0, "delta": {"content": "%s"}}]}\n\n'
+            % content
+        )
+
+    relay = ChatRelay("openai")
+    pair = event(b"\\ud83d\\ude00")
+    out = relay.feed(event(b"a\\ud800b") + pair)
+    written = '{"id":"c","choices":[{"index":0,"delta":{"content":"a\ufffdb"}}]}'
+    assert out == b"data: " + written.encode() + b"\n\n" + pair  # a pair is valid: as it came
+    assert relay.failed is None and relay.started
 
 
 def test_a_messages_usage_member_is_read_even_when_null() -> None:
-    # Only Chat Completions leaves null members unread: a Messages ``message_start``
-    # is read for the start of the reply whatever its usage holds.
+    # A Messages ``message_start`` is read for the start of the reply whatever its
+    # usage holds.
     start = {"type": "message_start", "message": {"id": "m", "usage": None}}
     stream = (
         b"event: message_start\ndata: " + json.dumps(start).encode() + b"\n\n"
         b'event: message_stop\ndata: {"type": "message_stop"}\n\n'
     )
-    relay = _Reading("messages")
+    relay = _Reading()
     assert relay.feed(stream) + relay.close() == stream
     assert len(relay.read) == 2 and relay.ended and relay.failed is None
 
@@ -404,9 +483,8 @@ def _stream(
     return out + end + sse(usage) + sse("[DONE]")
 
 
-def _relayed(stream: bytes, cuts: list[int]) -> tuple[bytes, ByteRelay]:
-    relay = ByteRelay(
-        "chat",
+def _relayed(stream: bytes, cuts: list[int]) -> tuple[bytes, ChatRelay]:
+    relay = ChatRelay(
         "openai",
         include_usage=True,
         renames=(
@@ -442,8 +520,7 @@ def test_a_relay_reads_the_same_stream_however_it_is_cut(
     nulls: bool,
 ) -> None:
     """However the upstream's bytes are split into reads, the client gets the same
-    bytes: the upstream's own (the model renamed) where every call has its ``index``
-    and no surrogate pair is escaped,
+    bytes: the upstream's own (the model renamed) where every call has its ``index``,
     and every call delta with an ``index`` (its call's position) where one had none."""
     stream = _stream(calls, text, compact, arguments, nulls)
     whole, relay = _relayed(stream, [])
@@ -454,8 +531,8 @@ def test_a_relay_reads_the_same_stream_however_it_is_cut(
     expected = stream.replace(b'"model": "up"', b'"model": "route"').replace(
         b'"model":"up"', b'"model":"route"'
     )
-    if all(indexed for _, indexed in calls) and not re.search(rb"\\u[dD][89a-fA-F]", stream):
-        assert whole == expected  # (an escaped surrogate pair is written again, as UTF-8)
+    if all(indexed for _, indexed in calls):
+        assert whole == expected
     deltas = [
         json.loads(line[6:])["choices"][0]["delta"]
         for line in whole.split(b"\n")
