@@ -67,7 +67,7 @@ from good_agent.types.errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, token_count
 
 if TYPE_CHECKING:
     from good_agent.server.exchange import Exchange
@@ -378,9 +378,6 @@ _CHUNK_SHAPE = SchemaValidator(
 ``null``); only the members read are built (the text is not)."""
 
 _CHUNK = _CHUNK_SHAPE.validate_json
-_LEAVE, _PASS, _INDEX = 0, 1, 2
-"""What becomes of a chunk read: left out, passed on as it came, written again with
-its calls' indexes."""
 
 
 class ChatRelay(ByteRelay):
@@ -429,102 +426,93 @@ class ChatRelay(ByteRelay):
         return super()._unended()
 
     def _read(self, data: bytes) -> bytes:
+        # One loop, its members read inline: it runs once per event of every stream.
         lines = cast("list[bytes | None]", data.split(b"\n"))
         changed = False
+        call_ids = self.call_ids
         for at, line in enumerate(lines):
-            if line is None or not line.startswith(b"data:"):
-                continue  # (a line is only left out once read)
-            text = line[5:]
-            new: bytes | None = text
+            if not line or not line.startswith(b"data:"):
+                continue  # (a blank line ends an event; a line is only left out once read)
+            text = source = line[5:]
             try:
                 chunk = _CHUNK(text)
             except ValueError:
-                new = self._unusual(text)
-            else:
-                outcome = self._chunk(chunk)
-                if outcome == _LEAVE:
+                written = self._unusual(text)
+                if written is None:  # ``[DONE]`` or an empty line; or a failure
+                    if self.failed is None:
+                        continue
+                    return _before(lines, at)
+                source, chunk = written, _CHUNK(written)
+            new: bytes | None = source
+            error = chunk.get("error")
+            if error:
+                message = error.get("message", error) if isinstance(error, dict) else error
+                self.failed = ModelOverloadedError(
+                    f"{self.provider} failed mid-stream: {message}", provider=self.provider
+                )
+                return _before(lines, at)
+            choices = chunk.get("choices")
+            usage = chunk.get("usage")
+            if type(usage) is dict:
+                self.usage = usage_of("chat", usage, self.usage)
+                # The usage chunk the bridge asked for, which this client did not.
+                if self.drop_usage_chunk and choices == []:
                     new = None
-                elif outcome == _INDEX:
-                    new = self._indexed(text)
-            if self.failed is not None:
-                kept = [line for line in lines[:at] if line is not None]
-                return b"\n".join(kept) + b"\n" if kept else b""
+            unindexed = False
+            for choice in choices or ():
+                if choice.get("finish_reason"):
+                    self.answered = True
+                delta = choice.get("delta")
+                if delta is None:
+                    continue
+                self.started = True
+                for call in delta.get("tool_calls") or ():
+                    ident = call.get("id")
+                    if ident and type(ident) is str and ident not in call_ids:
+                        call_ids.append(ident)
+                    if "index" not in call:
+                        unindexed = True
             if new is None:  # left out, with the blank line that ends its event
                 lines[at] = None
                 if at + 1 < len(lines) and lines[at + 1] == b"":
                     lines[at + 1] = None
                 changed = True
-            elif new is not text:
-                lines[at] = b"data: " + new
+            elif unindexed or new is not text:
+                lines[at] = b"data: " + (self._indexed(new) if unindexed else new)
                 changed = True
         if not changed:
             return data
         return b"\n".join([line for line in lines if line is not None])
 
     def _unusual(self, text: bytes) -> bytes | None:
-        """An event's data the validator refused: ``[DONE]``, an empty line, an event
-        the standard library reads (a lone surrogate: written again), or a
-        malformed event (the failure noted)."""
+        """An event's data the validator refused: ``None`` for ``[DONE]`` (the end)
+        or an empty line, passed on as they came, and for a malformed event (the
+        failure noted); the event written again when the standard library reads it
+        and it has a chunk's shape (a lone surrogate escape: U+FFFD in its place)."""
         data = text.strip()
         if data == b"[DONE]":
-            return text if self._end() else None
+            self._end()
+            return None
         if not data:
-            return text
+            return None
         event = json_object(data)
         if event is not None:
+            written = utf8(_COMPACT(event))
             try:
-                chunk = _CHUNK_SHAPE.validate_python(event)
+                _CHUNK(written)
             except ValueError:
                 pass
             else:
-                if self._chunk(chunk) == _LEAVE:
-                    return None
-                return self._with_indexes(event)
+                return written
         self._refuse(b"data: " + data)
         return None
 
-    def _chunk(self, chunk: dict[str, Any]) -> int:
-        """Read one chunk's members (`_CHUNK_SHAPE`); what becomes of it."""
-        error = chunk.get("error")
-        if error:
-            message = error.get("message", error) if isinstance(error, dict) else error
-            self.failed = ModelOverloadedError(
-                f"{self.provider} failed mid-stream: {message}", provider=self.provider
-            )
-            return _LEAVE
-        outcome = _PASS
-        choices = chunk.get("choices")
-        usage = chunk.get("usage")
-        if type(usage) is dict:
-            self.usage = usage_of("chat", usage, self.usage)
-            # The usage chunk the bridge asked for, which this client did not.
-            if self.drop_usage_chunk and choices == []:
-                return _LEAVE
-        for choice in choices or ():
-            if choice.get("finish_reason"):
-                self.answered = True
-            delta = choice.get("delta")
-            if delta is None:
-                continue
-            self.started = True
-            for call in delta.get("tool_calls") or ():
-                ident = call.get("id")
-                if type(ident) is str and ident and ident not in self.call_ids:
-                    self.call_ids.append(ident)
-                if "index" not in call:
-                    outcome = _INDEX
-        return outcome
-
     def _indexed(self, text: bytes) -> bytes:
-        """An event (read by `_CHUNK`) written again with its calls' indexes."""
+        """An event (one `_CHUNK` read) written again, each tool-call delta given its
+        ``index`` where the upstream left it out (distinct ids are distinct calls, as
+        the translating path reads them)."""
         event = json_object(text)
         assert event is not None  # the validator read it
-        return self._with_indexes(event)
-
-    def _with_indexes(self, event: dict[str, Any]) -> bytes:
-        """``event`` written again, each tool-call delta given its ``index`` where the
-        upstream left it out (distinct ids are distinct calls, as the translating
-        path reads them)."""
         for choice in event.get("choices") or ():
             calls = (choice.get("delta") or {}).get("tool_calls")
             for call in calls or ():
@@ -535,6 +523,12 @@ class ChatRelay(ByteRelay):
                         position = self.call_ids.index(ident)
                     call["index"] = max(position, 0)
         return utf8(_COMPACT(event))
+
+
+def _before(lines: list[bytes | None], at: int) -> bytes:
+    """The lines before line ``at`` (those left out still out), each with its end."""
+    kept = [line for line in lines[:at] if line is not None]
+    return b"\n".join(kept) + b"\n" if kept else b""
 
 
 def json_object(text: bytes) -> dict[str, Any] | None:
@@ -570,9 +564,7 @@ def usage_of(api: ClientAPI, usage: Any, before: Usage | None = None) -> Usage:
     else:  # Chat Completions and Responses: the same counts under their own names
         details, given_key, out_key = _USAGE_KEYS[api]
         read, write = cache_counts(usage.get(details))
-        given, out = usage.get(given_key), usage.get(out_key)
-        total = int(given) if isinstance(given, int | float) else None
-        output = int(out) if isinstance(out, int | float) else None
+        total, output = token_count(usage.get(given_key)), token_count(usage.get(out_key))
     return Usage(
         before.input_tokens if total is None else total,
         before.output_tokens if output is None else output,

@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from good_agent.types.messages import Message
 
 
+def token_count(value: object) -> int | None:
+    """A token count read from a provider's reply: a JSON number that is finite (an
+    integer, or a float cut to one); ``None`` for anything else (a bool, a string,
+    ``NaN``, an infinity), which counts nothing rather than failing the reply."""
+    if type(value) is int:
+        return value
+    if type(value) is float and value - value == 0:  # not NaN, not an infinity
+        return int(value)
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token counts reported by a provider for one response.

@@ -541,3 +541,35 @@ def test_a_relay_reads_the_same_stream_however_it_is_cut(
     given_calls = [call for delta in deltas for call in delta.get("tool_calls", [])]
     assert [call["index"] for call in given_calls if "id" in call] == list(range(len(calls)))
     assert all(isinstance(call.get("index"), int) for call in given_calls)
+
+
+@pytest.mark.both_paths
+@pytest.mark.parametrize("count", [b"NaN", b"Infinity", b"1e400", b'"12"', b"true"])
+async def test_a_usage_count_that_is_not_a_number_is_not_a_500(
+    raw: tuple[RawFake, BackgroundServer], count: bytes
+) -> None:
+    # A count no integer holds counts nothing; the reply is relayed, whole or streamed.
+    fake, bridge = raw
+    fake.reset()
+    usage = b'{"prompt_tokens": %s, "completion_tokens": 2}' % count
+    fake.content_type = "application/json"
+    fake.body = (
+        b'{"id": "c1", "object": "chat.completion", "model": "fake-gpt", "choices": [{"index": 0,'
+        b' "message": {"role": "assistant", "content": "Hi"}, "finish_reason": "stop"}],'
+        b' "usage": ' + usage + b"}"
+    )
+    response = await post(bridge, CHAT, {"model": "gpt", "messages": USER})
+    assert response.status_code == 200, response.text
+    assert response.json()["choices"][0]["message"]["content"] == "Hi"
+    fake.content_type = "text/event-stream"
+    fake.body = (
+        sse({"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hi"}}]})
+        + sse({"id": "c1", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        + b'data: {"id": "c1", "choices": [], "usage": '
+        + usage
+        + b"}\n\n"
+        + sse("[DONE]")
+    )
+    response = await post(bridge, CHAT, {"model": "gpt", "messages": USER, "stream": True})
+    assert response.status_code == 200, response.text
+    assert b"Hi" in response.content and b"error" not in response.content

@@ -37,7 +37,7 @@ from good_agent.providers.tool_names import (
 )
 from good_agent.providers.types import ChatRequest, JSONDict
 from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY, ModelResponse, ToolCall
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, token_count
 
 PROVIDER = "anthropic"
 """The provider named in errors about malformed replies."""
@@ -371,16 +371,9 @@ def usage_counts(usage: JSONDict) -> tuple[int | None, int | None, int | None, i
     read = usage.get("cache_read_input_tokens")
     write = usage.get("cache_creation_input_tokens")
     given = usage.get("input_tokens")
-    total = None
-    if isinstance(given, int | float):
-        total = int(given) + int(read or 0) + int(write or 0)
-    out = usage.get("output_tokens")
-    return (
-        total,
-        int(out) if isinstance(out, int | float) else None,
-        int(read) if isinstance(read, int | float) else None,
-        int(write) if isinstance(write, int | float) else None,
-    )
+    given, read, write = token_count(given), token_count(read), token_count(write)
+    total = None if given is None else given + (read or 0) + (write or 0)
+    return total, token_count(usage.get("output_tokens")), read, write
 
 
 def decode_usage(usage: JSONDict) -> Usage:
@@ -394,4 +387,4 @@ def hour_writes(usage: JSONDict) -> int | None:
     """``cache_creation.ephemeral_1h_input_tokens``: the cache writes kept for an hour."""
     creation = usage.get("cache_creation")
     count = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else None
-    return int(count) if isinstance(count, int | float) else None
+    return token_count(count)

@@ -44,7 +44,7 @@ from good_agent.providers.tool_names import (
 )
 from good_agent.providers.types import ChatRequest, JSONDict
 from good_agent.types.messages import REPLAY_KEY, ModelResponse, ToolCall
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, token_count
 
 GENERATED_ID_PREFIX = "gemini_call_"
 """Prefix of call ids generated for calls Gemini returned without one."""
@@ -356,10 +356,10 @@ def decode_with_signatures(
         tool_calls=calls,
         finish_reason=finish,
         usage=Usage(
-            input_tokens=int(field_of(usage, "prompt_token_count") or 0),
-            output_tokens=int(field_of(usage, "candidates_token_count") or 0)
-            + int(field_of(usage, "thoughts_token_count") or 0),
-            cache_read_tokens=int(field_of(usage, "cached_content_token_count") or 0),
+            input_tokens=token_count(field_of(usage, "prompt_token_count")) or 0,
+            output_tokens=(token_count(field_of(usage, "candidates_token_count")) or 0)
+            + (token_count(field_of(usage, "thoughts_token_count")) or 0),
+            cache_read_tokens=token_count(field_of(usage, "cached_content_token_count")) or 0,
         ),
         reasoning="".join(thoughts) if thoughts else None,
         model=field_of(raw, "model_version"),

@@ -34,7 +34,7 @@ from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
 from good_agent.providers.types import ChatRequest, JSONDict
 from good_agent.types.messages import REPLAY_KEY, ModelResponse
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, token_count
 
 SETTING_KEYS = (
     "temperature",
@@ -217,8 +217,8 @@ def _usage(raw: Any) -> Usage:
         return Usage()
     read, write = cache_counts(raw.get("prompt_tokens_details"))
     return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
+        input_tokens=token_count(raw.get("prompt_tokens")) or 0,
+        output_tokens=token_count(raw.get("completion_tokens")) or 0,
         cache_read_tokens=read or 0,
         cache_write_tokens=write or 0,
     )
@@ -231,7 +231,4 @@ def cache_counts(details: Any) -> tuple[int | None, int | None]:
     if not isinstance(details, dict):
         return None, None
     read, write = details.get("cached_tokens"), details.get("cache_write_tokens")
-    return (
-        int(read) if isinstance(read, int | float) else None,
-        int(write) if isinstance(write, int | float) else None,
-    )
+    return token_count(read), token_count(write)

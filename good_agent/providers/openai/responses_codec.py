@@ -28,7 +28,7 @@ from good_agent.providers.tool_choice import parse_tool_choice
 from good_agent.providers.tool_names import OPENAI_NAMES, ToolNameMap, restore_call, tool_name
 from good_agent.providers.types import ChatRequest, JSONDict
 from good_agent.types.messages import MEDIA_RESULT_KEY, REPLAY_KEY, ModelResponse, ToolCall
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, token_count
 
 PROVIDER = "openai-responses"
 """The provider named in errors about malformed replies."""
@@ -222,8 +222,8 @@ def decode_response(raw: JSONDict, names: ToolNameMap | None = None) -> ModelRes
         tool_calls=calls,
         finish_reason=_finish(raw, bool(calls)),
         usage=Usage(
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
+            input_tokens=token_count(usage.get("input_tokens")) or 0,
+            output_tokens=token_count(usage.get("output_tokens")) or 0,
             cache_read_tokens=cache_counts(usage.get("input_tokens_details"))[0] or 0,
             cache_write_tokens=cache_counts(usage.get("input_tokens_details"))[1] or 0,
         ),
@@ -241,4 +241,3 @@ def _finish(raw: JSONDict, has_calls: bool) -> str | None:
         reason = (raw.get("incomplete_details") or {}).get("reason")
         return "content_filter" if reason == "content_filter" else "length"
     return "stop" if raw.get("status") == "completed" else raw.get("status")
-

@@ -33,7 +33,7 @@ from good_agent.providers.streaming.deltas import (
 from good_agent.providers.tool_names import ToolNameMap, restore_call
 from good_agent.providers.types import JSONDict
 from good_agent.types.messages import ModelResponse
-from good_agent.types.usage import Usage
+from good_agent.types.usage import Usage, token_count
 
 
 class IncompleteStreamError(ValueError):
@@ -189,9 +189,10 @@ class StreamDecoder:
     ) -> None:
         """Token counts (cumulative; the input counting the cached tokens); ``None``
         leaves a count as it was."""
-        given_in = _count(input_tokens)
-        given_out = _count(output_tokens)
-        read, write, hour = _count(cache_read), _count(cache_write), _count(cache_write_1h)
+        given_in = token_count(input_tokens)
+        given_out = token_count(output_tokens)
+        read, write = token_count(cache_read), token_count(cache_write)
+        hour = token_count(cache_write_1h)
         if all(count is None for count in (given_in, given_out, read, write, hour)):
             return
         if given_in is not None:
@@ -229,7 +230,3 @@ class StreamDecoder:
     def calls_started(self) -> int:
         """How many calls this reply has opened."""
         return len(self._calls)
-
-
-def _count(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
