@@ -318,10 +318,7 @@ class ByteRelay:
         kind = event.get("type")
         error = event.get("error")
         if error and kind == "error":
-            message = error.get("message", error) if isinstance(error, dict) else error
-            self.failed = ModelOverloadedError(
-                f"{self.provider} failed mid-stream: {message}", provider=self.provider
-            )
+            self._failed_with(error)
         elif kind == "message_stop":
             self._end()
         elif kind == "message_start":
@@ -331,6 +328,14 @@ class ByteRelay:
                 self.usage = usage_of("messages", message.get("usage"), self.usage)
         elif kind == "message_delta":
             self.usage = usage_of("messages", event.get("usage"), self.usage)
+
+    def _failed_with(self, error: Any) -> None:
+        """Note the upstream's error (an object's ``message``, or the value itself) as
+        the failure."""
+        message = error.get("message", error) if isinstance(error, dict) else error
+        self.failed = ModelOverloadedError(
+            f"{self.provider} failed mid-stream: {message}", provider=self.provider
+        )
 
     def _end(self) -> bool:
         """The final event: the stream ends (with an error when it held no reply)."""
@@ -437,19 +442,16 @@ class ChatRelay(ByteRelay):
             try:
                 chunk = _CHUNK(text)
             except ValueError:
-                written = self._unusual(text)
-                if written is None:  # ``[DONE]`` or an empty line; or a failure
+                unusual = self._unusual(text)
+                if unusual is None:  # ``[DONE]`` or an empty line; or a failure
                     if self.failed is None:
                         continue
                     return _before(lines, at)
-                source, chunk = written, _CHUNK(written)
+                source, chunk = unusual
             new: bytes | None = source
             error = chunk.get("error")
             if error:
-                message = error.get("message", error) if isinstance(error, dict) else error
-                self.failed = ModelOverloadedError(
-                    f"{self.provider} failed mid-stream: {message}", provider=self.provider
-                )
+                self._failed_with(error)
                 return _before(lines, at)
             choices = chunk.get("choices")
             usage = chunk.get("usage")
@@ -484,11 +486,12 @@ class ChatRelay(ByteRelay):
             return data
         return b"\n".join([line for line in lines if line is not None])
 
-    def _unusual(self, text: bytes) -> bytes | None:
+    def _unusual(self, text: bytes) -> tuple[bytes, dict[str, Any]] | None:
         """An event's data the validator refused: ``None`` for ``[DONE]`` (the end)
         or an empty line, passed on as they came, and for a malformed event (the
-        failure noted); the event written again when the standard library reads it
-        and it has a chunk's shape (a lone surrogate escape: U+FFFD in its place)."""
+        failure noted); the event written again, and its chunk, when the standard
+        library reads it and it has a chunk's shape (a lone surrogate escape: U+FFFD
+        in its place)."""
         data = text.strip()
         if data == b"[DONE]":
             self._end()
@@ -499,11 +502,9 @@ class ChatRelay(ByteRelay):
         if event is not None:
             written = utf8(_COMPACT(event))
             try:
-                _CHUNK(written)
+                return written, _CHUNK(written)
             except ValueError:
                 pass
-            else:
-                return written
         self._refuse(b"data: " + data)
         return None
 
@@ -905,11 +906,7 @@ class ResponsesRelay(ByteRelay):
         if kind in _FAILED_KINDS or (kind is None and event.get("error")):
             response = event.get("response")
             failure = (response if isinstance(response, dict) else {}).get("error")
-            failure = failure or event.get("error") or event
-            message = failure.get("message", failure) if isinstance(failure, dict) else failure
-            self.failed = ModelOverloadedError(
-                f"{self.provider} failed mid-stream: {message}", provider=self.provider
-            )
+            self._failed_with(failure or event.get("error") or event)
             return text
         response = event.get("response")
         if kind == "response.created" and isinstance(response, dict):
