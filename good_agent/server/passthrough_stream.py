@@ -5,19 +5,20 @@ holds back a line not yet complete (so an event it must read is whole, and an ev
 it replaces was never half sent) and passes every complete line on as it came unless
 the line must change.
 
-`ChatRelay` (Chat Completions) reads every ``data:`` line with one pydantic-core
-validator, which checks the shape the translating path's decoder needs (a JSON
-object; ``choices`` a list of objects, each ``index`` an integer, ``delta`` an
-object, its ``tool_calls`` a list of objects) and builds only the members the bridge
-reads, not the reply's text. It reads the usage for the access log, an upstream
-``error`` (replaced by the bridge's own error event, its message mapped and redacted
-as on the translating path), the ids of the calls opened, tool-call deltas without
-an ``index`` (given their call's position: the event written again), a lone
-surrogate escape (the event written again with U+FFFD) and the end (``data: [DONE]``
-or a finish reason). A line that is not a chunk of that shape is a malformed event,
-as on the translating path. A client that did not ask for usage
-(``stream_options.include_usage``) does not get the usage chunk the bridge asked the
-upstream for.
+`ChatRelay` (Chat Completions) reads every ``data:`` line with one msgspec decoder,
+which checks the shape the translating path's decoder needs (a JSON object;
+``choices`` a list of objects, each ``index`` an integer, ``delta`` an object, its
+``tool_calls`` a list of objects) and builds only the members the bridge reads, not
+the reply's text; a line it refuses is read again as the translating path reads JSON
+(``NaN`` and numbers out of a float's range allowed, and a lone surrogate escape). It
+reads the usage for the access log, an upstream ``error`` (replaced by the bridge's
+own error event, its message mapped and redacted as on the translating path), the
+ids of the calls opened, tool-call deltas without an ``index`` (given their call's
+position: the event written again), a lone surrogate escape (the event written again
+with U+FFFD) and the end (``data: [DONE]`` or a finish reason). A line that is not a
+chunk of that shape is a malformed event, as on the translating path. A client that
+did not ask for usage (``stream_options.include_usage``) does not get the usage chunk
+the bridge asked the upstream for.
 
 `ByteRelay` (Messages) parses only the lines that may carry what it reads, found by
 a byte search (``"usage"``, ``"error"``, ``message_stop``, a surrogate escape); linear
@@ -51,7 +52,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from pydantic_core import SchemaValidator, core_schema, from_json
+import msgspec
+from msgspec import UNSET, UnsetType
+from pydantic_core import from_json
 
 from good_agent.http.http_transport import HttpTransport
 from good_agent.providers.anthropic.codec import usage_counts
@@ -348,57 +351,57 @@ class ByteRelay:
         return True
 
 
-def _member(schema: core_schema.CoreSchema) -> core_schema.TypedDictField:
-    return core_schema.typed_dict_field(schema, required=False)
+class _Call(msgspec.Struct, gc=False):
+    """A tool-call delta as `ChatRelay` reads it: its ``index`` an integer when given."""
+
+    index: int | UnsetType = UNSET
+    id: Any = None
 
 
-def _object(**members: core_schema.CoreSchema) -> core_schema.TypedDictSchema:
-    """An object with these members, each optional; others ignored (not built)."""
-    fields = {name: _member(schema) for name, schema in members.items()}
-    return core_schema.typed_dict_schema(fields, extra_behavior="ignore")
+class _Delta(msgspec.Struct, gc=False):
+    """A choice's delta as `ChatRelay` reads it: its ``tool_calls`` a list or ``null``."""
+
+    tool_calls: list[_Call] | None = None
 
 
-_INTEGER = core_schema.int_schema(strict=True)
-_CHUNK_SHAPE = SchemaValidator(
-    _object(
-        choices=core_schema.list_schema(
-            _object(
-                index=_INTEGER,
-                delta=_object(
-                    tool_calls=core_schema.nullable_schema(
-                        core_schema.list_schema(
-                            _object(index=_INTEGER, id=core_schema.any_schema())
-                        )
-                    )
-                ),
-                finish_reason=core_schema.any_schema(),
-            )
-        ),
-        usage=core_schema.any_schema(),
-        error=core_schema.any_schema(),
-    )
-)
-"""A Chat Completions chunk as the relay reads it: ``choices`` a list of objects, each
-``index`` an integer, ``delta`` an object, its ``tool_calls`` a list of objects (or
-``null``); only the members read are built (the text is not)."""
+class _Choice(msgspec.Struct, gc=False):
+    """A choice as `ChatRelay` reads it: ``index`` an integer, ``delta`` an object."""
 
-_CHUNK = _CHUNK_SHAPE.validate_json
+    index: int | UnsetType = UNSET
+    delta: _Delta | UnsetType = UNSET
+    finish_reason: Any = None
+
+
+class _Chunk(msgspec.Struct, gc=False):
+    """A Chat Completions chunk as `ChatRelay` reads it: a JSON object, its
+    ``choices`` a list of objects (each ``index`` an integer, ``delta`` an object, its
+    ``tool_calls`` a list of objects or ``null``); the other members are checked as
+    JSON and not built (the reply's text is never made a string)."""
+
+    choices: list[_Choice] | UnsetType = UNSET
+    usage: Any = None
+    error: Any = None
+
+
+_CHUNK = msgspec.json.Decoder(_Chunk).decode
+"""One event's data read as a `_Chunk` (a `ValueError` when it is not one)."""
 
 
 class ChatRelay(ByteRelay):
     """What the bridge reads from a passed-through Chat Completions stream.
 
-    Every ``data:`` line is read by one pydantic-core validator (`_CHUNK_SHAPE`: it
-    checks the shape the translating path's decoder needs and builds only the
-    members read, not the text), and passed on as it came unless it must change:
+    Every ``data:`` line is read by one msgspec decoder (`_CHUNK`: it checks the
+    shape the translating path's decoder needs and builds only the members read, not
+    the text), and passed on as it came unless it must change:
     ``[DONE]`` (the end), a non-``null`` ``error`` (the bridge's own error event,
     mapped and redacted), the usage (for the access log; the usage chunk left out
     when the client did not ask for it), a finish reason, a choice's delta (the
     reply began), tool-call ids (kept in order) and a tool-call delta without an
     ``index`` (given its call's position: the event written again). A line that is
-    not a JSON object of that shape is a malformed event; one the validator refuses
-    and the standard library reads (a lone surrogate escape) is written again with
-    U+FFFD, as the translating path writes it.
+    not a JSON object of that shape is a malformed event. One the decoder refuses and
+    the translating path reads is read again: with ``NaN`` or a number out of a
+    float's range it is passed on as it came; with a lone surrogate escape it is
+    written again with U+FFFD, as the translating path writes it.
 
     Args:
         provider: The upstream's name in errors.
@@ -440,6 +443,9 @@ class ChatRelay(ByteRelay):
                 continue  # (a blank line ends an event; a line is only left out once read)
             text = source = line[5:]
             try:
+                if not text.isascii():
+                    text.decode()  # (the decoder checks the text of the members it skips
+                    # for JSON, not for UTF-8)
                 chunk = _CHUNK(text)
             except ValueError:
                 unusual = self._unusual(text)
@@ -449,12 +455,11 @@ class ChatRelay(ByteRelay):
                     return _before(lines, at)
                 source, chunk = unusual
             new: bytes | None = source
-            error = chunk.get("error")
-            if error:
-                self._failed_with(error)
+            if chunk.error:
+                self._failed_with(chunk.error)
                 return _before(lines, at)
-            choices = chunk.get("choices")
-            usage = chunk.get("usage")
+            choices = chunk.choices
+            usage = chunk.usage
             if type(usage) is dict:
                 self.usage = usage_of("chat", usage, self.usage)
                 # The usage chunk the bridge asked for, which this client did not.
@@ -462,17 +467,17 @@ class ChatRelay(ByteRelay):
                     new = None
             unindexed = False
             for choice in choices or ():
-                if choice.get("finish_reason"):
+                if choice.finish_reason:
                     self.answered = True
-                delta = choice.get("delta")
-                if delta is None:
+                delta = choice.delta
+                if delta is UNSET:
                     continue
                 self.started = True
-                for call in delta.get("tool_calls") or ():
-                    ident = call.get("id")
+                for call in delta.tool_calls or ():
+                    ident = call.id
                     if ident and type(ident) is str and ident not in call_ids:
                         call_ids.append(ident)
-                    if "index" not in call:
+                    if call.index is UNSET:
                         unindexed = True
             if new is None:  # left out, with the blank line that ends its event
                 lines[at] = None
@@ -486,24 +491,32 @@ class ChatRelay(ByteRelay):
             return data
         return b"\n".join([line for line in lines if line is not None])
 
-    def _unusual(self, text: bytes) -> tuple[bytes, dict[str, Any]] | None:
-        """An event's data the validator refused: ``None`` for ``[DONE]`` (the end)
-        or an empty line, passed on as they came, and for a malformed event (the
-        failure noted); the event written again, and its chunk, when the standard
-        library reads it and it has a chunk's shape (a lone surrogate escape: U+FFFD
-        in its place)."""
+    def _unusual(self, text: bytes) -> tuple[bytes, _Chunk] | None:
+        """An event's data the decoder refused: ``None`` for ``[DONE]`` (the end) or
+        an empty line, passed on as they came, and for a malformed event (the failure
+        noted); else the event and its chunk when it has a chunk's shape and JSON as
+        the translating path reads it allows it: a number no float holds (``1e400``)
+        or ``NaN``, passed on as it came, or a lone surrogate escape, the event
+        written again with U+FFFD in its place."""
         data = text.strip()
         if data == b"[DONE]":
             self._end()
             return None
         if not data:
             return None
-        event = json_object(data)
-        if event is not None:
-            written = utf8(_COMPACT(event))
+        try:
+            event, source = from_json(data), data
+        except ValueError:
             try:
-                return written, _CHUNK(written)
+                event = json.loads(data)
             except ValueError:
+                event = None
+            else:
+                source = utf8(_COMPACT(event))
+        if type(event) is dict:
+            try:
+                return source, msgspec.convert(event, _Chunk)
+            except msgspec.ValidationError:
                 pass
         self._refuse(b"data: " + data)
         return None
@@ -513,7 +526,7 @@ class ChatRelay(ByteRelay):
         ``index`` where the upstream left it out (distinct ids are distinct calls, as
         the translating path reads them)."""
         event = json_object(text)
-        assert event is not None  # the validator read it
+        assert event is not None  # the decoder read it
         for choice in event.get("choices") or ():
             calls = (choice.get("delta") or {}).get("tool_calls")
             for call in calls or ():

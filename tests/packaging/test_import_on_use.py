@@ -54,6 +54,7 @@ LAZY_MODULES = (
     "httpx2",
     "aiohttp",
     "httptools",
+    "msgspec",
     "opentelemetry",
     "redis",
     "starlette",

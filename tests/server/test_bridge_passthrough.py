@@ -353,6 +353,9 @@ def test_null_usage_and_error_members_are_passed_on(compact: bool) -> None:
         b'data: {"choices": [{"delta": {"tool_calls": [{"index": 1.5}]}}]}',
         b'data: {"choices": [{"delta": {"tool_calls": [{"index": null}]}}]}',
         b'data: {"choices": [{"delta": {"tool_calls": "f"}}]}',
+        b'data: {"id": "c\xff", "choices": [{"index": 0, "delta": {}}]}',  # not UTF-8
+        b'data: {"id": "c", "choices": [{"index": 0, "delta": null}]}',
+        b'data: {"id": "c", "choices": null}',
     ],
 )
 def test_a_chat_event_of_the_wrong_shape_is_malformed(line: bytes) -> None:
@@ -394,6 +397,18 @@ def test_a_chat_relay_reads_any_json_event_without_raising(events: list[Any]) ->
         relay.close()
     except (ModelResponseError, ModelIncompleteStreamError):
         assert not relay.answered
+
+
+def test_a_number_no_float_holds_passes_as_it_came() -> None:
+    # JSON as the translating path reads it: a number out of a float's range and
+    # ``NaN`` are read (as infinity and NaN), and the event is passed on unchanged.
+    line = (
+        b'data: {"id": "c", "created": 1e400, "x": [NaN, -Infinity],'
+        b' "choices": [{"index": 0, "delta": {"content": "a"}}]}\n\n'
+    )
+    relay = ChatRelay("openai")
+    assert relay.feed(line) == line
+    assert relay.failed is None and relay.started
 
 
 def test_a_lone_surrogate_is_written_as_the_translating_path_writes_it() -> None:
