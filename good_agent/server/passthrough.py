@@ -65,6 +65,7 @@ from good_agent.server.passthrough_stream import (
     ByteRelay,
     ChatRelay,
     ClientAPI,
+    MessagesRelay,
     Renames,
     ResponsesRelay,
     model_renames,
@@ -301,7 +302,7 @@ async def forward(
         elif plan.api == "chat":
             relay = ChatRelay(transport.provider, include_usage=include_usage, renames=renames)
         else:
-            relay = ByteRelay(plan.api, transport.provider, renames=renames)
+            relay = MessagesRelay(transport.provider, renames=renames)
         chunks = await open_stream(exchange, plan.route, transport, url, data, headers, relay)
         return exchange.events(chunks)
     route = plan.route

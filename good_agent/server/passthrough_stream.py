@@ -20,10 +20,10 @@ chunk of that shape is a malformed event, as on the translating path. A client t
 did not ask for usage (``stream_options.include_usage``) does not get the usage chunk
 the bridge asked the upstream for.
 
-`ByteRelay` (Messages) parses only the lines that may carry what it reads, found by
-a byte search (``"usage"``, ``"error"``, ``message_stop``, a surrogate escape); linear
-scans (each pattern starts with a literal) refuse a ``data:`` line that is not a JSON
-object, an ``index`` that is not an integer and a ``delta`` that is not an object.
+`MessagesRelay` (Anthropic Messages) reads every ``data:`` line the same way, with
+its own decoder (a JSON object, its ``index`` an integer and ``delta`` an object): the
+start of the reply and its usage (``message_start``, ``message_delta``), the end
+(``message_stop``) and an upstream ``error`` event (replaced by the bridge's own).
 
 A stream that ends without its final event, or whose connection is cut, ends with the
 client API's error event, never as if it were complete; one that held no reply is an
@@ -35,8 +35,8 @@ limit, an error event at once or a stream that holds no reply still gets its HTT
 status; the rest is relayed by `relay_bytes`, whose ``finally`` closes
 the upstream call (a client that leaves cancels it) and writes the access log.
 
-A Responses stream is relayed by `ResponsesRelay`, `ByteRelay`'s reading for typed events
-(whole events passed on; ``response.created``, the final ``response.completed`` or
+A Responses stream is relayed by `ResponsesRelay`, which holds whole typed events
+(passed on as they came; ``response.created``, the final ``response.completed`` or
 ``response.incomplete``, ``response.failed`` and ``error`` read). Its final response
 object is kept (stored for its owner) before the final event is passed on:
 ``feed`` notes it and holds the event back, and `relay_bytes` awaits ``settle``, which
@@ -50,7 +50,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -82,20 +82,18 @@ _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 ClientAPI = Literal["chat", "messages", "responses"]
 """A client API the pass-through path serves."""
 
-_MARKERS: dict[ClientAPI, tuple[bytes, ...]] = {
-    "chat": (),  # `ChatRelay` reads every event
-    "messages": (b"message_stop", b'"usage"', b'"error"'),
-    # The Responses types read (`ResponsesRelay`), then an ``"error"`` member.
-    "responses": (
-        b"response.created",
-        b"response.completed",
-        b"response.incomplete",
-        b"response.failed",
-        b'"error"',
-    ),
-}
-"""The bytes a line must hold to be parsed, per client API (besides a surrogate
-escape)."""
+_Shape = TypeVar("_Shape")
+"""What a relay reads an event as."""
+
+_MARKERS = (
+    b"response.created",
+    b"response.completed",
+    b"response.incomplete",
+    b"response.failed",
+    b'"error"',
+)
+"""The bytes a Responses event must hold to be parsed (besides a surrogate escape):
+the types `ResponsesRelay` reads, then an ``"error"`` member."""
 
 _NULL = (b":null,", b":null}", b": null,", b": null}")
 """What follows a member whose value is ``null`` (in the usual spellings)."""
@@ -130,21 +128,15 @@ _BAD_FIRST = re.compile(rb"data:(?! ?(?:\{|\[DONE\]|\r?\n|\r?\Z))")
 event, as the translating path's decoders refuse it (each pattern starts with its
 literal, so a search is a scan for it)."""
 
-_BAD_INDEX = re.compile(rb'"index":(?! ?-?[0-9]+ ?[,}])')
-"""An ``index`` member that is not an integer (a JSON member is written with bare
-quotes, which no string's text holds unescaped)."""
-
-_BAD_DELTA = re.compile(rb'"delta":(?! ?\{)')
-"""A ``delta`` member that is not an object: an event of the wrong shape."""
-
 _SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 """A JSON escape of a UTF-16 surrogate: its event is written again (a lone one
 replaced by U+FFFD, as the translating path writes it)."""
 
 
 class ByteRelay:
-    """What the bridge reads from one passed-through Messages stream (see the module
-    docstring); the base of `ChatRelay` and `ResponsesRelay`.
+    """What the relays of the three client APIs share (see the module docstring):
+    lines held until whole and renamed, the failure noted, the end, the usage. Each
+    relay reads its events (`_read`, or its own `feed`).
 
     Args:
         api: The client API.
@@ -158,7 +150,6 @@ class ByteRelay:
         "ended",
         "failed",
         "held",
-        "markers",
         "provider",
         "renames",
         "started",
@@ -169,7 +160,6 @@ class ByteRelay:
         self.api = api
         self.renames = renames
         self.provider = provider
-        self.markers = _MARKERS[api]
         self.usage = Usage()
         """The reply's usage so far."""
         self.ended = False
@@ -210,36 +200,14 @@ class ByteRelay:
         return renamed(data, self.renames) if self.renames else data
 
     def feed(self, chunk: bytes) -> bytes:
-        """The complete lines of what has arrived, to pass on (read where needed)."""
+        """The complete lines of what has arrived, to pass on (each event read)."""
         data = self._lines(chunk)
-        if not data:
-            return b""
-        bad = (
-            _BAD_FIRST.match(data)
-            or _BAD_DATA.search(data)
-            or _BAD_INDEX.search(data)
-            or _BAD_DELTA.search(data)
-        )
-        if bad is not None:
-            return self._malformed(data, bad.end() - 1)
-        if not self.started:
-            self.started = self.began(data)
-        return self._read(data)
+        return self._read(data) if data else b""
 
-    def began(self, data: bytes) -> bool:
-        """Whether ``data`` (passed on before a failure) holds the start of a reply
-        (a ``message_start``). Without one, a failure at the start is answered with
-        its own status, as on the translating path."""
-        return b"message_start" in data
-
-    def _malformed(self, data: bytes, at: int) -> bytes:
-        """The lines before the malformed one at ``at``; the failure noted."""
-        start = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        self._refuse(data[start : len(data) if end < 0 else end])
-        before = data[:start]
-        self.started = self.started or self.began(before)
-        return before
+    def _read(self, data: bytes) -> bytes:
+        """``data`` (complete lines) read: passed on, written again where an event
+        must change, or cut short before a failure."""
+        raise NotImplementedError
 
     def _refuse(self, line: bytes) -> None:
         """Note a malformed event (``line``, shown in part) as the failure."""
@@ -267,70 +235,27 @@ class ByteRelay:
             f"the {self.provider} stream ended before its final event", provider=self.provider
         )
 
-    def _read(self, data: bytes) -> bytes:
-        """``data`` (complete lines) with the lines the bridge must read read, and
-        written again or cut short before a failure where they say so; ``data``
-        itself when it holds none (the usual case: one scan per marker)."""
-        found: list[int] = []
-        for marker in self.markers:
-            at = data.find(marker)
-            while at >= 0:
-                found.append(at)
-                at = data.find(marker, at + len(marker))
-        first = _SURROGATE.search(data)
-        if first is not None:
-            found.extend(m.start() for m in _SURROGATE.finditer(data, first.start()))
-        if not found:
-            return data
-        lines: set[tuple[int, int]] = set()
-        for at in found:
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            lines.add((start, len(data) if end < 0 else end))
-        out: list[bytes] = []
-        last = 0
-        for start, end in sorted(lines):
-            line = data[start:end]
-            if not line.startswith(b"data:"):
-                continue
-            text = line[5:].strip()
-            new = self._event(text)
-            if self.failed is not None:
-                out.append(data[last:start])
-                return b"".join(out)
-            if new is not text:  # written again
-                out.append(data[last:start])
-                out.append(b"data: " + new)
-                last = end
-        out.append(data[last:])
-        return b"".join(out)
-
-    def _event(self, text: bytes) -> bytes:
-        """Read one event's data: what is passed on (``text`` itself, or the event
-        written again)."""
-        event = json_object(text)
-        if event is None:
-            return text  # not the bridge's to judge: the client gets it as it came
-        self._read_event(event)
-        if _SURROGATE.search(text) is not None:
-            return utf8(_COMPACT(event))
-        return text
-
-    def _read_event(self, event: dict[str, Any]) -> None:
-        """Read one Messages event's members the bridge needs."""
-        kind = event.get("type")
-        error = event.get("error")
-        if error and kind == "error":
-            self._failed_with(error)
-        elif kind == "message_stop":
-            self._end()
-        elif kind == "message_start":
-            self.answered = True
-            message = event.get("message")
-            if isinstance(message, dict):
-                self.usage = usage_of("messages", message.get("usage"), self.usage)
-        elif kind == "message_delta":
-            self.usage = usage_of("messages", event.get("usage"), self.usage)
+    def _reread(self, text: bytes, shape: Callable[[Any], _Shape]) -> tuple[bytes, _Shape] | None:
+        """An event's data its decoder refused, read as the translating path reads
+        JSON: the event (as it came, or written again with U+FFFD for a lone surrogate
+        escape) and its reading by ``shape``; ``None`` when it is malformed (the
+        failure noted)."""
+        try:
+            event, source = from_json(text), text
+        except ValueError:
+            try:
+                event = json.loads(text)
+            except ValueError:
+                event = None
+            else:
+                source = utf8(_COMPACT(event))
+        if type(event) is dict:
+            try:
+                return source, shape(event)
+            except msgspec.ValidationError:
+                pass
+        self._refuse(b"data: " + text)
+        return None
 
     def _failed_with(self, error: Any) -> None:
         """Note the upstream's error (an object's ``message``, or the value itself) as
@@ -385,6 +310,12 @@ class _Chunk(msgspec.Struct, gc=False):
 
 _CHUNK = msgspec.json.Decoder(_Chunk).decode
 """One event's data read as a `_Chunk` (a `ValueError` when it is not one)."""
+
+
+def _as_chunk(event: dict[str, Any]) -> _Chunk:
+    """A JSON object read as a `_Chunk` (a `msgspec.ValidationError` when it is not
+    one)."""
+    return msgspec.convert(event, _Chunk)
 
 
 class ChatRelay(ByteRelay):
@@ -504,22 +435,7 @@ class ChatRelay(ByteRelay):
             return None
         if not data:
             return None
-        try:
-            event, source = from_json(data), data
-        except ValueError:
-            try:
-                event = json.loads(data)
-            except ValueError:
-                event = None
-            else:
-                source = utf8(_COMPACT(event))
-        if type(event) is dict:
-            try:
-                return source, msgspec.convert(event, _Chunk)
-            except msgspec.ValidationError:
-                pass
-        self._refuse(b"data: " + data)
-        return None
+        return self._reread(data, _as_chunk)
 
     def _indexed(self, text: bytes) -> bytes:
         """An event (one `_CHUNK` read) written again, each tool-call delta given its
@@ -537,6 +453,100 @@ class ChatRelay(ByteRelay):
                         position = self.call_ids.index(ident)
                     call["index"] = max(position, 0)
         return utf8(_COMPACT(event))
+
+
+class _Object(msgspec.Struct, gc=False):
+    """Any JSON object: its members checked as JSON, none built."""
+
+
+class _MessagesEvent(msgspec.Struct, gc=False):
+    """A Messages stream event as `MessagesRelay` reads it: a JSON object, its
+    ``index`` an integer and its ``delta`` an object where they are given."""
+
+    type: Any = None
+    index: int | UnsetType = UNSET
+    delta: _Object | UnsetType = UNSET
+    message: Any = None
+    usage: Any = None
+    error: Any = None
+
+
+_MESSAGES_EVENT = msgspec.json.Decoder(_MessagesEvent).decode
+"""One event's data read as a `_MessagesEvent` (a `ValueError` when it is not one)."""
+
+
+def _as_messages_event(event: dict[str, Any]) -> _MessagesEvent:
+    """A JSON object read as a `_MessagesEvent` (a `msgspec.ValidationError` when it
+    is not one)."""
+    return msgspec.convert(event, _MessagesEvent)
+
+
+class MessagesRelay(ByteRelay):
+    """What the bridge reads from a passed-through Anthropic Messages stream.
+
+    Every ``data:`` line is read by one msgspec decoder (`_MESSAGES_EVENT`: a JSON
+    object, its ``index`` an integer and ``delta`` an object, the other members
+    checked as JSON and not built) and passed on as it came unless it must change:
+    ``message_start`` (the reply began; its usage), ``message_delta`` (the usage),
+    ``message_stop`` (the end) and an ``error`` event (the bridge's own error event,
+    mapped and redacted). A line that is not such an object is a malformed event, as
+    on the translating path; one the decoder refuses and the translating path reads
+    is read again (``NaN`` and numbers out of a float's range passed on as they came,
+    a lone surrogate escape written again with U+FFFD).
+
+    Args:
+        provider: The upstream's name in errors.
+        renames: The upstream's model name replaced by the route's.
+    """
+
+    __slots__ = ()
+
+    def __init__(self, provider: str, *, renames: Renames = ()) -> None:
+        super().__init__("messages", provider, renames=renames)
+
+    def _read(self, data: bytes) -> bytes:
+        lines = cast("list[bytes | None]", data.split(b"\n"))
+        changed = False
+        for at, line in enumerate(lines):
+            if not line or not line.startswith(b"data:"):
+                continue
+            text = source = line[5:]
+            try:
+                if not text.isascii():
+                    text.decode()  # (skipped members are checked as JSON, not UTF-8)
+                event = _MESSAGES_EVENT(text)
+            except ValueError:
+                data_ = text.strip()
+                if not data_ or data_ == b"[DONE]":
+                    continue  # (not Messages' own, and nothing the bridge reads)
+                reread = self._reread(data_, _as_messages_event)
+                if reread is None:
+                    return _before(lines, at)
+                source, event = reread
+            if not self._take(event):
+                return _before(lines, at)
+            if source is not text:
+                lines[at] = b"data: " + source
+                changed = True
+        return b"\n".join(cast("list[bytes]", lines)) if changed else data
+
+    def _take(self, event: _MessagesEvent) -> bool:
+        """Read one event's members the bridge needs; ``False`` when it fails the
+        stream (an upstream error, an end with no reply)."""
+        kind = event.type
+        if kind == "error" and event.error:
+            self._failed_with(event.error)
+            return False
+        if kind == "message_stop":
+            return self._end()
+        if kind == "message_start":
+            self.answered = self.started = True
+            message = event.message
+            if isinstance(message, dict):
+                self.usage = usage_of("messages", message.get("usage"), self.usage)
+        elif kind == "message_delta":
+            self.usage = usage_of("messages", event.usage, self.usage)
+        return True
 
 
 def _before(lines: list[bytes | None], at: int) -> bytes:
@@ -851,7 +861,7 @@ class ResponsesRelay(ByteRelay):
             self.started = self.began(data)
         if _SURROGATE.search(data) is not None:
             return self._read_events(data)
-        for marker in self.markers:
+        for marker in _MARKERS:
             if marker in data:
                 return self._read_events(data)
         return data
@@ -864,7 +874,11 @@ class ResponsesRelay(ByteRelay):
     def _malformed(self, data: bytes, at: int) -> bytes:
         """The events before the one holding the malformed line (read as any are);
         the failure noted."""
-        before = super()._malformed(data, at)
+        start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        self._refuse(data[start : len(data) if end < 0 else end])
+        before = data[:start]
+        self.started = self.started or self.began(before)
         failed, self.failed = self.failed, None
         out = self._passed(before[: _event_start(before, len(before))])
         self.failed = self.failed or failed
@@ -904,7 +918,7 @@ class ResponsesRelay(ByteRelay):
     def _marked(self, event: bytes) -> bool:
         """Whether ``event`` holds something to read (an ``"error"`` member that is
         not ``null`` counts; every response object has one)."""
-        for marker in self.markers[:-1]:  # the types read
+        for marker in _MARKERS[:-1]:  # the types read
             if marker in event:
                 return True
         errors = event.count(b'"error"')

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from good_agent.server import create_app, parse_config
 from good_agent.server.background import BackgroundServer
-from good_agent.server.passthrough_stream import ByteRelay, ChatRelay
+from good_agent.server.passthrough_stream import ChatRelay, MessagesRelay, _MessagesEvent
 from good_agent.types.errors import (
     ModelIncompleteStreamError,
     ModelOverloadedError,
@@ -294,16 +294,16 @@ def test_a_relay_holds_a_line_until_it_is_whole() -> None:
     assert relay.ended and relay.usage.input_tokens == 5 and relay.usage.output_tokens == 2
 
 
-class _Reading(ByteRelay):
-    """A Messages relay that notes the events it parses."""
+class _Reading(MessagesRelay):
+    """A Messages relay that notes the events it reads."""
 
     def __init__(self) -> None:
-        super().__init__("messages", "anthropic")
-        self.read: list[bytes] = []
+        super().__init__("anthropic")
+        self.read: list[_MessagesEvent] = []
 
-    def _event(self, text: bytes) -> bytes:
-        self.read.append(text)
-        return super()._event(text)
+    def _take(self, event: _MessagesEvent) -> bool:
+        self.read.append(event)
+        return super()._take(event)
 
 
 @pytest.mark.parametrize("compact", [False, True])
@@ -437,6 +437,97 @@ def test_a_messages_usage_member_is_read_even_when_null() -> None:
     relay = _Reading()
     assert relay.feed(stream) + relay.close() == stream
     assert len(relay.read) == 2 and relay.ended and relay.failed is None
+
+
+def _messages_event(kind: str, data: bytes) -> bytes:
+    return b"event: " + kind.encode() + b"\ndata: " + data + b"\n\n"
+
+
+_MESSAGE_START = _messages_event(
+    "message_start",
+    b'{"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 4}}}',
+)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"42",
+        b'{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"',  # cut
+        b'{"type": "content_block_delta", "index": "0", "delta": {}}',
+        b'{"type": "content_block_delta", "index": 0, "delta": "Hi"}',
+        b'{"type": "content_block_delta", "index": 0.5, "delta": {}}',
+        b'{"type": "ping", "x": "\xff"}',  # not UTF-8
+        b'{"type": "ping"} {"type": "ping"}',
+    ],
+)
+def test_a_messages_event_of_the_wrong_shape_is_malformed(data: bytes) -> None:
+    # Every Messages event is read, as the translating path reads it: one that is not
+    # JSON, or not of an event's shape, fails the stream after the events before.
+    relay = MessagesRelay("anthropic")
+    line = _messages_event("content_block_delta", data)
+    out = relay.feed(_MESSAGE_START + line + _messages_event("message_stop", b"{}"))
+    assert out == _MESSAGE_START + b"event: content_block_delta\n"
+    assert isinstance(relay.failed, ModelResponseError)
+    assert "malformed stream event" in str(relay.failed) and relay.started
+    assert relay.usage.input_tokens == 4 and not relay.ended
+
+
+def test_a_messages_stream_is_read_as_it_comes() -> None:
+    # The usage is read from message_start and message_delta, the end from
+    # message_stop; a lone surrogate is written again, a pair passes as it came.
+    lone = _messages_event(
+        "content_block_delta",
+        b'{"type": "content_block_delta", "index": 0, "delta": {"text": "a\\ud800"}}',
+    )
+    pair = _messages_event(
+        "content_block_delta",
+        b'{"type": "content_block_delta", "index": 0, "delta": {"text": "\\ud83d\\ude00"}}',
+    )
+    delta = _messages_event(
+        "message_delta", b'{"type": "message_delta", "delta": {}, "usage": {"output_tokens": 9}}'
+    )
+    stop = _messages_event("message_stop", b'{"type": "message_stop"}')
+    relay = MessagesRelay("anthropic")
+    out = b"".join(relay.feed(part) for part in (_MESSAGE_START, lone, pair, delta, stop))
+    written = '{"type":"content_block_delta","index":0,"delta":{"text":"a\ufffd"}}'
+    assert out == (
+        _MESSAGE_START
+        + b"event: content_block_delta\ndata: "
+        + written.encode()
+        + b"\n\n"
+        + pair
+        + delta
+        + stop
+    )
+    assert relay.close() == b"" and relay.ended and relay.failed is None
+    assert (relay.usage.input_tokens, relay.usage.output_tokens) == (4, 9)
+    failing = MessagesRelay("anthropic")
+    error = _messages_event("error", b'{"type": "error", "error": {"message": "overloaded"}}')
+    assert failing.feed(_MESSAGE_START + error) == _MESSAGE_START + b"event: error\n"
+    assert isinstance(failing.failed, ModelOverloadedError)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    events=st.lists(
+        st.dictionaries(
+            st.sampled_from(["type", "index", "delta", "message", "usage", "error", "x"]),
+            _JSON,
+            max_size=4,
+        ),
+        max_size=4,
+    )
+)
+def test_a_messages_relay_reads_any_json_event_without_raising(events: list[Any]) -> None:
+    # Whatever JSON objects an upstream sends, each is passed on, written again, or
+    # fails the stream with a typed error: nothing else escapes the relay.
+    relay = MessagesRelay("anthropic")
+    stream = b"".join(_messages_event("x", json.dumps(event).encode()) for event in events)
+    out = relay.feed(stream)
+    passed = [json.loads(line[5:]) for line in out.split(b"\n") if line.startswith(b"data:")]
+    assert passed == events[: len(passed)]
+    assert len(passed) == len(events) or relay.failed is not None
 
 
 async def test_bad_input_is_refused_before_anything_is_sent(
