@@ -516,10 +516,10 @@ class MessagesRelay(ByteRelay):
                     text.decode()  # (skipped members are checked as JSON, not UTF-8)
                 event = _MESSAGES_EVENT(text)
             except ValueError:
-                data_ = text.strip()
-                if not data_ or data_ == b"[DONE]":
+                stripped = text.strip()
+                if not stripped or stripped == b"[DONE]":
                     continue  # (not Messages' own, and nothing the bridge reads)
-                reread = self._reread(data_, _as_messages_event)
+                reread = self._reread(stripped, _as_messages_event)
                 if reread is None:
                     return _before(lines, at)
                 source, event = reread
