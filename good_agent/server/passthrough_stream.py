@@ -308,8 +308,12 @@ class _Chunk(msgspec.Struct, gc=False):
     error: Any = None
 
 
+_REFUSED = (msgspec.DecodeError, UnicodeDecodeError)
+"""What reading an event's data raises when it is not of its shape (msgspec's errors
+are not `ValueError` before 0.19; text that is not UTF-8 raises the other)."""
+
 _CHUNK = msgspec.json.Decoder(_Chunk).decode
-"""One event's data read as a `_Chunk` (a `ValueError` when it is not one)."""
+"""One event's data read as a `_Chunk` (a `msgspec.DecodeError` when it is not one)."""
 
 
 def _as_chunk(event: dict[str, Any]) -> _Chunk:
@@ -378,7 +382,7 @@ class ChatRelay(ByteRelay):
                     text.decode()  # (the decoder checks the text of the members it skips
                     # for JSON, not for UTF-8)
                 chunk = _CHUNK(text)
-            except ValueError:
+            except _REFUSED:
                 unusual = self._unusual(text)
                 if unusual is None:  # ``[DONE]`` or an empty line; or a failure
                     if self.failed is None:
@@ -472,7 +476,8 @@ class _MessagesEvent(msgspec.Struct, gc=False):
 
 
 _MESSAGES_EVENT = msgspec.json.Decoder(_MessagesEvent).decode
-"""One event's data read as a `_MessagesEvent` (a `ValueError` when it is not one)."""
+"""One event's data read as a `_MessagesEvent` (a `msgspec.DecodeError` when it is
+not one)."""
 
 
 def _as_messages_event(event: dict[str, Any]) -> _MessagesEvent:
@@ -515,7 +520,7 @@ class MessagesRelay(ByteRelay):
                 if not text.isascii():
                     text.decode()  # (skipped members are checked as JSON, not UTF-8)
                 event = _MESSAGES_EVENT(text)
-            except ValueError:
+            except _REFUSED:
                 stripped = text.strip()
                 if not stripped or stripped == b"[DONE]":
                     continue  # (not Messages' own, and nothing the bridge reads)
