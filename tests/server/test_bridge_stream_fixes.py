@@ -70,9 +70,11 @@ def fixes_bridge(fakes: dict[str, tuple[Fake, str]]) -> Iterator[BackgroundServe
             "mode": "native",
         },
     ]
+    # A limit of 3 s: the slow fake below takes about 12 s, and the other routes' replies
+    # must finish within it even when a long test run pauses this process.
     config = parse_config(
         {
-            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "stream_timeout": 1.0},
+            "server": {"api_keys_env": "GA_TEST_CLIENT_KEYS", "stream_timeout": 3.0},
             "models": [*model_entries(fakes), *extra],
         }
     )
@@ -179,7 +181,7 @@ async def test_streamed_requests_have_an_overall_time_limit(
 ) -> None:
     fake = fakes["openai"][0]
     fake.reply = Reply(text="slow words " * 20)
-    fake.chunk_delay = 0.2  # about 12 s in all, against a stream_timeout of 1 s
+    fake.chunk_delay = 0.2  # about 12 s in all, against a stream_timeout of 3 s
     text = await raw_stream(
         fixes_bridge, {"model": "gpt", "messages": USER}, "/v1/chat/completions"
     )
