@@ -25,6 +25,7 @@ from starlette.routing import Route
 from good_agent.core.agent import Agent
 from good_agent.extensions.mcp.serve import build_server, load_target
 from good_agent.server.common.auth import is_loopback
+from good_agent.server.common.heap import settle_heap
 from good_agent.server.common.listen import check_port
 from good_agent.server.common.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
@@ -66,9 +67,7 @@ def mcp_http_app(
             yield
 
     app = Starlette(
-        routes=[
-            Route(path, StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"])
-        ],
+        routes=[Route(path, StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"])],
         middleware=[
             Middleware(
                 SiteGuard,
@@ -117,6 +116,7 @@ def serve_mcp_http(
         file=out or sys.stderr,
         flush=True,
     )
+    settle_heap()
     uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
 
 

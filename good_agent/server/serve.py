@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from good_agent._extras import require_extra
 from good_agent.server.common.auth import ClientKeys, is_loopback
+from good_agent.server.common.heap import settle_heap
 from good_agent.server.common.listen import check_port, hosts_for_bind
 from good_agent.server.config import BridgeConfig, ConfigError, ServerConfig, load_config
 
@@ -76,7 +77,9 @@ def app_from_env() -> Any:
         tuple(sites.get("hosts", ())),
         tuple(sites.get("origins", ())),
     )
-    return create_app(config)
+    app = create_app(config)
+    settle_heap()  # (each worker process its own)
+    return app
 
 
 def with_sites(
@@ -138,7 +141,9 @@ def serve(
         "timeout_graceful_shutdown": 5,
     }
     if workers == 1:
-        uvicorn.run(create_app(config), **options)
+        app = create_app(config)
+        settle_heap()
+        uvicorn.run(app, **options)
         return
     os.environ[CONFIG_ENV] = str(Path(path).resolve())
     os.environ[SITES_ENV] = json.dumps(
