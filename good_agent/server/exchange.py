@@ -1,8 +1,8 @@
 """One request's plumbing, shared by every client protocol the bridge speaks.
 
 The request id and its header, the compact JSON reply, the SSE headers, the
-disconnect watch that cancels the upstream call when the client leaves (one small
-task a request, `DisconnectWatch`), the walk
+disconnect watch that cancels the upstream call when the client leaves
+(`DisconnectWatch`: a small task, started once a call outlasts ``WATCH_AFTER``), the walk
 along a route's ``fallback`` entries, and `Exchange`, which a protocol's
 handler answers one request with (a streamed reply is an
 `EventStream`: the chunks of one upstream read in
@@ -103,8 +103,8 @@ class Exchange:
 
     @property
     def watch(self) -> DisconnectWatch:
-        """The request's disconnect watch, started on first use: after the body has
-        been read (the watch reads what ``receive`` gives next)."""
+        """The request's disconnect watch, made on first use: after the body has been
+        read (once it watches, it reads what ``receive`` gives next)."""
         if self._watch is None:
             self._watch = DisconnectWatch(self.request.receive)
         return self._watch
