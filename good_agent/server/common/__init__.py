@@ -4,7 +4,8 @@ user interfaces (`good_agent.server.ui`).
 HTTP errors and their JSON shapes (`errors`), client keys and owners (`auth`), the
 request body (`request_body`), request ids and their header (`ids`), the server-sent
 events response (`sse`), the disconnect watch (`disconnect`), closing streams
-(`closing`), redaction of secrets (`redaction`), the site guard (`site_guard`) and the
-application that dispatches requests (`dispatch`). Nothing here imports the bridge's
+(`closing`), redaction of secrets (`redaction`), the site guard (`site_guard`), the
+application that dispatches requests (`dispatch`) and a serving process's garbage
+collector (`heap`). Nothing here imports the bridge's
 or the agent server's own modules.
 """
