@@ -2,8 +2,8 @@
 
 The request id and its header, the compact JSON reply, the SSE headers, the
 disconnect watch that cancels the upstream call when the client leaves
-(`DisconnectWatch`: a small task, started once a call outlasts ``WATCH_AFTER``), the walk
-along a route's ``fallback`` entries, and `Exchange`, which a protocol's
+(`DisconnectWatch`: a small task, started once a call outlasts ``WATCH_AFTER``), the
+walk along a route's ``fallback`` entries, and `Exchange`, which a protocol's
 handler answers one request with (a streamed reply is an
 `EventStream`: the chunks of one upstream read in
 one write).

@@ -67,7 +67,9 @@ def mcp_http_app(
             yield
 
     app = Starlette(
-        routes=[Route(path, StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"])],
+        routes=[
+            Route(path, StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"])
+        ],
         middleware=[
             Middleware(
                 SiteGuard,

@@ -17,10 +17,11 @@ knows neither fact:
   still runs, and still frees what a request leaves in cycles) while walking far
   less that is alive.
 
-`settle_heap` does both. The serving commands (``good-agent serve``, its worker
-processes, ``good-agent serve-agent``, ``good-agent mcp-serve --http``) call it once, when the
-application is built and before the first request; an application built by
-``create_app`` inside another program leaves that program's collector as it is.
+`settle_heap` does both. The serving commands (``good-agent serve`` and each of its
+worker processes, ``good-agent serve-agent``, ``good-agent mcp-serve --http``) call it
+once, when the application is built and before the first request; an application
+built by ``create_app`` inside another program leaves that program's collector as it
+is.
 """
 
 from __future__ import annotations
