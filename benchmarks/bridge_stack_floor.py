@@ -1,6 +1,7 @@
 """The bridge's own stack doing nothing, for benchmarks/bridge.py: a pass-through proxy
-written as a bare ASGI app on uvicorn (with uvloop and httptools, as ``good-agent
-serve`` runs), calling the upstream through the bridge's HTTP/1.1 client
+written as a bare ASGI app on uvicorn (with uvloop, httptools and the batched writes
+of `good_agent.server.common.batched_writes`, as ``good-agent serve`` runs), calling
+the upstream through the bridge's HTTP/1.1 client
 (`good_agent.http.http1_wire.Http1Wire`), in its own process.
 
 It forwards the request body and relays the reply's bytes, one write per upstream
@@ -18,6 +19,7 @@ from typing import Any
 import uvicorn
 
 from good_agent.http.http1_wire import Http1Wire
+from good_agent.server.common.batched_writes import BatchedHTTP
 
 _JSON = [(b"content-type", b"application/json")]
 _SSE = [(b"content-type", b"text/event-stream")]
@@ -61,7 +63,14 @@ def make_app(upstream: str) -> Any:
 def main() -> None:
     """Serve on the port given, one worker, as the bridge runs."""
     app = make_app(sys.argv[2])
-    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=int(sys.argv[1]),
+        log_level="warning",
+        access_log=False,
+        http=BatchedHTTP,
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,9 @@ class BackgroundServer:
     def __init__(self, app: Any, host: str = "127.0.0.1", port: int = 0, **uvicorn_options: Any):
         import uvicorn
 
-        options: dict[str, Any] = {"log_level": "warning", "access_log": False}
+        from good_agent.server.common.batched_writes import BatchedHTTP
+
+        options: dict[str, Any] = {"log_level": "warning", "access_log": False, "http": BatchedHTTP}
         options.update(uvicorn_options)
         self.host = host
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -25,8 +25,7 @@ from starlette.routing import Route
 from good_agent.core.agent import Agent
 from good_agent.extensions.mcp.serve import build_server, load_target
 from good_agent.server.common.auth import is_loopback
-from good_agent.server.common.heap import settle_heap
-from good_agent.server.common.listen import check_port
+from good_agent.server.common.listen import check_port, run_server
 from good_agent.server.common.site_guard import DEFAULT_BODY_TIMEOUT, SiteGuard
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
 
@@ -95,8 +94,6 @@ def serve_mcp_http(
     out: TextIO | None = None,
 ) -> None:
     """Load ``module:attr`` and serve its tools over Streamable HTTP until interrupted."""
-    import uvicorn
-
     if not is_loopback(host):
         raise ConfigError(
             f"refusing to listen on {host}: MCP over HTTP has no client keys, so it "
@@ -118,8 +115,7 @@ def serve_mcp_http(
         file=out or sys.stderr,
         flush=True,
     )
-    settle_heap()
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    run_server(app, host, port)
 
 
 def run_command(target: str, **options: Any) -> int:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from good_agent._extras import require_extra
 from good_agent.server.common.auth import ClientKeys, is_loopback
 from good_agent.server.common.heap import settle_heap
-from good_agent.server.common.listen import check_port, hosts_for_bind
+from good_agent.server.common.listen import check_port, hosts_for_bind, run_server
 from good_agent.server.config import BridgeConfig, ConfigError, ServerConfig, load_config
 
 CONFIG_ENV = "GOOD_AGENT_BRIDGE_CONFIG"
@@ -119,6 +119,7 @@ def serve(
     import uvicorn
 
     from good_agent.server.app import create_app
+    from good_agent.server.common.batched_writes import BatchedHTTP
 
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, not {workers}")
@@ -133,23 +134,25 @@ def serve(
         level=config.server.log_level.upper(), format="%(levelname)s %(name)s %(message)s"
     )
     print("\n".join(startup_report(config, host, port, workers)), file=out or sys.stderr)
-    options: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        "log_level": config.server.log_level,
-        "access_log": False,
-        "timeout_graceful_shutdown": 5,
-    }
+    options: dict[str, Any] = {"log_level": config.server.log_level, "access_log": False}
     if workers == 1:
-        app = create_app(config)
-        settle_heap()
-        uvicorn.run(app, **options)
+        run_server(create_app(config), host, port, **options)
         return
     os.environ[CONFIG_ENV] = str(Path(path).resolve())
     os.environ[SITES_ENV] = json.dumps(
         {"hosts": config.server.allowed_hosts, "origins": config.server.allowed_origins}
     )
-    uvicorn.run("good_agent.server.serve:app_from_env", factory=True, workers=workers, **options)
+    # Each worker process settles its own heap (`app_from_env`).
+    uvicorn.run(
+        "good_agent.server.serve:app_from_env",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        timeout_graceful_shutdown=5,
+        http=BatchedHTTP,
+        **options,
+    )
 
 
 def run_command(

@@ -33,7 +33,8 @@ agent = Agent(model=ScriptedModel(["Hello."]))
 """
 
 # Runs a serving command with uvicorn's ``run`` replaced by a report of the collector
-# at the moment the server would start serving (and of what it was asked to serve).
+# at the moment the server would start serving (and of what it was asked to serve, and
+# with which HTTP protocol: the batched writes of `good_agent.server.common.batched_writes`).
 AT_SERVE = """
 import gc, json, sys
 import uvicorn
@@ -43,6 +44,7 @@ def run(app, **options):
         "frozen": gc.get_freeze_count(),
         "threshold": gc.get_threshold(),
         "app": app if isinstance(app, str) else type(app).__name__,
+        "http": getattr(options.get("http"), "__name__", None),
     }))
 
 uvicorn.run = run
@@ -121,6 +123,7 @@ def test_serve_settles_the_heap_once_the_bridge_is_built(tmp_path: Path) -> None
     path.write_text(BRIDGE)
     seen = child(AT_SERVE, "serve", "--config", str(path), "--port", free_port())
     assert seen["app"] == "BridgeApp"
+    assert seen["http"] == "BatchedHTTP"
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
     assert seen["threshold"][0] == YOUNG_THRESHOLD  # type: ignore[index]
 
@@ -133,6 +136,7 @@ def test_each_worker_process_settles_its_own_heap(tmp_path: Path) -> None:
         AT_SERVE, "serve", "--config", str(path), "--port", free_port(), "--workers", "2"
     )
     assert parent["app"] == "good_agent.server.serve:app_from_env"
+    assert parent["http"] == "BatchedHTTP"  # (each worker's uvicorn serves with it)
     assert parent["frozen"] == 0
     code = """
 import gc, json
@@ -150,6 +154,7 @@ print(json.dumps({"frozen": gc.get_freeze_count(), "threshold": gc.get_threshold
 def test_serve_agent_settles_the_heap_once_the_app_is_built(tmp_path: Path) -> None:
     (tmp_path / "my_agent.py").write_text(AGENT_MODULE)
     seen = child(AT_SERVE, "serve-agent", "my_agent:agent", "--port", free_port(), cwd=tmp_path)
+    assert seen["http"] == "BatchedHTTP"
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
     assert seen["threshold"][0] == YOUNG_THRESHOLD  # type: ignore[index]
 
@@ -158,5 +163,6 @@ def test_mcp_over_http_settles_the_heap_once_the_app_is_built() -> None:
     target = "tests.extensions.mcp_serve_target:agent"
     seen = child(AT_SERVE, "mcp-serve", target, "--http", "--port", free_port())
     assert seen["app"] == "Starlette"
+    assert seen["http"] == "BatchedHTTP"
     assert isinstance(seen["frozen"], int) and seen["frozen"] > 10_000
     assert seen["threshold"][0] == YOUNG_THRESHOLD  # type: ignore[index]

@@ -1,10 +1,12 @@
 """Where a server listens: the ``Host`` names it answers to for the address it binds,
-and a port already taken (both the bridge and the agent server start through these)."""
+a port already taken, and the start of a one-process server (the bridge, the agent
+server and the MCP server start through these)."""
 
 from __future__ import annotations
 
 import errno
 import socket
+from typing import Any
 
 from good_agent.server.common.auth import is_loopback
 from good_agent.server.common.errors import ConfigError
@@ -44,3 +46,23 @@ def check_port(host: str, port: int) -> None:
                 f"port {port} on {host} is already in use: stop the other server, or choose "
                 "another port with --port N (or [server].port in the configuration)"
             ) from None
+
+
+def run_server(app: Any, host: str, port: int, **options: Any) -> None:
+    """Serve ``app`` on ``host``:``port`` in this process until interrupted: the heap
+    settled for serving (`good_agent.server.common.heap.settle_heap`), then uvicorn with
+    the batched writes of `good_agent.server.common.batched_writes.BatchedHTTP`.
+    ``options`` are more ``uvicorn.run`` keyword arguments."""
+    import uvicorn
+
+    from good_agent.server.common.batched_writes import BatchedHTTP
+    from good_agent.server.common.heap import settle_heap
+
+    settings: dict[str, Any] = {
+        "log_level": "warning",
+        "timeout_graceful_shutdown": 5,
+        "http": BatchedHTTP,
+        **options,
+    }
+    settle_heap()
+    uvicorn.run(app, host=host, port=port, **settings)

@@ -24,8 +24,7 @@ from good_agent.http.wire_errors import shown_url
 from good_agent.models.base import LanguageModel
 from good_agent.models.traits import model_provider, model_transport
 from good_agent.server.common.auth import ClientKeys, is_loopback
-from good_agent.server.common.heap import settle_heap
-from good_agent.server.common.listen import check_port, hosts_for_bind
+from good_agent.server.common.listen import check_port, hosts_for_bind, run_server
 from good_agent.server.common.redaction import redact
 from good_agent.server.config import ConfigError, check_allowed_host, check_allowed_origin
 from good_agent.server.ui.app import agent_app
@@ -239,8 +238,6 @@ def serve_agent(
 ) -> None:
     """Serve ``target`` until interrupted, answering to the loopback names and
     ``allowed_hosts``, and to pages of its own origin and ``allowed_origins``."""
-    import uvicorn
-
     keys = ClientKeys.from_env(api_keys_env)
     if not is_loopback(host) and not keys.required:
         raise ConfigError(
@@ -274,8 +271,7 @@ def serve_agent(
         api_keys_env=api_keys_env,
     )
     print("\n".join(report), file=out or sys.stderr, flush=True)
-    settle_heap()
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    run_server(app, host, port)
 
 
 def run_command(
