@@ -1,7 +1,8 @@
 """A connection's writes of one step of the event loop leave as one
 (`good_agent.server.common.batched_writes`): a response's head goes out with the body
 sent in the same step, nothing waits for a later step, and nothing is lost or
-reordered.
+reordered; a reply that is the only request in flight leaves the moment it is
+complete.
 
 The transport under a `BatchedWrites` is a real socket connection; what it is asked to
 write is recorded on its way in, and the peer reads what arrived."""
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import threading
 from typing import Any
 
 import httpx
@@ -273,6 +275,72 @@ def test_nothing_waits_for_a_later_step() -> None:
     writes = [write for connection in RecordingHTTP.writes for write in connection]
     assert writes[0].startswith(b"HTTP/1.1 200 OK\r\n") and b"data: 1" in writes[0]
     assert b"data: 2" not in writes[0]
+
+
+class PeerRecordingHTTP(BatchedHTTP):
+    """`BatchedHTTP` whose real transport's writes are recorded by the client's address."""
+
+    writes: dict[tuple[str, int], list[bytes]] = {}
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        recorded = Recorded(transport)  # type: ignore[arg-type]
+        self.writes[tuple(transport.get_extra_info("peername"))] = recorded.writes
+        super().connection_made(recorded)  # type: ignore[arg-type]
+
+
+def completion_app(
+    held: asyncio.Event, seen: dict[str, int], holding: threading.Event | None = None
+) -> Any:
+    """``/hold`` stays in flight until ``held`` is set (``holding`` set once it is in
+    flight); ``/reply`` sends a whole reply and notes how many writes its connection
+    had made right after, and once its step has ended."""
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"] == "/hold":
+            assert holding is not None
+            holding.set()
+            await held.wait()
+        writes = PeerRecordingHTTP.writes[tuple(scope["client"])]
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"done"})
+        if scope["path"] == "/reply":
+            seen["at_completion"] = len(writes)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            seen["after_the_step"] = len(writes)
+
+    return app
+
+
+def test_a_lone_reply_leaves_when_it_is_complete() -> None:
+    """With no other request in flight a reply is written as soon as it is complete,
+    not when the step that completed it ends."""
+    PeerRecordingHTTP.writes = {}
+    seen: dict[str, int] = {}
+    with BackgroundServer(completion_app(asyncio.Event(), seen), http=PeerRecordingHTTP) as server:
+        assert httpx.get(f"{server.url}/reply").text == "done"
+    assert seen == {"at_completion": 1, "after_the_step": 1}
+
+
+def test_with_other_requests_in_flight_a_reply_leaves_when_the_step_ends() -> None:
+    PeerRecordingHTTP.writes = {}
+    seen: dict[str, int] = {}
+    held, holding = asyncio.Event(), threading.Event()
+    app = completion_app(held, seen, holding)
+    with BackgroundServer(app, http=PeerRecordingHTTP) as server:
+
+        async def client() -> list[str]:
+            async with httpx.AsyncClient() as http:
+                hold = asyncio.create_task(http.get(f"{server.url}/hold"))
+                assert await asyncio.to_thread(holding.wait, 5)  # (/hold is in flight)
+                replied = await http.get(f"{server.url}/reply")
+                server.loop.call_soon_threadsafe(held.set)  # type: ignore[union-attr]
+                return [replied.text, (await hold).text]
+
+        assert asyncio.run(asyncio.wait_for(client(), 10)) == ["done", "done"]
+    assert seen == {"at_completion": 0, "after_the_step": 1}
 
 
 @pytest.mark.parametrize("path", ["/whole", "/together"])
