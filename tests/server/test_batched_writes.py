@@ -5,7 +5,8 @@ reordered; a reply that is the only request in flight leaves the moment it is
 complete.
 
 The transport under a `BatchedWrites` is a real socket connection; what it is asked to
-write is recorded on its way in, and the peer reads what arrived."""
+write is recorded on its way in, and the peer reads what arrived. The server tests run
+a real uvicorn server on each of its two HTTP/1.1 parsers (httptools, h11)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,16 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from good_agent.server.background import BackgroundServer
-from good_agent.server.common.batched_writes import HELD_LIMIT, BatchedHTTP, BatchedWrites
+from good_agent.server.common.batched_writes import (
+    HELD_LIMIT,
+    BatchedHTTP,
+    BatchedProtocol,
+    BatchedWrites,
+)
 
 
 class Recorded:
@@ -191,15 +199,26 @@ def test_a_closed_connection_is_not_written_to() -> None:
     asyncio.run(main())
 
 
-class RecordingHTTP(BatchedHTTP):
-    """`BatchedHTTP` whose real transport's writes are recorded, per connection."""
+class RecordingProtocol(BatchedProtocol):
+    """A batched protocol whose real transport's writes are recorded, a list a
+    connection, in order (``writes``) and by the client's address (``peers``)."""
 
-    writes: list[list[bytes]] = []
+    writes: list[list[bytes]]
+    peers: dict[tuple[str, int], list[bytes]]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         recorded = Recorded(transport)  # type: ignore[arg-type]
         self.writes.append(recorded.writes)
+        self.peers[tuple(transport.get_extra_info("peername"))] = recorded.writes
         super().connection_made(recorded)  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def recording(request: pytest.FixtureRequest) -> type[RecordingProtocol]:
+    """uvicorn's protocol (each of its two HTTP/1.1 parsers) batched and recorded."""
+    base = HttpToolsProtocol if request.param == "httptools" else H11Protocol
+    name = f"Recording{base.__name__}"
+    return type(name, (RecordingProtocol, base), {"writes": [], "peers": {}})
 
 
 def served_app(go_on: asyncio.Event | None = None) -> Starlette:
@@ -227,23 +246,23 @@ def served_app(go_on: asyncio.Event | None = None) -> Starlette:
     )
 
 
-def test_uvicorn_sends_a_whole_reply_in_one_write() -> None:
-    RecordingHTTP.writes = []
-    with BackgroundServer(served_app(), http=RecordingHTTP) as server:
+def test_uvicorn_sends_a_whole_reply_in_one_write(recording: type[RecordingProtocol]) -> None:
+    with BackgroundServer(served_app(), http=recording) as server:
         reply = httpx.get(f"{server.url}/whole")
         assert reply.json() == {"answer": 42}
-        writes = [write for connection in RecordingHTTP.writes for write in connection]
+        writes = [write for connection in recording.writes for write in connection]
     assert len(writes) == 1
     assert writes[0].startswith(b"HTTP/1.1 200 OK\r\n")
     assert writes[0].endswith(b'{"answer":42}')
 
 
-def test_a_stream_whose_parts_are_ready_leaves_in_one_write() -> None:
-    RecordingHTTP.writes = []
-    with BackgroundServer(served_app(), http=RecordingHTTP) as server:
+def test_a_stream_whose_parts_are_ready_leaves_in_one_write(
+    recording: type[RecordingProtocol],
+) -> None:
+    with BackgroundServer(served_app(), http=recording) as server:
         reply = httpx.get(f"{server.url}/together")
         assert reply.text == "data: 1\n\ndata: 2\n\n"
-        writes = [write for connection in RecordingHTTP.writes for write in connection]
+        writes = [write for connection in recording.writes for write in connection]
     # Starlette's streaming response sends each part as it comes (each awaits the
     # generator): the head leaves with the first part, not alone.
     assert writes[0].startswith(b"HTTP/1.1 200 OK\r\n")
@@ -251,12 +270,11 @@ def test_a_stream_whose_parts_are_ready_leaves_in_one_write() -> None:
     assert b"".join(writes).count(b"data: ") == 2
 
 
-def test_nothing_waits_for_a_later_step() -> None:
+def test_nothing_waits_for_a_later_step(recording: type[RecordingProtocol]) -> None:
     """The first part reaches the client while the app still waits to send the second:
     what a step wrote is sent when the step ends, not held for the next write."""
-    RecordingHTTP.writes = []
     go_on = asyncio.Event()  # (waited for and set on the server's loop)
-    with BackgroundServer(served_app(go_on), http=RecordingHTTP) as server:
+    with BackgroundServer(served_app(go_on), http=recording) as server:
 
         async def client() -> list[bytes]:
             received = []
@@ -272,24 +290,16 @@ def test_nothing_waits_for_a_later_step() -> None:
 
         received = asyncio.run(asyncio.wait_for(client(), 10))
     assert received == [b"data: 1\n\n", b"data: 2\n\n"]
-    writes = [write for connection in RecordingHTTP.writes for write in connection]
+    writes = [write for connection in recording.writes for write in connection]
     assert writes[0].startswith(b"HTTP/1.1 200 OK\r\n") and b"data: 1" in writes[0]
     assert b"data: 2" not in writes[0]
 
 
-class PeerRecordingHTTP(BatchedHTTP):
-    """`BatchedHTTP` whose real transport's writes are recorded by the client's address."""
-
-    writes: dict[tuple[str, int], list[bytes]] = {}
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        recorded = Recorded(transport)  # type: ignore[arg-type]
-        self.writes[tuple(transport.get_extra_info("peername"))] = recorded.writes
-        super().connection_made(recorded)  # type: ignore[arg-type]
-
-
 def completion_app(
-    held: asyncio.Event, seen: dict[str, int], holding: threading.Event | None = None
+    peers: dict[tuple[str, int], list[bytes]],
+    held: asyncio.Event,
+    seen: dict[str, int],
+    holding: threading.Event | None = None,
 ) -> Any:
     """``/hold`` stays in flight until ``held`` is set (``holding`` set once it is in
     flight); ``/reply`` sends a whole reply and notes how many writes its connection
@@ -302,7 +312,7 @@ def completion_app(
             assert holding is not None
             holding.set()
             await held.wait()
-        writes = PeerRecordingHTTP.writes[tuple(scope["client"])]
+        writes = peers[tuple(scope["client"])]
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"done"})
         if scope["path"] == "/reply":
@@ -314,22 +324,23 @@ def completion_app(
     return app
 
 
-def test_a_lone_reply_leaves_when_it_is_complete() -> None:
+def test_a_lone_reply_leaves_when_it_is_complete(recording: type[RecordingProtocol]) -> None:
     """With no other request in flight a reply is written as soon as it is complete,
     not when the step that completed it ends."""
-    PeerRecordingHTTP.writes = {}
     seen: dict[str, int] = {}
-    with BackgroundServer(completion_app(asyncio.Event(), seen), http=PeerRecordingHTTP) as server:
+    app = completion_app(recording.peers, asyncio.Event(), seen)
+    with BackgroundServer(app, http=recording) as server:
         assert httpx.get(f"{server.url}/reply").text == "done"
     assert seen == {"at_completion": 1, "after_the_step": 1}
 
 
-def test_with_other_requests_in_flight_a_reply_leaves_when_the_step_ends() -> None:
-    PeerRecordingHTTP.writes = {}
+def test_with_other_requests_in_flight_a_reply_leaves_when_the_step_ends(
+    recording: type[RecordingProtocol],
+) -> None:
     seen: dict[str, int] = {}
     held, holding = asyncio.Event(), threading.Event()
-    app = completion_app(held, seen, holding)
-    with BackgroundServer(app, http=PeerRecordingHTTP) as server:
+    app = completion_app(recording.peers, held, seen, holding)
+    with BackgroundServer(app, http=recording) as server:
 
         async def client() -> list[str]:
             async with httpx.AsyncClient() as http:

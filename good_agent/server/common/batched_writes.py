@@ -162,25 +162,34 @@ class BatchedWrites(asyncio.Transport):
         self._size = 0
 
 
-class BatchedHTTP(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
-    """uvicorn's HTTP/1.1 protocol (its ``auto`` choice) writing through a
-    `BatchedWrites`: a response's head leaves with the body sent in the same step.
-    Give it to uvicorn as ``http=BatchedHTTP``."""
+class BatchedProtocol:
+    """What makes one of uvicorn's HTTP/1.1 protocols write through a `BatchedWrites`
+    (see the module docstring); mixed in before the protocol's class, as
+    `BatchedHTTP` does with uvicorn's ``auto`` choice."""
+
+    tasks: set[Any]
+    _batched: BatchedWrites
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         """Serve the connection through a `BatchedWrites` of ``transport``."""
         batched = BatchedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
         self._batched = batched
-        super().connection_made(batched)
+        super().connection_made(batched)  # type: ignore[misc]
 
     def on_response_complete(self) -> None:
         """A response was sent whole: when it is the only request in flight, out it
         goes now, not when the step ends (see the module docstring)."""
         if len(self.tasks) <= 1:
             self._batched.flush()
-        super().on_response_complete()
+        super().on_response_complete()  # type: ignore[misc]
 
     def connection_lost(self, exc: Exception | None) -> None:
         """Drop what the connection held, then end it as uvicorn does."""
         self._batched.lost()
-        super().connection_lost(exc)
+        super().connection_lost(exc)  # type: ignore[misc]
+
+
+class BatchedHTTP(BatchedProtocol, AutoHTTPProtocol):  # type: ignore[misc,valid-type]
+    """uvicorn's HTTP/1.1 protocol (its ``auto`` choice: ``httptools``, or ``h11``)
+    writing through a `BatchedWrites`: a response's head leaves with the body sent in
+    the same step. Give it to uvicorn as ``http=BatchedHTTP``."""
