@@ -66,9 +66,7 @@ def mcp_http_app(
             yield
 
     app = Starlette(
-        routes=[
-            Route(path, StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"])
-        ],
+        routes=[Route(path, StreamableHTTPASGIApp(manager), methods=["GET", "POST", "DELETE"])],
         middleware=[
             Middleware(
                 SiteGuard,

@@ -24,7 +24,12 @@ from pydantic import ValidationError
 from good_agent._extras import require_extra
 from good_agent.server.common.auth import ClientKeys, is_loopback
 from good_agent.server.common.heap import settle_heap
-from good_agent.server.common.listen import check_port, hosts_for_bind, run_server
+from good_agent.server.common.listen import (
+    check_port,
+    hosts_for_bind,
+    run_server,
+    server_options,
+)
 from good_agent.server.config import BridgeConfig, ConfigError, ServerConfig, load_config
 
 CONFIG_ENV = "GOOD_AGENT_BRIDGE_CONFIG"
@@ -119,7 +124,6 @@ def serve(
     import uvicorn
 
     from good_agent.server.app import create_app
-    from good_agent.server.common.batched_writes import BatchedHTTP
 
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, not {workers}")
@@ -147,11 +151,7 @@ def serve(
         "good_agent.server.serve:app_from_env",
         factory=True,
         workers=workers,
-        host=host,
-        port=port,
-        timeout_graceful_shutdown=5,
-        http=BatchedHTTP,
-        **options,
+        **server_options(host=host, port=port, **options),
     )
 
 

@@ -77,17 +77,9 @@ class BatchedWrites(asyncio.Transport):
     def flush(self) -> None:
         """Send what is held, in one write (nothing when the connection is closing:
         it was lost, and could not take it)."""
-        if self._due is not None:
-            self._due.cancel()
-            self._due = None
-        if not self._held:
-            return
-        held = self._held
-        data = held[0] if len(held) == 1 else b"".join(held)
-        self._held = []
-        self._size = 0
-        if not self.transport.is_closing():
-            self.transport.write(data)
+        held = self._take()
+        if held and not self.transport.is_closing():
+            self.transport.write(held[0] if len(held) == 1 else b"".join(held))
 
     def close(self) -> None:
         """Send what is held, then close the connection."""
@@ -96,7 +88,7 @@ class BatchedWrites(asyncio.Transport):
 
     def abort(self) -> None:
         """Drop what is held and close the connection at once."""
-        self._drop()
+        self._take()
         self.transport.abort()
 
     def write_eof(self) -> None:
@@ -152,14 +144,15 @@ class BatchedWrites(asyncio.Transport):
 
     def lost(self) -> None:
         """The connection was lost: what is held is dropped."""
-        self._drop()
+        self._take()
 
-    def _drop(self) -> None:
+    def _take(self) -> list[bytes]:
+        """What is held, no longer held (and no flush due)."""
         if self._due is not None:
             self._due.cancel()
             self._due = None
-        self._held = []
-        self._size = 0
+        held, self._held, self._size = self._held, [], 0
+        return held
 
 
 class BatchedProtocol:

@@ -48,21 +48,23 @@ def check_port(host: str, port: int) -> None:
             ) from None
 
 
+def server_options(**options: Any) -> dict[str, Any]:
+    """The ``uvicorn.run`` keyword arguments of every serving command: a warning log,
+    five seconds to finish in-flight requests on shutdown, and the batched writes of
+    `good_agent.server.common.batched_writes.BatchedHTTP`; ``options`` added or
+    replacing them."""
+    from good_agent.server.common.batched_writes import BatchedHTTP
+
+    return {"log_level": "warning", "timeout_graceful_shutdown": 5, "http": BatchedHTTP, **options}
+
+
 def run_server(app: Any, host: str, port: int, **options: Any) -> None:
     """Serve ``app`` on ``host``:``port`` in this process until interrupted: the heap
     settled for serving (`good_agent.server.common.heap.settle_heap`), then uvicorn with
-    the batched writes of `good_agent.server.common.batched_writes.BatchedHTTP`.
-    ``options`` are more ``uvicorn.run`` keyword arguments."""
+    `server_options` (``options`` are more ``uvicorn.run`` keyword arguments)."""
     import uvicorn
 
-    from good_agent.server.common.batched_writes import BatchedHTTP
     from good_agent.server.common.heap import settle_heap
 
-    settings: dict[str, Any] = {
-        "log_level": "warning",
-        "timeout_graceful_shutdown": 5,
-        "http": BatchedHTTP,
-        **options,
-    }
     settle_heap()
-    uvicorn.run(app, host=host, port=port, **settings)
+    uvicorn.run(app, host=host, port=port, **server_options(**options))
